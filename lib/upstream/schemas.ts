@@ -1,0 +1,248 @@
+// Wire schemas: what the upstream sends and accepts, as the spec describes it (and upstream-facts.md where the spec says
+// "not shown"). Responses are parsed here, at the door; the rest of the app sees the inferred types.
+// Optional fields are `.nullish()`: the upstream may omit a field or send null for it.
+import { z } from "zod";
+import { CATEGORIES, SUBCATEGORIES, categoryOf } from "./taxonomy";
+
+export const LINK_STATES = ["connecting", "awaiting_token_exchange", "connected", "deleted", "error"] as const;
+export const LINK_ERROR_CODES = [
+  "system_error",
+  "provider_error",
+  "institution_error",
+  "user_error",
+  "auth_expired",
+  "no_accounts",
+  "user_setup_required",
+  "invalid_credentials",
+  "user_oauth_denied",
+  "user_input_incorrect",
+  "incomplete",
+] as const;
+export const PRODUCTS = ["accounts", "account_numbers", "identity", "transactions", "investments", "enrichment"] as const;
+// The spec names eight providers without spelling them; these are the spellings the public SDKs use. The wire schema
+// accepts any provider string so an unlisted one is shown, not rejected.
+export const KNOWN_PROVIDERS = ["moneykit", "plaid", "finicity", "mx", "yodlee", "akoya", "sophtron"] as const;
+
+const text = z.string();
+const optionalText = z.string().nullish();
+const dateTime = z.iso.datetime({ offset: true, local: true });
+const date = z.iso.date();
+
+export const linkStateSchema = z.enum(LINK_STATES);
+export const linkErrorCodeSchema = z.enum(LINK_ERROR_CODES);
+export const productSchema = z.enum(PRODUCTS);
+export const categorySchema = z.enum(CATEGORIES);
+export const subcategorySchema = z.enum(SUBCATEGORIES);
+
+export const productStatusSchema = z.object({
+  refreshed_at: dateTime.nullish(),
+  last_attempted_at: dateTime.nullish(),
+  error_code: optionalText,
+  error_message: optionalText,
+  unavailable: optionalText,
+  last_enriched: dateTime.nullish(),
+});
+
+export const linkSchema = z.object({
+  link_id: text,
+  institution_id: text,
+  institution_name: text,
+  institution_avatar: optionalText,
+  state: linkStateSchema,
+  error_code: linkErrorCodeSchema.nullish(),
+  /** Deprecated upstream: shown, never relied on. */
+  last_synced_at: dateTime.nullish(),
+  auth_expired_at: dateTime.nullish(),
+  provider: text,
+  link_tags: z.array(text).nullish(),
+  /** Deprecated upstream (link_tags replaces it). */
+  tags: z.array(z.unknown()).nullish(),
+  webhook: optionalText,
+  products: z.partialRecord(productSchema, productStatusSchema),
+  available_products: z.array(productSchema).nullish(),
+});
+
+const merchantSchema = z.object({
+  id: optionalText,
+  name: optionalText,
+  display_name: optionalText,
+  logo: optionalText,
+  website: optionalText,
+});
+
+export const enrichmentSchema = z.object({
+  category: z.object({ value: categorySchema, confidence: z.number().nullish() }),
+  subcategory: z.object({ value: subcategorySchema, confidence: z.number().nullish() }).nullish(),
+  merchant: merchantSchema.nullish(),
+  processor: merchantSchema.nullish(),
+  recurrence: z.object({ frequency: optionalText, next_predicted_date: date.nullish() }).nullish(),
+});
+
+// The spec types amount as a number; the public SDKs carry it as a decimal string. Both are read as a number.
+const amount = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)]);
+
+export const transactionSchema = z.object({
+  transaction_id: text,
+  account_id: text,
+  amount,
+  type: text,
+  currency: text,
+  date,
+  datetime: dateTime.nullish(),
+  description: optionalText,
+  raw_description: optionalText,
+  pending: z.boolean(),
+  enrichment: enrichmentSchema.nullish(),
+  original_id: optionalText,
+});
+
+export const accountSchema = z.object({
+  account_id: text,
+  account_type: optionalText,
+  name: optionalText,
+  nickname: optionalText,
+  account_mask: optionalText,
+  balances: z
+    .object({
+      currency: optionalText,
+      available: z.number().nullish(),
+      current: z.number().nullish(),
+      limit: z.number().nullish(),
+      balance_date: dateTime.nullish(),
+    })
+    .nullish(),
+  original_id: optionalText,
+  closed: z.boolean().nullish(),
+});
+
+export const cursorSchema = z.object({ next: optionalText });
+
+export const errorEnvelopeSchema = z.object({
+  error_code: text,
+  error_message: text,
+  documentation_url: optionalText,
+  link_error_code: optionalText,
+});
+
+// --- responses ---
+
+export const accessTokenResponseSchema = z.object({
+  access_token: z.string().min(1),
+  token_type: text,
+  expires_in: z.number().int().positive(),
+});
+
+export const linksPageSchema = z.object({
+  links: z.array(z.object({ link_id: text, created_at: dateTime })).default([]),
+  next_cursor: optionalText,
+});
+
+export const transactionsPageSchema = z.object({
+  total: z.number().int().nonnegative(),
+  page: z.number().int().positive(),
+  size: z.number().int().nonnegative(),
+  transactions: z.array(transactionSchema),
+  accounts: z.array(accountSchema),
+  link: linkSchema,
+});
+
+export const correctEnrichmentResponseSchema = z.object({
+  transactions: z.array(transactionSchema),
+  accounts: z.array(accountSchema),
+  link: linkSchema,
+  cursor: cursorSchema.nullish(),
+});
+
+export const exchangeTokenResponseSchema = z.object({
+  /** Deprecated upstream: use link.link_id. */
+  link_id: optionalText,
+  link: linkSchema,
+});
+
+export const linkSessionResponseSchema = z.object({ link_session_token: z.string().min(1) });
+
+// --- requests ---
+
+export const correctEnrichmentRequestSchema = z
+  .object({ category: categorySchema, subcategory: subcategorySchema.optional() })
+  .refine((body) => body.subcategory === undefined || categoryOf(body.subcategory) === body.category, {
+    message: "subcategory does not belong to category",
+    path: ["subcategory"],
+  });
+
+export const exchangeTokenRequestSchema = z.object({ exchangeable_token: z.string().min(1) });
+
+const customerUserSchema = z.object({
+  id: z.string().min(1),
+  email: z.object({ address: z.string(), customer_verified_at: dateTime.nullish() }).nullish(),
+  phone: z.object({ number: z.string(), country: optionalText, customer_verified_at: dateTime.nullish() }).nullish(),
+});
+
+// Item shapes of imported accounts and transactions: not shown in the spec; these follow the public SDKs. Imported
+// amounts are signed decimal strings (positive = money in), unlike responses.
+export const importAccountSchema = z.object({
+  account_id: z.string().min(1),
+  name: z.string().min(1),
+  nickname: optionalText,
+  type: z.string().min(1),
+  mask: optionalText,
+  balances: z.object({
+    currency: optionalText,
+    available: z.number().nullish(),
+    current: z.number().nullish(),
+    limit: z.number().nullish(),
+    balance_date: dateTime.nullish(),
+  }),
+});
+
+export const importTransactionSchema = z.object({
+  account_id: z.string().min(1),
+  transaction_id: optionalText,
+  amount: z.union([z.string().regex(/^-?\d+(\.\d+)?$/), z.number()]),
+  date: z.union([date, dateTime]),
+  description: optionalText,
+  type: optionalText,
+});
+
+export const importLinkRequestSchema = z.object({
+  customer_user: customerUserSchema,
+  institution_id: z.string().min(1),
+  provider: z.string().min(1).optional(),
+  accounts: z.array(importAccountSchema).default([]),
+  transactions: z.array(importTransactionSchema).default([]),
+  webhook: z.url().optional(),
+  link_tags: z.array(z.string()).optional(),
+  provider_data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const importTransactionsRequestSchema = z.object({ transactions: z.array(importTransactionSchema) });
+
+export const linkSessionRequestSchema = z.object({
+  customer_user: customerUserSchema,
+  redirect_uri: z.string().min(1),
+  existing_link_id: z.string().optional(),
+  institution_id: z.string().optional(),
+  webhook: z.string().optional(),
+  link_tags: z.array(z.string()).optional(),
+});
+
+/** Import limits from the spec: at most 1 MB of data and 4000 transactions per call. */
+export const IMPORT_MAX_BYTES = 1024 * 1024;
+export const IMPORT_MAX_TRANSACTIONS = 4000;
+
+export type WireLink = z.infer<typeof linkSchema>;
+export type WireProductStatus = z.infer<typeof productStatusSchema>;
+export type WireTransaction = z.infer<typeof transactionSchema>;
+export type WireEnrichment = z.infer<typeof enrichmentSchema>;
+export type WireAccount = z.infer<typeof accountSchema>;
+export type WireErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+export type WireLinksPage = z.infer<typeof linksPageSchema>;
+export type WireTransactionsPage = z.infer<typeof transactionsPageSchema>;
+export type WireCorrectEnrichmentResponse = z.infer<typeof correctEnrichmentResponseSchema>;
+export type WireExchangeTokenResponse = z.infer<typeof exchangeTokenResponseSchema>;
+export type WireImportLinkRequest = z.input<typeof importLinkRequestSchema>;
+export type WireImportTransaction = z.input<typeof importTransactionSchema>;
+export type WireCorrectEnrichmentRequest = z.infer<typeof correctEnrichmentRequestSchema>;
+export type LinkState = (typeof LINK_STATES)[number];
+export type LinkErrorCode = (typeof LINK_ERROR_CODES)[number];
+export type Product = (typeof PRODUCTS)[number];
