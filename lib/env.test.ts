@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseEnv, parseLauncherEnv } from "./env";
+
+const valid = {
+  UPSTREAM_BASE_URL: "https://api.example.com/",
+  UPSTREAM_CLIENT_ID: "live_5c739a369515e10fc9e0",
+  UPSTREAM_CLIENT_SECRET: "s3cret",
+};
+
+function problems(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe("parseEnv", () => {
+  it("reads a valid configuration with defaults", () => {
+    const env = parseEnv(valid);
+    expect(env.UPSTREAM_BASE_URL).toBe("https://api.example.com");
+    expect(env.UPSTREAM_TIMEOUT_MS).toBe(10_000);
+    expect(env.UPSTREAM_IMPORT_TIMEOUT_MS).toBe(30_000);
+    expect(env.UPSTREAM_SANDBOX).toBe(false);
+  });
+
+  it("names every missing or invalid variable", () => {
+    expect(problems(() => parseEnv({}))).toEqual([
+      "UPSTREAM_BASE_URL is required",
+      "UPSTREAM_CLIENT_ID is required",
+      "UPSTREAM_CLIENT_SECRET is required",
+    ]);
+    expect(problems(() => parseEnv({ ...valid, UPSTREAM_BASE_URL: "ftp://x" }))).toEqual([
+      "UPSTREAM_BASE_URL must be an http(s) URL",
+    ]);
+    expect(problems(() => parseEnv({ ...valid, UPSTREAM_TIMEOUT_MS: "soon" }))[0]).toMatch(/^UPSTREAM_TIMEOUT_MS /);
+    expect(problems(() => parseEnv({ ...valid, LOG_LEVEL: "loud" }))[0]).toMatch(/^LOG_LEVEL /);
+  });
+
+  it("never echoes a secret's value in its message", () => {
+    const error = (() => {
+      try {
+        parseEnv({ ...valid, UPSTREAM_BASE_URL: "not a url", UPSTREAM_CLIENT_SECRET: "" });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error?.message).toContain("UPSTREAM_CLIENT_SECRET is required");
+    expect(error?.message).not.toContain("s3cret");
+  });
+});
+
+describe("parseLauncherEnv", () => {
+  it("starts the sandbox when no upstream is configured", () => {
+    const env = parseLauncherEnv({});
+    expect(env.UPSTREAM_BASE_URL).toBeUndefined();
+    expect(env.PORT).toBe(3000);
+    expect(env.SANDBOX_PORT).toBe(4010);
+  });
+
+  it("requires credentials with a real upstream", () => {
+    expect(problems(() => parseLauncherEnv({ UPSTREAM_BASE_URL: "https://api.example.com" }))).toEqual([
+      "UPSTREAM_CLIENT_ID is required when UPSTREAM_BASE_URL is set",
+      "UPSTREAM_CLIENT_SECRET is required when UPSTREAM_BASE_URL is set",
+    ]);
+    expect(problems(() => parseLauncherEnv({ PORT: "99999" }))[0]).toMatch(/^PORT /);
+  });
+});

@@ -1,0 +1,87 @@
+import "server-only";
+import { z } from "zod";
+
+// Configuration, validated once. Nothing else reads process.env.
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+  .transform((url) => url.replace(/\/+$/, ""));
+const milliseconds = z.coerce.number().int().positive().max(600_000);
+const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
+
+const upstreamSchema = {
+  /** Base URL of the linking API, e.g. https://api.example.com. The launcher points it at the bundled sandbox. */
+  UPSTREAM_BASE_URL: httpUrl,
+  UPSTREAM_CLIENT_ID: z.string().min(1, "must not be empty"),
+  UPSTREAM_CLIENT_SECRET: z.string().min(1, "must not be empty"),
+  /** Set by the launcher when UPSTREAM_BASE_URL is the bundled sandbox (demo mode). */
+  UPSTREAM_SANDBOX: flag.default(false),
+  UPSTREAM_TIMEOUT_MS: milliseconds.default(10_000),
+  /** Imports are synchronous upstream and may take 10 s, so they get a longer read timeout. */
+  UPSTREAM_IMPORT_TIMEOUT_MS: milliseconds.default(30_000),
+};
+
+const serverSchema = z.object({
+  ...upstreamSchema,
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof serverSchema>;
+
+/** Raised when configuration is missing or invalid; the message names every offending variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+function parseWith<T extends z.ZodType>(schema: T, source: Record<string, string | undefined>): z.infer<T> {
+  // Empty strings count as unset, so `FOO=` in a shell falls back to the default instead of failing oddly.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? "environment");
+        return issue.code === "invalid_type" && cleaned[name] === undefined ? `${name} is required` : `${name} ${issue.message}`;
+      }),
+    );
+  }
+  return result.data;
+}
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  return parseWith(serverSchema, source);
+}
+
+let cached: Env | undefined;
+
+/** The dashboard's configuration; throws ConfigError naming the wrong variables. */
+export function getEnv(): Env {
+  cached ??= parseEnv();
+  return cached;
+}
+
+// The launcher (npm start) decides whether to start the bundled sandbox: with no UPSTREAM_BASE_URL it does.
+const launcherSchema = z
+  .object({
+    UPSTREAM_BASE_URL: httpUrl.optional(),
+    UPSTREAM_CLIENT_ID: z.string().optional(),
+    UPSTREAM_CLIENT_SECRET: z.string().optional(),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    SANDBOX_PORT: z.coerce.number().int().min(1).max(65535).default(4010),
+  })
+  .superRefine((env, ctx) => {
+    if (!env.UPSTREAM_BASE_URL) return;
+    for (const name of ["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"] as const) {
+      if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "is required when UPSTREAM_BASE_URL is set" });
+    }
+  });
+
+export type LauncherEnv = z.infer<typeof launcherSchema>;
+
+export function parseLauncherEnv(source: Record<string, string | undefined> = process.env): LauncherEnv {
+  return parseWith(launcherSchema, source);
+}

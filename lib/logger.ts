@@ -1,0 +1,18 @@
+import "server-only";
+import pino from "pino";
+import { getEnv } from "./env";
+
+let instance: pino.Logger | undefined;
+
+/** The server's structured log (JSON lines on stdout). Secrets are redacted should one ever be passed in. */
+export function logger(): pino.Logger {
+  instance ??= pino({
+    level: getEnv().LOG_LEVEL,
+    base: { app: "linkdesk" },
+    redact: {
+      paths: ["*.access_token", "*.client_secret", "*.authorization", "*.password", "access_token", "client_secret"],
+      censor: "[redacted]",
+    },
+  });
+  return instance;
+}

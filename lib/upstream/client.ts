@@ -1,0 +1,261 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { UpstreamError } from "./errors";
+import { parseRetryAfter } from "./retry-after";
+import { accessTokenResponseSchema, errorEnvelopeSchema } from "./schemas";
+
+// The one door to the upstream: base URL, client credentials, the access token, timeouts, error parsing and response
+// validation live here and nowhere else.
+
+export interface UpstreamCallLog {
+  correlationId: string;
+  endpoint: string;
+  method: string;
+  path: string;
+  status?: number;
+  errorCode?: string;
+  durationMs: number;
+  attempt: number;
+}
+
+export interface UpstreamClientConfig {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  now?: () => number;
+  /** Receives one record per HTTP exchange (never headers or bodies). */
+  onCall?: (call: UpstreamCallLog) => void;
+}
+
+export interface UpstreamRequest<S extends z.ZodType> {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** Route template as in the spec's tables, e.g. "GET /links/{id}": used in errors, logs and rate budgets. */
+  endpoint: string;
+  path: string;
+  query?: Record<string, string | number | string[] | undefined>;
+  body?: unknown;
+  schema: S;
+  timeoutMs?: number;
+  correlationId?: string;
+}
+
+export interface TokenStatus {
+  expiresAt: Date;
+}
+
+interface CachedToken {
+  value: string;
+  expiresAt: number;
+  renewAt: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+export class UpstreamClient {
+  readonly baseUrl: string;
+  private readonly clientId: string;
+  private readonly clientSecret: string;
+  private readonly timeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+  private readonly now: () => number;
+  private readonly onCall?: (call: UpstreamCallLog) => void;
+  private token?: CachedToken;
+  private minting?: Promise<CachedToken>;
+
+  constructor(config: UpstreamClientConfig) {
+    this.baseUrl = config.baseUrl.replace(/\/+$/, "");
+    this.clientId = config.clientId;
+    this.clientSecret = config.clientSecret;
+    this.timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.fetchImpl = config.fetch ?? fetch;
+    this.now = config.now ?? Date.now;
+    this.onCall = config.onCall;
+  }
+
+  /** Obtains (or reuses) an access token and says until when it is valid. The token itself never leaves this class. */
+  async tokenStatus(): Promise<TokenStatus> {
+    const token = await this.accessToken();
+    return { expiresAt: new Date(token.expiresAt) };
+  }
+
+  async request<S extends z.ZodType>(req: UpstreamRequest<S>): Promise<z.infer<S>> {
+    const correlationId = req.correlationId ?? randomUUID();
+    const token = await this.accessToken(correlationId);
+    try {
+      return await this.send(req, token.value, correlationId, 1);
+    } catch (error) {
+      // An expired token means the upstream processed nothing, so repeating this one call with a fresh token is safe
+      // even for a POST. Any other failure is final here: a POST that timed out may have been processed (an import
+      // sent twice makes two links), so nothing is resent blindly.
+      if (!(error instanceof UpstreamError) || error.errorCode !== "api_error.auth.expired_access_token") throw error;
+      this.forget(token);
+      const fresh = await this.accessToken(correlationId);
+      return this.send(req, fresh.value, correlationId, 2);
+    }
+  }
+
+  private forget(token: CachedToken): void {
+    // Only drop the token that failed: a concurrent call may already have minted its successor.
+    if (this.token === token) this.token = undefined;
+  }
+
+  private async accessToken(correlationId: string = randomUUID()): Promise<CachedToken> {
+    if (this.token && this.now() < this.token.renewAt) return this.token;
+    // One mint at a time: concurrent calls share it instead of each spending the per-client token limit.
+    this.minting ??= this.mint(correlationId).finally(() => {
+      this.minting = undefined;
+    });
+    this.token = await this.minting;
+    return this.token;
+  }
+
+  private async mint(correlationId: string): Promise<CachedToken> {
+    const endpoint = "POST /auth/token";
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: this.clientId,
+      client_secret: this.clientSecret,
+    });
+    const issuedAt = this.now();
+    const body = await this.exchange({
+      endpoint,
+      method: "POST",
+      url: `${this.baseUrl}/auth/token`,
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+      body: form.toString(),
+      timeoutMs: this.timeoutMs,
+      correlationId,
+      attempt: 1,
+    });
+    const parsed = validate(accessTokenResponseSchema, body, endpoint, correlationId);
+    const lifetimeMs = parsed.expires_in * 1000;
+    // Renew shortly before expiry (a minute, or a tenth of a short lifetime) so no call carries a token that dies in flight.
+    const margin = Math.min(60_000, lifetimeMs / 10);
+    return { value: parsed.access_token, expiresAt: issuedAt + lifetimeMs, renewAt: issuedAt + lifetimeMs - margin };
+  }
+
+  private async send<S extends z.ZodType>(
+    req: UpstreamRequest<S>,
+    accessToken: string,
+    correlationId: string,
+    attempt: number,
+  ): Promise<z.infer<S>> {
+    const url = new URL(this.baseUrl + req.path);
+    for (const [key, value] of Object.entries(req.query ?? {})) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(item));
+    }
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${accessToken}`,
+      "X-Client-Id": this.clientId,
+      "X-Client-Secret": this.clientSecret,
+      Accept: "application/json",
+      "X-Request-Id": correlationId,
+    };
+    if (req.body !== undefined) headers["Content-Type"] = "application/json";
+    const body = await this.exchange({
+      endpoint: req.endpoint,
+      method: req.method,
+      url: url.toString(),
+      headers,
+      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      timeoutMs: req.timeoutMs ?? this.timeoutMs,
+      correlationId,
+      attempt,
+    });
+    return validate(req.schema, body, req.endpoint, correlationId);
+  }
+
+  /** One HTTP exchange: returns the parsed JSON of a 2xx answer, throws UpstreamError for anything else. */
+  private async exchange(call: {
+    endpoint: string;
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body?: string;
+    timeoutMs: number;
+    correlationId: string;
+    attempt: number;
+  }): Promise<unknown> {
+    const started = this.now();
+    const path = new URL(call.url).pathname;
+    const log = (status?: number, errorCode?: string) =>
+      this.onCall?.({
+        correlationId: call.correlationId,
+        endpoint: call.endpoint,
+        method: call.method,
+        path,
+        status,
+        errorCode,
+        durationMs: this.now() - started,
+        attempt: call.attempt,
+      });
+    const base = { endpoint: call.endpoint, correlationId: call.correlationId };
+
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetchImpl(call.url, {
+        method: call.method,
+        headers: call.headers,
+        body: call.body,
+        signal: AbortSignal.timeout(call.timeoutMs),
+      });
+      text = await response.text();
+    } catch (cause) {
+      const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
+      log(undefined, timedOut ? "timeout" : "network");
+      throw new UpstreamError({ ...base, kind: timedOut ? "timeout" : "network", cause });
+    }
+
+    let json: unknown = undefined;
+    let jsonError: string | undefined;
+    if (text.length > 0) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        jsonError = "the body is not valid JSON";
+      }
+    }
+
+    if (response.ok) {
+      log(response.status);
+      if (jsonError) throw new UpstreamError({ ...base, kind: "invalid_response", status: response.status, errorMessage: jsonError });
+      return json;
+    }
+
+    const envelope = errorEnvelopeSchema.safeParse(json);
+    const retryAfter = parseRetryAfter(response.headers.get("retry-after"), this.now());
+    log(response.status, envelope.success ? envelope.data.error_code : undefined);
+    throw new UpstreamError({
+      ...base,
+      kind: "http",
+      status: response.status,
+      retryAfter,
+      ...(envelope.success
+        ? {
+            errorCode: envelope.data.error_code,
+            errorMessage: envelope.data.error_message,
+            linkErrorCode: envelope.data.link_error_code ?? undefined,
+            documentationUrl: envelope.data.documentation_url ?? undefined,
+          }
+        : { errorMessage: "The error response carried no error envelope." }),
+    });
+  }
+}
+
+function validate<S extends z.ZodType>(schema: S, body: unknown, endpoint: string, correlationId: string): z.infer<S> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new UpstreamError({
+    kind: "invalid_response",
+    endpoint,
+    correlationId,
+    field: issue ? issue.path.join(".") : undefined,
+    errorMessage: issue?.message,
+  });
+}

@@ -1,0 +1,150 @@
+import "server-only";
+import { getEnv } from "../env";
+import { logger } from "../logger";
+import { UpstreamClient } from "./client";
+import {
+  correctEnrichmentResponseSchema,
+  exchangeTokenResponseSchema,
+  linkSchema,
+  linkSessionResponseSchema,
+  linksPageSchema,
+  transactionsPageSchema,
+  type WireCorrectEnrichmentRequest,
+  type WireImportLinkRequest,
+  type WireImportTransaction,
+} from "./schemas";
+
+// Per-resource verbs over the one client. Each names the spec endpoint it calls; options carry the correlation id
+// that ties an audit row to the server log line of the call.
+
+export interface CallOptions {
+  correlationId?: string;
+}
+
+const id = encodeURIComponent;
+
+export class UpstreamApi {
+  constructor(readonly client: UpstreamClient, private readonly importTimeoutMs = 30_000) {}
+
+  listLinks(params: { cursor?: string; limit?: number } = {}, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "GET",
+      endpoint: "GET /links",
+      path: "/links",
+      query: { cursor: params.cursor || undefined, limit: params.limit },
+      schema: linksPageSchema,
+      ...opts,
+    });
+  }
+
+  getLink(linkId: string, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "GET",
+      endpoint: "GET /links/{id}",
+      path: `/links/${id(linkId)}`,
+      schema: linkSchema,
+      ...opts,
+    });
+  }
+
+  getTransactions(
+    linkId: string,
+    params: { page?: number; size?: number; startDate?: string; endDate?: string; accountIds?: string[] } = {},
+    opts: CallOptions = {},
+  ) {
+    return this.client.request({
+      method: "GET",
+      endpoint: "GET /links/{id}/transactions",
+      path: `/links/${id(linkId)}/transactions`,
+      // Without start_date the upstream returns only the last 90 days; staff expect the whole history.
+      query: {
+        page: params.page,
+        size: params.size,
+        start_date: params.startDate ?? "1900-01-01",
+        end_date: params.endDate,
+        account_ids: params.accountIds,
+      },
+      schema: transactionsPageSchema,
+      ...opts,
+    });
+  }
+
+  correctEnrichment(linkId: string, transactionId: string, body: WireCorrectEnrichmentRequest, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "POST",
+      endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment",
+      path: `/links/${id(linkId)}/transactions/${id(transactionId)}/enrichment`,
+      body,
+      schema: correctEnrichmentResponseSchema,
+      ...opts,
+    });
+  }
+
+  exchangeToken(exchangeableToken: string, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "POST",
+      endpoint: "POST /link-session/exchange-token",
+      path: "/link-session/exchange-token",
+      body: { exchangeable_token: exchangeableToken },
+      schema: exchangeTokenResponseSchema,
+      ...opts,
+    });
+  }
+
+  importLink(body: WireImportLinkRequest, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "POST",
+      endpoint: "POST /links/import",
+      path: "/links/import",
+      body,
+      schema: linkSchema,
+      timeoutMs: this.importTimeoutMs,
+      ...opts,
+    });
+  }
+
+  importTransactions(linkId: string, transactions: WireImportTransaction[], opts: CallOptions = {}) {
+    return this.client.request({
+      method: "POST",
+      endpoint: "POST /links/{id}/import/transactions",
+      path: `/links/${id(linkId)}/import/transactions`,
+      body: { transactions },
+      schema: linkSchema,
+      timeoutMs: this.importTimeoutMs,
+      ...opts,
+    });
+  }
+
+  createLinkSession(body: { customer_user: { id: string }; redirect_uri: string; existing_link_id?: string }, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "POST",
+      endpoint: "POST /link-session",
+      path: "/link-session",
+      body,
+      schema: linkSessionResponseSchema,
+      ...opts,
+    });
+  }
+}
+
+let instance: UpstreamApi | undefined;
+
+/** The dashboard's upstream, configured from the environment; every call is logged with its correlation id. */
+export function upstream(): UpstreamApi {
+  if (!instance) {
+    const env = getEnv();
+    const log = logger().child({ component: "upstream" });
+    const client = new UpstreamClient({
+      baseUrl: env.UPSTREAM_BASE_URL,
+      clientId: env.UPSTREAM_CLIENT_ID,
+      clientSecret: env.UPSTREAM_CLIENT_SECRET,
+      timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+      onCall: (call) => (call.status !== undefined && call.status < 400 ? log.info(call, "upstream call") : log.warn(call, "upstream call failed")),
+    });
+    instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS);
+  }
+  return instance;
+}
+
+export { UpstreamClient } from "./client";
+export { UpstreamError, describeUpstreamError, isUpstreamError } from "./errors";
