@@ -81,6 +81,22 @@ export class UpstreamClient {
     return { expiresAt: new Date(token.expiresAt) };
   }
 
+  /**
+   * Reachability: any HTTP answer from the base URL counts, whatever its status. Unauthenticated and outside every
+   * rate-limited route, so a status check never spends the app's budget.
+   */
+  async probe(timeoutMs = 3_000): Promise<{ status: number; latencyMs: number }> {
+    const started = this.now();
+    try {
+      const response = await this.fetchImpl(`${this.baseUrl}/`, { method: "GET", signal: AbortSignal.timeout(timeoutMs) });
+      await response.body?.cancel();
+      return { status: response.status, latencyMs: this.now() - started };
+    } catch (cause) {
+      const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
+      throw new UpstreamError({ kind: timedOut ? "timeout" : "network", endpoint: "GET /", cause });
+    }
+  }
+
   async request<S extends z.ZodType>(req: UpstreamRequest<S>): Promise<z.infer<S>> {
     const correlationId = req.correlationId ?? randomUUID();
     const token = await this.accessToken(correlationId);

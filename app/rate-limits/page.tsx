@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { ComingSoon } from "@/components/shell/coming-soon";
+
+export const metadata: Metadata = { title: "Rate limits" };
+
+export default function Page() {
+  return <ComingSoon href="/rate-limits" />;
+}

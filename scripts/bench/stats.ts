@@ -1,0 +1,9 @@
+export function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+export const median = (samples: number[]) => percentile(samples, 50);
+
+export const ms = (value: number) => `${value.toFixed(2)} ms`;

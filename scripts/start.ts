@@ -1,0 +1,89 @@
+// `npm start`: builds if needed, starts the bundled sandbox upstream (unless UPSTREAM_BASE_URL points at a real one)
+// and the dashboard, prints where to go, and stops both on Ctrl-C.
+import { ConfigError, parseLauncherEnv } from "../lib/env";
+import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
+import { type Started, build, buildIsStale, startDashboard, startSandbox } from "./processes";
+
+const dev = process.argv.includes("--dev");
+let stopping = false;
+
+async function main(): Promise<void> {
+  let env;
+  try {
+    env = parseLauncherEnv();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Linkdesk cannot start. ${error.message}\nSee README.md, "Configuration".`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const running: Started[] = [];
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.all(running.map((p) => p.stop()));
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+
+  if (!dev && buildIsStale()) {
+    console.log("Building the dashboard (first start or sources changed)…");
+    await build();
+  }
+
+  let upstreamEnv: Record<string, string>;
+  if (env.UPSTREAM_BASE_URL) {
+    upstreamEnv = {
+      UPSTREAM_BASE_URL: env.UPSTREAM_BASE_URL,
+      UPSTREAM_CLIENT_ID: env.UPSTREAM_CLIENT_ID ?? "",
+      UPSTREAM_CLIENT_SECRET: env.UPSTREAM_CLIENT_SECRET ?? "",
+      UPSTREAM_SANDBOX: "0",
+    };
+    console.log(`Using the upstream at ${new URL(env.UPSTREAM_BASE_URL).origin} (no sandbox started).`);
+  } else {
+    const sandbox = await startSandbox({
+      port: env.SANDBOX_PORT,
+      env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret },
+    });
+    running.push(sandbox);
+    upstreamEnv = {
+      UPSTREAM_BASE_URL: sandbox.url,
+      UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
+      UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
+      UPSTREAM_SANDBOX: "1",
+    };
+    watchExit(sandbox, "sandbox", stopAll);
+  }
+
+  const dashboard = await startDashboard({ port: env.PORT, host: env.HOST, env: upstreamEnv, dev });
+  running.push(dashboard);
+  watchExit(dashboard, "dashboard", stopAll);
+
+  console.log(
+    [
+      "",
+      `  Linkdesk is ready: ${dashboard.url}`,
+      env.UPSTREAM_BASE_URL ? "" : `  Upstream: the bundled sandbox at ${upstreamEnv.UPSTREAM_BASE_URL} (demo data)`,
+      "  Press Ctrl-C to stop.",
+      "",
+    ]
+      .filter(Boolean)
+      .join("\n"),
+  );
+}
+
+function watchExit(started: Started, name: string, stopAll: (code: number) => Promise<void>) {
+  started.child.once("exit", (code, signal) => {
+    if (stopping) return;
+    console.error(`The ${name} stopped (${signal ?? `code ${code}`}); stopping Linkdesk.`);
+    void stopAll(code === 0 ? 0 : 1);
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
