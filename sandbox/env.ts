@@ -1,0 +1,83 @@
+// Configuration of the sandbox program from SANDBOX_* environment variables. Every problem names its variable, so a
+// typo in a CI file says which line to fix.
+import type { FaultSettings } from "./faults";
+import type { SandboxOptions } from "./context";
+import { SANDBOX_DEFAULTS } from "./defaults";
+
+export interface SandboxConfig {
+  host: string;
+  port: number;
+  options: Partial<SandboxOptions>;
+}
+
+export type ConfigResult = { ok: true; config: SandboxConfig } | { ok: false; errors: string[] };
+
+type Env = Record<string, string | undefined>;
+
+export function parseSandboxEnv(env: Env): ConfigResult {
+  const errors: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const integer = (name: string, min: number, max: number): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      errors.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return undefined;
+    }
+    return parsed;
+  };
+  const fraction = (name: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1) {
+      errors.push(`${name} must be a number from 0 to 1 (got "${value}")`);
+      return undefined;
+    }
+    return parsed;
+  };
+
+  const host = text("SANDBOX_HOST") ?? SANDBOX_DEFAULTS.host;
+  if (/[\s/]/.test(host)) errors.push(`SANDBOX_HOST must be a host name or address (got "${host}")`);
+  const port = integer("SANDBOX_PORT", 0, 65_535) ?? SANDBOX_DEFAULTS.port;
+
+  let rateLimits: boolean | undefined;
+  const rateLimitsText = text("SANDBOX_RATE_LIMITS")?.toLowerCase();
+  if (rateLimitsText !== undefined) {
+    if (["on", "true", "1"].includes(rateLimitsText)) rateLimits = true;
+    else if (["off", "false", "0"].includes(rateLimitsText)) rateLimits = false;
+    else errors.push(`SANDBOX_RATE_LIMITS must be on or off (got "${rateLimitsText}")`);
+  }
+
+  const anchorDate = text("SANDBOX_ANCHOR_DATE");
+  if (anchorDate !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(anchorDate) || Number.isNaN(Date.parse(anchorDate)))) {
+    errors.push(`SANDBOX_ANCHOR_DATE must be a date as YYYY-MM-DD (got "${anchorDate}")`);
+  }
+
+  const faults: FaultSettings = {};
+  const latencyMs = integer("SANDBOX_FAULT_LATENCY_MS", 0, 120_000);
+  if (latencyMs) faults.latencyMs = latencyMs;
+  const failRate = fraction("SANDBOX_FAULT_5XX_RATE");
+  if (failRate) faults.failRate = failRate;
+
+  const options: Partial<SandboxOptions> = {
+    clientId: text("SANDBOX_CLIENT_ID"),
+    clientSecret: text("SANDBOX_CLIENT_SECRET"),
+    tokenTtlSeconds: integer("SANDBOX_TOKEN_TTL_S", 1, 31_536_000),
+    links: integer("SANDBOX_LINKS", 0, 1_000_000),
+    transactionsPerLink: integer("SANDBOX_TRANSACTIONS_PER_LINK", 0, 10_000),
+    seed: integer("SANDBOX_SEED", 0, 4_294_967_295),
+    rateLimits,
+    importDelayMs: integer("SANDBOX_IMPORT_DELAY_MS", 0, 60_000),
+    faults: Object.keys(faults).length > 0 ? faults : null,
+    // As a program the seed counts back from today, so demo data looks current (refreshed hours ago, not weeks);
+    // it stays deterministic for a given day and seed. Tests pin the date through createSandbox's default.
+    anchorDate: anchorDate ?? new Date().toISOString().slice(0, 10),
+  };
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, config: { host, port, options } };
+}

@@ -1,0 +1,35 @@
+// The checks every link-scoped call makes, in the upstream's order: exists (404), not deleted (410), then what the
+// call itself needs (state 422, permission 403).
+import type { Product } from "../../lib/upstream/schemas";
+import { apiErrors } from "../http";
+import type { Store } from "../store";
+import type { LinkRecord } from "../types";
+
+export function requireLink(store: Store, id: string, options: { allowDeleted?: boolean } = {}): LinkRecord {
+  const link = store.getLink(id);
+  if (!link) throw apiErrors.linkNotFound();
+  if (link.state === "deleted" && !options.allowDeleted) throw apiErrors.linkDeleted();
+  return link;
+}
+
+/** Data can be read from connected links and from links in error (imported or broken links keep their data). */
+export function requireReadyLink(store: Store, id: string): LinkRecord {
+  const link = requireLink(store, id);
+  if (link.state === "connecting" || link.state === "awaiting_token_exchange") {
+    throw apiErrors.badState("link_not_ready", `The link is in state ${link.state}; it has no data yet.`);
+  }
+  return link;
+}
+
+const PRODUCT_LABELS: Record<Product, string> = {
+  accounts: "Accounts",
+  account_numbers: "Account numbers",
+  identity: "Identity",
+  transactions: "Transactions",
+  investments: "Investments",
+  enrichment: "Enrichment",
+};
+
+export function requireProduct(link: LinkRecord, product: Product): void {
+  if (!link.products[product]) throw apiErrors.forbidden(`${PRODUCT_LABELS[product]} access not permitted`);
+}

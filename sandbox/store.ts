@@ -1,0 +1,286 @@
+// The sandbox's state: links (seeded lazily, plus those made at run time), their data, link sessions, exchangeable
+// tokens and remembered corrections. Everything here is rebuilt by reset().
+import { randomUUID } from "node:crypto";
+import type { Product } from "../lib/upstream/schemas";
+import { CorrectionMemory } from "./enrich";
+import { base58Id, hashSeed, rngFor, type Rng } from "./random";
+import { seedLinkData } from "./seed-data";
+import { ROLE_CYCLE, isDeletedSlot, roleOfSlot, seedLink, seedSkeletons, type SeedRole } from "./seed-links";
+import { compareTransactionsNewestFirst, type LinkData, type LinkRecord } from "./types";
+
+/** About 250,000 generated transactions (~100 MB) at the default 50 per link. */
+const GENERATED_DATA_CACHE_LINKS = 5000;
+
+export interface StoreOptions {
+  seed: number;
+  links: number;
+  transactionsPerLink: number;
+  anchorMs: number;
+  now: () => number;
+}
+
+interface LinkEntry {
+  id: string;
+  createdAtMs: number;
+  deleted: boolean;
+  seedIndex: number | null;
+  slot: number | null;
+  record: LinkRecord | null;
+  data: LinkData | null;
+}
+
+export interface LinkSession {
+  token: string;
+  customerUserId: string;
+  existingLinkId: string | null;
+  institutionId: string | null;
+  webhook: string | null;
+  linkTags: string[];
+  products: Product[];
+  createdAtMs: number;
+  completed: boolean;
+}
+
+export interface ExchangeableToken {
+  token: string;
+  linkId: string;
+  used: boolean;
+}
+
+export interface LinksPage {
+  links: { link_id: string; created_at: string }[];
+  next_cursor: string;
+}
+
+/** Cursors are opaque to clients; inside they name the last link served, so new links never shift a page. */
+function encodeCursor(entry: LinkEntry): string {
+  return Buffer.from(JSON.stringify([entry.createdAtMs, entry.id])).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): [number, string] | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(value) && typeof value[0] === "number" && typeof value[1] === "string") return [value[0], value[1]];
+  } catch {
+    // fall through: an unreadable cursor is a validation error for the caller
+  }
+  return null;
+}
+
+/** Newest first; equal created_at is broken by id so the order is total. */
+function isAfter(entry: LinkEntry, createdAtMs: number, id: string): boolean {
+  return entry.createdAtMs < createdAtMs || (entry.createdAtMs === createdAtMs && entry.id < id);
+}
+
+export class Store {
+  private entries: LinkEntry[] = [];
+  private byId = new Map<string, LinkEntry>();
+  private runtimeCounter = 0;
+  /** Least recently used first (a Map keeps insertion order; a hit is moved to the end). */
+  private readonly generated = new Map<string, LinkData>();
+  readonly corrections = new CorrectionMemory();
+  readonly sessions = new Map<string, LinkSession>();
+  readonly exchangeTokens = new Map<string, ExchangeableToken>();
+  /** Runtime randomness (ids of new links and imported rows), seeded so a scripted run replays identically. */
+  runtimeRng: Rng;
+
+  constructor(private readonly options: StoreOptions) {
+    this.runtimeRng = rngFor(options.seed, "runtime");
+    this.reset();
+  }
+
+  get anchorMs(): number {
+    return this.options.anchorMs;
+  }
+
+  reset(): void {
+    const skeletons = seedSkeletons(this.options.seed, this.options.links, this.options.anchorMs);
+    this.entries = skeletons.map((skeleton) => ({
+      id: skeleton.id,
+      createdAtMs: skeleton.createdAtMs,
+      deleted: isDeletedSlot(skeleton.slot),
+      seedIndex: skeleton.index,
+      slot: skeleton.slot,
+      record: null,
+      data: null,
+    }));
+    this.byId = new Map(this.entries.map((entry) => [entry.id, entry]));
+    this.runtimeCounter = 0;
+    this.generated.clear();
+    this.runtimeRng = rngFor(this.options.seed, "runtime");
+    this.corrections.clear();
+    this.sessions.clear();
+    this.exchangeTokens.clear();
+  }
+
+  get linkCount(): number {
+    return this.entries.length;
+  }
+
+  private materialize(entry: LinkEntry): LinkRecord {
+    if (!entry.record) {
+      if (entry.seedIndex === null || entry.slot === null) throw new Error(`link ${entry.id} has no record`);
+      entry.record = seedLink(
+        this.options.seed,
+        { index: entry.seedIndex, id: entry.id, createdAtMs: entry.createdAtMs, slot: entry.slot },
+        this.options.anchorMs,
+        this.options.links,
+      );
+    }
+    return entry.record;
+  }
+
+  getLink(id: string): LinkRecord | undefined {
+    const entry = this.byId.get(id);
+    return entry ? this.materialize(entry) : undefined;
+  }
+
+  /**
+   * Accounts and transactions of a link, generated on first access for seeded and session-made links. Generated data
+   * that nobody changed sits in a bounded cache and is regenerated identically after eviction: 100,000 links of 50
+   * transactions would otherwise hold gigabytes once a benchmark has read them all. `forUpdate` pins the data to the
+   * link for good, so a correction is never lost.
+   */
+  dataOf(link: LinkRecord, options: { forUpdate?: boolean } = {}): LinkData {
+    const entry = this.byId.get(link.link_id);
+    if (!entry) throw new Error(`unknown link ${link.link_id}`);
+    if (entry.data) return entry.data;
+    let data = this.generated.get(link.link_id);
+    if (data) {
+      this.generated.delete(link.link_id);
+    } else {
+      data =
+        link.dataSeed === null
+          ? { accounts: [], transactions: [] }
+          : seedLinkData(link.dataSeed, link.origin === "seed" ? this.options.anchorMs : link.createdAtMs, this.options.transactionsPerLink);
+    }
+    if (options.forUpdate || link.dataSeed === null) {
+      entry.data = data;
+      return data;
+    }
+    this.generated.set(link.link_id, data);
+    if (this.generated.size > GENERATED_DATA_CACHE_LINKS) {
+      const oldest = this.generated.keys().next().value;
+      if (oldest !== undefined) this.generated.delete(oldest);
+    }
+    return data;
+  }
+
+  newLinkId(): string {
+    for (;;) {
+      const id = base58Id(rngFor(this.options.seed, "runtime-link", this.runtimeCounter++), "mk_");
+      if (!this.byId.has(id)) return id;
+    }
+  }
+
+  newDataSeed(): number {
+    return hashSeed(this.options.seed, "runtime-data", this.runtimeCounter++);
+  }
+
+  addLink(record: LinkRecord, data: LinkData | null): void {
+    const entry: LinkEntry = {
+      id: record.link_id,
+      createdAtMs: record.createdAtMs,
+      deleted: record.state === "deleted",
+      seedIndex: null,
+      slot: null,
+      record,
+      data,
+    };
+    let low = 0;
+    let high = this.entries.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const other = this.entries[mid];
+      if (other && isAfter(other, entry.createdAtMs, entry.id)) high = mid;
+      else low = mid + 1;
+    }
+    this.entries.splice(low, 0, entry);
+    this.byId.set(entry.id, entry);
+  }
+
+  markDeleted(link: LinkRecord): void {
+    link.state = "deleted";
+    link.deletedAtMs = this.options.now();
+    const entry = this.byId.get(link.link_id);
+    if (entry) entry.deleted = true;
+  }
+
+  appendTransactions(link: LinkRecord, additions: LinkData["transactions"]): void {
+    const data = this.dataOf(link, { forUpdate: true });
+    data.transactions.push(...additions);
+    data.transactions.sort(compareTransactionsNewestFirst);
+  }
+
+  /**
+   * Every link that is not deleted, whatever its state (error and half-finished links included): the dashboard
+   * discovers links only through this listing, and a broken link is exactly the one an operator needs to see.
+   */
+  listLinks(cursor: [number, string] | null, limit: number): LinksPage {
+    let low = 0;
+    if (cursor) {
+      let high = this.entries.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        const entry = this.entries[mid];
+        if (entry && isAfter(entry, cursor[0], cursor[1])) high = mid;
+        else low = mid + 1;
+      }
+    }
+    const links: LinksPage["links"] = [];
+    let last: LinkEntry | null = null;
+    let i = low;
+    for (; i < this.entries.length && links.length < limit; i++) {
+      const entry = this.entries[i];
+      if (!entry || entry.deleted) continue;
+      links.push({ link_id: entry.id, created_at: new Date(entry.createdAtMs).toISOString() });
+      last = entry;
+    }
+    let more = false;
+    for (; i < this.entries.length; i++) {
+      if (!this.entries[i]?.deleted) {
+        more = true;
+        break;
+      }
+    }
+    return { links, next_cursor: more && last ? encodeCursor(last) : "" };
+  }
+
+  createSession(session: Omit<LinkSession, "token" | "completed" | "createdAtMs">): LinkSession {
+    const created: LinkSession = { ...session, token: `sandbox_${randomUUID()}`, completed: false, createdAtMs: this.options.now() };
+    this.sessions.set(created.token, created);
+    return created;
+  }
+
+  createExchangeToken(linkId: string): ExchangeableToken {
+    const token: ExchangeableToken = { token: randomUUID(), linkId, used: false };
+    this.exchangeTokens.set(token.token, token);
+    return token;
+  }
+
+  /** Seeded links by role, from the newest cycle: stable ids for demos and end-to-end fixtures. */
+  fixtures(): Record<string, unknown> {
+    const byRole = new Map<string, string[]>();
+    const add = (key: string, id: string) => byRole.set(key, [...(byRole.get(key) ?? []), id]);
+    for (const entry of this.entries) {
+      if (entry.slot === null || entry.seedIndex === null || entry.seedIndex >= ROLE_CYCLE) continue;
+      add(roleKey(roleOfSlot(entry.slot)), entry.id);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, ids] of [...byRole].sort(([a], [b]) => a.localeCompare(b))) out[key] = ids;
+    return out;
+  }
+}
+
+function roleKey(role: SeedRole): string {
+  switch (role.kind) {
+    case "error":
+      return `error:${role.errorCode}`;
+    case "provider":
+      return `provider:${role.provider}`;
+    case "product_error":
+      return `product_error:${role.productError}`;
+    default:
+      return role.kind;
+  }
+}
