@@ -8,7 +8,7 @@ import { median, ms, percentile } from "./stats";
 
 export async function benchUpstreamClient({ iterations = 150, warmup = 20 } = {}) {
   const sandbox = await startSandbox({
-    port: 4190,
+    port: 4180,
     quiet: true,
     env: {
       SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
