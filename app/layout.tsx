@@ -1,9 +1,7 @@
 import type { Metadata } from "next";
-import { Header } from "@/components/shell/header";
-import { Sidebar } from "@/components/shell/sidebar";
 import "./globals.css";
 
-// Every page reads live configuration and upstream state (and, later, the signed-in person): nothing is prerendered.
+// Every page reads live configuration, the signed-in person and upstream state: nothing is prerendered.
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = {
@@ -15,13 +13,7 @@ export const metadata: Metadata = {
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (
     <html lang="en">
-      <body className="flex min-h-screen">
-        <Sidebar />
-        <div className="flex min-w-0 flex-1 flex-col">
-          <Header />
-          <main className="flex-1 px-6 py-6">{children}</main>
-        </div>
-      </body>
+      <body className="min-h-screen">{children}</body>
     </html>
   );
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { FullConfig } from "@playwright/test";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { build, buildIsStale, startDashboard, startSandbox } from "../scripts/processes";
@@ -6,6 +9,11 @@ import { build, buildIsStale, startDashboard, startSandbox } from "../scripts/pr
 export default async function globalSetup(config: FullConfig) {
   void config;
   if (buildIsStale()) await build();
+  // Each dashboard gets a fresh embedded database of its own (PGlite: one process per data folder), whatever
+  // DATABASE_URL the shell has: the specs must not depend on, or leave rows in, a shared server.
+  const dataRoot = mkdtempSync(path.join(tmpdir(), "linkdesk-e2e-"));
+  const storage = (name: string) => ({ LINKDESK_DATA_DIR: path.join(dataRoot, name), DATABASE_URL: "" });
+  const authSecret = { AUTH_SECRET: "e2e-secret-0123456789abcdef0123456789" };
   const sandboxPort = Number(process.env.E2E_SANDBOX_PORT ?? 4110);
   const dashboardPort = Number(process.env.E2E_PORT ?? 3110);
   const sandbox = await startSandbox({
@@ -30,6 +38,8 @@ export default async function globalSetup(config: FullConfig) {
         UPSTREAM_SANDBOX: "1",
         UPSTREAM_TIMEOUT_MS: "3000",
         LOG_LEVEL: "warn",
+        ...storage("main"),
+        ...authSecret,
       },
     });
   } catch (error) {
@@ -47,7 +57,11 @@ export default async function globalSetup(config: FullConfig) {
         UPSTREAM_BASE_URL: `http://127.0.0.1:${sandboxPort + 9}`,
         UPSTREAM_CLIENT_ID: "nobody",
         UPSTREAM_CLIENT_SECRET: "nothing",
+        // Demo mode (demo accounts) with a dead upstream: what staff see when the sandbox or the real service is down.
+        UPSTREAM_SANDBOX: "1",
         LOG_LEVEL: "silent",
+        ...storage("down"),
+        ...authSecret,
       },
     });
   } catch (error) {
@@ -58,5 +72,6 @@ export default async function globalSetup(config: FullConfig) {
   process.env.E2E_DOWN_URL = downDashboard.url;
   return async () => {
     await Promise.all([dashboard.stop(), downDashboard.stop(), sandbox.stop()]);
+    rmSync(dataRoot, { recursive: true, force: true });
   };
 }

@@ -2,6 +2,11 @@ import { expect, test } from "@playwright/test";
 import { NAV_ITEMS } from "../components/shell/nav-items";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { clearFaults, setFaults } from "./sandbox-control";
+import { signInAs } from "./session";
+
+test.beforeEach(async ({ page }) => {
+  await signInAs(page, "admin");
+});
 
 test.afterEach(async () => {
   await clearFaults();
@@ -64,6 +69,7 @@ test("a slow upstream is cut off at the timeout with a clear message", async ({ 
 test("an upstream that is down is named as unreachable on every page", async ({ page }) => {
   const down = process.env.E2E_DOWN_URL;
   expect(down, "global set-up starts a dashboard with a dead upstream").toBeTruthy();
+  await signInAs(page, "viewer", { baseURL: down });
   await page.goto(`${down}/links`);
   await expect(page.getByTestId("upstream-reachability")).toHaveText("Unreachable");
   await expect(page.getByRole("heading", { level: 1, name: "Links" })).toBeVisible();

@@ -5,6 +5,7 @@ const valid = {
   UPSTREAM_BASE_URL: "https://api.example.com/",
   UPSTREAM_CLIENT_ID: "live_5c739a369515e10fc9e0",
   UPSTREAM_CLIENT_SECRET: "s3cret",
+  AUTH_SECRET: "0123456789abcdef0123456789abcdef",
 };
 
 function problems(fn: () => unknown): string[] {
@@ -24,6 +25,11 @@ describe("parseEnv", () => {
     expect(env.UPSTREAM_TIMEOUT_MS).toBe(10_000);
     expect(env.UPSTREAM_IMPORT_TIMEOUT_MS).toBe(30_000);
     expect(env.UPSTREAM_SANDBOX).toBe(false);
+    expect(env.SESSION_MAX_AGE_HOURS).toBe(8);
+    expect(parseEnv({ ...valid, AUTH_OIDC_ALLOWED_DOMAINS: "Example.com, corp.example.com" }).AUTH_OIDC_ALLOWED_DOMAINS).toEqual([
+      "example.com",
+      "corp.example.com",
+    ]);
   });
 
   it("names every missing or invalid variable", () => {
@@ -31,7 +37,14 @@ describe("parseEnv", () => {
       "UPSTREAM_BASE_URL is required",
       "UPSTREAM_CLIENT_ID is required",
       "UPSTREAM_CLIENT_SECRET is required",
+      "AUTH_SECRET is required",
     ]);
+    expect(problems(() => parseEnv({ ...valid, AUTH_SECRET: "short" }))[0]).toMatch(/^AUTH_SECRET must be at least 32 characters/);
+    expect(problems(() => parseEnv({ ...valid, AUTH_OIDC_ISSUER: "https://id.example.com" }))).toEqual([
+      "AUTH_OIDC_CLIENT_ID is required when AUTH_OIDC_ISSUER is set",
+      "AUTH_OIDC_CLIENT_SECRET is required when AUTH_OIDC_ISSUER is set",
+    ]);
+    expect(problems(() => parseEnv({ ...valid, AUTH_OIDC_DEFAULT_ROLE: "root" }))[0]).toMatch(/^AUTH_OIDC_DEFAULT_ROLE /);
     expect(problems(() => parseEnv({ ...valid, UPSTREAM_BASE_URL: "ftp://x" }))).toEqual([
       "UPSTREAM_BASE_URL must be an http(s) URL",
     ]);
@@ -64,6 +77,7 @@ describe("parseLauncherEnv", () => {
     expect(problems(() => parseLauncherEnv({ UPSTREAM_BASE_URL: "https://api.example.com" }))).toEqual([
       "UPSTREAM_CLIENT_ID is required when UPSTREAM_BASE_URL is set",
       "UPSTREAM_CLIENT_SECRET is required when UPSTREAM_BASE_URL is set",
+      "AUTH_SECRET is required when UPSTREAM_BASE_URL is set",
     ]);
     expect(problems(() => parseLauncherEnv({ PORT: "99999" }))[0]).toMatch(/^PORT /);
   });

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { ROLES } from "./auth/roles";
 
 // Configuration, validated once. Nothing else reads process.env.
 
@@ -21,9 +22,47 @@ const upstreamSchema = {
   UPSTREAM_IMPORT_TIMEOUT_MS: milliseconds.default(30_000),
 };
 
+const commaList = z
+  .string()
+  .transform((v) => v.split(",").map((d) => d.trim().toLowerCase()).filter(Boolean));
+
+const authSchema = {
+  /** Encrypts session cookies. `npm start` generates one for demo mode; set your own (32+ characters) otherwise. */
+  AUTH_SECRET: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 33`)"),
+  /** Sessions end this many hours after sign-in, whatever the activity. */
+  SESSION_MAX_AGE_HOURS: z.coerce.number().positive().max(24 * 30).default(8),
+  /** Optional company identity provider (OpenID Connect). All three or none. */
+  AUTH_OIDC_ISSUER: httpUrl.optional(),
+  AUTH_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  AUTH_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  AUTH_OIDC_NAME: z.string().min(1).default("Company account"),
+  /** Email domains whose identity-provider users may sign in, comma-separated. */
+  AUTH_OIDC_ALLOWED_DOMAINS: commaList.default([]),
+  AUTH_OIDC_DEFAULT_ROLE: z.enum(ROLES).default("viewer"),
+};
+
+const storageSchema = {
+  /** A PostgreSQL server shared by every dashboard instance. Unset: the embedded PGlite database in LINKDESK_DATA_DIR. */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
+  /** Folder for local state; the embedded database lives in its pglite/ subfolder. Relative paths start at the working directory. */
+  LINKDESK_DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
+};
+
 const serverSchema = z.object({
   ...upstreamSchema,
+  ...authSchema,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ...storageSchema,
+});
+
+const checkedServerSchema = serverSchema.superRefine((env, ctx) => {
+  const oidc = ["AUTH_OIDC_ISSUER", "AUTH_OIDC_CLIENT_ID", "AUTH_OIDC_CLIENT_SECRET"] as const;
+  const set = oidc.filter((name) => env[name] !== undefined);
+  if (set.length > 0 && set.length < oidc.length) {
+    for (const name of oidc.filter((n) => env[n] === undefined)) {
+      ctx.addIssue({ code: "custom", path: [name], message: `is required when ${set.join(", ")} is set` });
+    }
+  }
 });
 
 export type Env = z.infer<typeof serverSchema>;
@@ -52,7 +91,16 @@ function parseWith<T extends z.ZodType>(schema: T, source: Record<string, string
 }
 
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
-  return parseWith(serverSchema, source);
+  return parseWith(checkedServerSchema, source);
+}
+
+const storageOnlySchema = z.object(storageSchema);
+
+export type StorageEnv = z.infer<typeof storageOnlySchema>;
+
+/** Where the database is, and nothing else: for command-line tools, which need no upstream or session secret. */
+export function parseStorageEnv(source: Record<string, string | undefined> = process.env): StorageEnv {
+  return parseWith(storageOnlySchema, source);
 }
 
 let cached: Env | undefined;
@@ -72,10 +120,13 @@ const launcherSchema = z
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
     HOST: z.string().min(1).default("127.0.0.1"),
     SANDBOX_PORT: z.coerce.number().int().min(1).max(65535).default(4010),
+    AUTH_SECRET: authSchema.AUTH_SECRET.optional(),
+    LINKDESK_DATA_DIR: storageSchema.LINKDESK_DATA_DIR,
   })
   .superRefine((env, ctx) => {
     if (!env.UPSTREAM_BASE_URL) return;
-    for (const name of ["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"] as const) {
+    // Against a real upstream nothing is generated: no demo accounts, no made-up session secret.
+    for (const name of ["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET", "AUTH_SECRET"] as const) {
       if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "is required when UPSTREAM_BASE_URL is set" });
     }
   });

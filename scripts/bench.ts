@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, side by side where they compare. Figures, not assertions.
 import { benchSandboxServe } from "../sandbox/bench-serve";
+import { benchAudit } from "./bench/audit";
 import { benchUpstreamClient } from "./bench/upstream-client";
 
 interface Result {
@@ -9,6 +10,7 @@ interface Result {
 
 const suites: Record<string, () => Promise<Result>> = {
   client: () => benchUpstreamClient(),
+  audit: () => benchAudit(),
   sandbox: async () => {
     const r = await benchSandboxServe({ seconds: 5 });
     return {

@@ -76,8 +76,8 @@ export async function startDashboard(opts: {
   const ready = (async () => {
     for (let attempt = 0; attempt < 600; attempt++) {
       try {
-        // /status runs the start-up check (configuration) and the page render: if it answers, the dashboard serves.
-        const response = await fetch(`${url}/status`, { signal: AbortSignal.timeout(5_000) });
+        // Answers once the start-up work (configuration check, database migration, demo accounts) is done.
+        const response = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(5_000) });
         await response.body?.cancel();
         if (response.status < 500) return;
       } catch {

@@ -1,11 +1,28 @@
 // `npm start`: builds if needed, starts the bundled sandbox upstream (unless UPSTREAM_BASE_URL points at a real one)
 // and the dashboard, prints where to go, and stops both on Ctrl-C.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { ConfigError, parseLauncherEnv } from "../lib/env";
+import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { type Started, build, buildIsStale, startDashboard, startSandbox } from "./processes";
 
 const dev = process.argv.includes("--dev");
 let stopping = false;
+const running: Started[] = [];
+
+async function stopAll(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all(running.map((p) => p.stop()));
+  process.exit(code);
+}
+
+// Last resort if this process is ended abruptly: never leave a sandbox or dashboard behind.
+process.on("exit", () => {
+  for (const p of running) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+});
 
 async function main(): Promise<void> {
   let env;
@@ -19,13 +36,6 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const running: Started[] = [];
-  const stopAll = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    await Promise.all(running.map((p) => p.stop()));
-    process.exit(code);
-  };
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
 
@@ -54,19 +64,23 @@ async function main(): Promise<void> {
       UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
       UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
       UPSTREAM_SANDBOX: "1",
+      AUTH_SECRET: env.AUTH_SECRET ?? demoAuthSecret(env.LINKDESK_DATA_DIR),
     };
-    watchExit(sandbox, "sandbox", stopAll);
+    watchExit(sandbox, "sandbox");
   }
 
   const dashboard = await startDashboard({ port: env.PORT, host: env.HOST, env: upstreamEnv, dev });
   running.push(dashboard);
-  watchExit(dashboard, "dashboard", stopAll);
+  watchExit(dashboard, "dashboard");
 
   console.log(
     [
       "",
       `  Linkdesk is ready: ${dashboard.url}`,
       env.UPSTREAM_BASE_URL ? "" : `  Upstream: the bundled sandbox at ${upstreamEnv.UPSTREAM_BASE_URL} (demo data)`,
+      env.UPSTREAM_BASE_URL
+        ? "  Sign in with a staff account (create one: npm run staff -- add --email you@example.com --role admin)"
+        : `  Sign in with a demo account, e.g. ${DEMO_ACCOUNTS.map((a) => `${a.email} / ${a.password}`).join(", ")}`,
       "  Press Ctrl-C to stop.",
       "",
     ]
@@ -75,7 +89,17 @@ async function main(): Promise<void> {
   );
 }
 
-function watchExit(started: Started, name: string, stopAll: (code: number) => Promise<void>) {
+/** Demo mode keeps a generated session secret in the data folder, so sessions survive a restart. */
+function demoAuthSecret(dataDir: string): string {
+  const file = path.join(dataDir, "auth-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(33).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+function watchExit(started: Started, name: string) {
   started.child.once("exit", (code, signal) => {
     if (stopping) return;
     console.error(`The ${name} stopped (${signal ?? `code ${code}`}); stopping Linkdesk.`);
@@ -85,5 +109,5 @@ function watchExit(started: Started, name: string, stopAll: (code: number) => Pr
 
 main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+  void stopAll(1);
 });

@@ -1,16 +1,30 @@
 import { Suspense } from "react";
+import { signOutAction } from "@/lib/actions/auth";
+import type { SignedInStaff } from "@/lib/auth/credentials";
+import { ROLE_LABELS } from "@/lib/auth/roles";
 import { UpstreamReachability, UpstreamReachabilityPending, UpstreamTarget } from "./upstream-indicator";
 
-export function Header() {
+export function Header({ staff }: { staff: SignedInStaff }) {
   return (
-    <header className="flex h-14 items-center justify-between border-b border-slate-200 bg-white px-6">
+    <header className="flex h-14 items-center justify-between gap-4 border-b border-slate-200 bg-white px-6">
       <div className="flex items-center gap-3">
         <span className="text-xs font-medium uppercase tracking-wide text-slate-500">Upstream</span>
         <UpstreamTarget />
+        <Suspense fallback={<UpstreamReachabilityPending />}>
+          <UpstreamReachability />
+        </Suspense>
       </div>
-      <Suspense fallback={<UpstreamReachabilityPending />}>
-        <UpstreamReachability />
-      </Suspense>
+      <div className="flex items-center gap-3 text-sm">
+        <span className="text-slate-700" data-testid="signed-in-as">
+          {staff.name ?? staff.email}{" "}
+          <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">{ROLE_LABELS[staff.role]}</span>
+        </span>
+        <form action={signOutAction}>
+          <button type="submit" className="rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 hover:bg-slate-50">
+            Sign out
+          </button>
+        </form>
+      </div>
     </header>
   );
 }

@@ -1,16 +1,25 @@
-// The dashboard's sections, in sidebar order. Later issues fill the pages; roles will filter this list.
+import { type Permission, type Role, can } from "@/lib/auth/roles";
+
+// The dashboard's sections, in sidebar order, each with the permission it needs. Hiding an item is courtesy: every
+// page and action checks the role on the server as well.
 export interface NavItem {
   href: string;
   label: string;
   description: string;
+  permission: Permission;
 }
 
 export const NAV_ITEMS: readonly NavItem[] = [
-  { href: "/links", label: "Links", description: "Every bank connection with its state and error codes" },
-  { href: "/health", label: "Health", description: "Links by state and error over time" },
-  { href: "/import", label: "Import", description: "Import legacy links from JSON" },
-  { href: "/exchange", label: "Exchange token", description: "Turn a front end's exchangeable token into a link" },
-  { href: "/rate-limits", label: "Rate limits", description: "Headroom left under the upstream's limits" },
-  { href: "/audit", label: "Audit", description: "Who changed what, and what the upstream answered" },
-  { href: "/status", label: "Status", description: "Upstream reachability and access token" },
+  { href: "/links", label: "Links", description: "Every bank connection with its state and error codes", permission: "read" },
+  { href: "/health", label: "Health", description: "Links by state and error over time", permission: "read" },
+  { href: "/import", label: "Import", description: "Import legacy links from JSON", permission: "import" },
+  { href: "/exchange", label: "Exchange token", description: "Turn a front end's exchangeable token into a link", permission: "exchange" },
+  { href: "/rate-limits", label: "Rate limits", description: "Headroom left under the upstream's limits", permission: "read" },
+  { href: "/audit", label: "Audit", description: "Who changed what, and what the upstream answered", permission: "read" },
+  { href: "/admin/staff", label: "Staff", description: "Staff accounts and their roles", permission: "manageStaff" },
+  { href: "/status", label: "Status", description: "Upstream reachability and access token", permission: "read" },
 ];
+
+export function visibleNavItems(role: Role): NavItem[] {
+  return NAV_ITEMS.filter((item) => can(role, item.permission));
+}

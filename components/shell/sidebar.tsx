@@ -2,9 +2,9 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { NAV_ITEMS } from "./nav-items";
+import type { NavItem } from "./nav-items";
 
-export function Sidebar() {
+export function Sidebar({ items }: { items: NavItem[] }) {
   const pathname = usePathname();
   return (
     <nav aria-label="Main" className="flex w-56 shrink-0 flex-col border-r border-slate-200 bg-white">
@@ -15,7 +15,7 @@ export function Sidebar() {
         Linkdesk
       </Link>
       <ul className="flex flex-col gap-0.5 px-3 py-2">
-        {NAV_ITEMS.map((item) => {
+        {items.map((item) => {
           const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
           return (
             <li key={item.href}>

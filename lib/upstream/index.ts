@@ -1,4 +1,5 @@
 import "server-only";
+import { z } from "zod";
 import { getEnv } from "../env";
 import { logger } from "../logger";
 import { UpstreamClient } from "./client";
@@ -125,7 +126,24 @@ export class UpstreamApi {
       ...opts,
     });
   }
+
+  /**
+   * Sandbox only: plays the end user finishing a link session (POST /_sandbox/link-sessions/{token}/complete), so
+   * demo mode can offer a real exchangeable token. The real upstream has no such route.
+   */
+  completeSandboxSession(linkSessionToken: string, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "POST",
+      endpoint: "POST /_sandbox/link-sessions/{token}/complete",
+      path: `/_sandbox/link-sessions/${id(linkSessionToken)}/complete`,
+      body: {},
+      schema: sandboxCompletionSchema,
+      ...opts,
+    });
+  }
 }
+
+const sandboxCompletionSchema = z.object({ exchangeable_token: z.string().min(1), link_id: z.string().min(1) });
 
 let instance: UpstreamApi | undefined;
 

@@ -1,8 +1,0 @@
-import type { Metadata } from "next";
-import { ComingSoon } from "@/components/shell/coming-soon";
-
-export const metadata: Metadata = { title: "Links" };
-
-export default function Page() {
-  return <ComingSoon href="/links" />;
-}

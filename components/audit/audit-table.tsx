@@ -1,0 +1,124 @@
+import { AUDIT_ACTIONS, AUDIT_OUTCOME_LABELS } from "@/lib/audit/actions";
+import { isRole, ROLE_LABELS } from "@/lib/auth/roles";
+import type { AuditEntry, AuditOutcome } from "@/lib/db/schema";
+
+// Everything in an audit row came from a user or the upstream: it is rendered as React text (escaped), never as HTML.
+
+const OUTCOME_TONES: Record<AuditOutcome, string> = {
+  ok: "bg-emerald-50 text-emerald-800 ring-emerald-200",
+  refused: "bg-amber-50 text-amber-900 ring-amber-200",
+  invalid: "bg-amber-50 text-amber-900 ring-amber-200",
+  upstream_error: "bg-red-50 text-red-800 ring-red-200",
+  error: "bg-red-50 text-red-800 ring-red-200",
+};
+
+const COLUMNS = ["When (UTC)", "Who", "Action", "Target", "Link", "Outcome", "Reference"] as const;
+
+/** 2025-03-01 12:34:56.789, in UTC so every reader sees the same time as the CSV and the filters. */
+const utc = (at: Date) => at.toISOString().slice(0, 23).replace("T", " ");
+
+const actionLabel = (action: string) => (action in AUDIT_ACTIONS ? AUDIT_ACTIONS[action as keyof typeof AUDIT_ACTIONS] : action);
+
+export function AuditTable({ rows }: { rows: AuditEntry[] }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <table className="min-w-full text-left text-sm">
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+          <tr>
+            {COLUMNS.map((name) => (
+              <th key={name} scope="col" className="whitespace-nowrap px-3 py-2">
+                {name}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        {rows.map((row) => (
+          <AuditRow key={row.id} row={row} />
+        ))}
+      </table>
+    </div>
+  );
+}
+
+/** One entry: a row of facts, and under it the recorded input, before and after on demand. */
+function AuditRow({ row }: { row: AuditEntry }) {
+  const payloads = (
+    [
+      ["Input", row.input],
+      ["Before", row.before],
+      ["After", row.after],
+    ] as const
+  ).filter(([, value]) => value !== null && value !== undefined);
+  const cell = payloads.length > 0 ? "px-3 pt-2 pb-1" : "px-3 py-2";
+  return (
+    <tbody className="border-b border-slate-100 last:border-b-0">
+      <tr className="align-top">
+        <td className={`whitespace-nowrap ${cell} font-mono text-xs text-slate-700`}>
+          <time dateTime={row.at.toISOString()}>{utc(row.at)}</time>
+        </td>
+        <td className={cell}>
+          <span className="break-all text-slate-900">{row.actorEmail ?? "—"}</span>
+          {row.actorRole ? (
+            <span className="ml-1.5 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">
+              {isRole(row.actorRole) ? ROLE_LABELS[row.actorRole] : row.actorRole}
+            </span>
+          ) : null}
+        </td>
+        <td className={`${cell} text-slate-900`}>{actionLabel(row.action)}</td>
+        <td className={cell}>
+          {row.targetType || row.targetId ? (
+            <>
+              {row.targetType ? <span className="text-slate-500">{row.targetType} </span> : null}
+              <span className="break-all font-mono text-xs text-slate-800">{row.targetId}</span>
+            </>
+          ) : (
+            <span className="text-slate-400">—</span>
+          )}
+        </td>
+        <td className={`break-all ${cell} font-mono text-xs text-slate-800`}>{row.linkId ?? <span className="text-slate-400">—</span>}</td>
+        <td className={cell}>
+          <span className={`inline-block whitespace-nowrap rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_TONES[row.outcome]}`}>
+            {AUDIT_OUTCOME_LABELS[row.outcome]}
+          </span>
+          {row.upstreamStatus !== null || row.upstreamErrorCode ? (
+            <span className="mt-0.5 block font-mono text-xs text-slate-600">
+              {[row.upstreamStatus !== null ? `HTTP ${row.upstreamStatus}` : null, row.upstreamErrorCode].filter(Boolean).join(" · ")}
+            </span>
+          ) : null}
+        </td>
+        <td className={`whitespace-nowrap ${cell} font-mono text-xs text-slate-600`}>{row.correlationId}</td>
+      </tr>
+      {payloads.length > 0 ? (
+        <tr>
+          <td colSpan={COLUMNS.length} className="px-3 pb-2">
+            <details className="text-xs">
+              <summary className="cursor-pointer text-slate-500 hover:text-slate-800">Recorded {payloads.map(([name]) => name.toLowerCase()).join(", ")}</summary>
+              <div className="mt-2 grid gap-3 md:grid-cols-3">
+                {payloads.map(([name, value]) => (
+                  <div key={name}>
+                    <p className="mb-1 font-medium text-slate-600">{name}</p>
+                    <pre className="max-h-80 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono text-slate-800">{JSON.stringify(value, null, 2)}</pre>
+                  </div>
+                ))}
+              </div>
+            </details>
+          </td>
+        </tr>
+      ) : null}
+    </tbody>
+  );
+}
+
+export function AuditEmpty({ filtered, paged }: { filtered: boolean; paged: boolean }) {
+  const [title, detail] = paged
+    ? ["No older entries", "This view has nothing after that point. Go back to the first page."]
+    : filtered
+      ? ["No entries match these filters", "Widen the time range or clear a filter."]
+      : ["Nothing recorded yet", "Every change made through Linkdesk, and every sign-in, appears here."];
+  return (
+    <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-8 text-sm text-slate-600">
+      <p className="font-medium text-slate-800">{title}</p>
+      <p className="mt-1">{detail}</p>
+    </div>
+  );
+}

@@ -1,0 +1,111 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useAction } from "next-safe-action/hooks";
+import { useRouter } from "next/navigation";
+import { useForm, useWatch } from "react-hook-form";
+import { correctCategory, undoCorrection } from "@/lib/actions/transactions";
+import { type CorrectCategoryInput, correctCategorySchema } from "@/lib/schemas/transactions";
+import { CATEGORIES, type Category, type Subcategory, categoryLabel, subcategoriesOf, subcategoryLabel } from "@/lib/upstream/taxonomy";
+
+/** The constrained dropdown: a category, then only that category's subcategories. */
+export function CorrectCategoryForm({
+  linkId,
+  transactionId,
+  current,
+}: {
+  linkId: string;
+  transactionId: string;
+  current: { category: Category; subcategory?: Subcategory };
+}) {
+  const router = useRouter();
+  const form = useForm<CorrectCategoryInput>({
+    resolver: zodResolver(correctCategorySchema),
+    defaultValues: { linkId, transactionId, category: current.category, subcategory: current.subcategory, previous: current },
+  });
+  const correct = useAction(correctCategory, { onSuccess: () => router.refresh() });
+  const undo = useAction(undoCorrection, { onSuccess: () => router.refresh() });
+  const category = useWatch({ control: form.control, name: "category" });
+  const errors = form.formState.errors;
+  const serverFieldError = correct.result.validationErrors?.fieldErrors;
+
+  return (
+    <form
+      onSubmit={form.handleSubmit((values) => correct.execute(values))}
+      noValidate
+      className="flex flex-wrap items-start gap-2"
+      aria-label={`Correct category of transaction ${transactionId}`}
+    >
+      <label className="sr-only" htmlFor={`category-${transactionId}`}>
+        Category
+      </label>
+      <select
+        id={`category-${transactionId}`}
+        className="rounded border border-slate-300 px-2 py-1 text-sm"
+        {...form.register("category", {
+          onChange: () => form.setValue("subcategory", undefined),
+        })}
+      >
+        {CATEGORIES.map((c) => (
+          <option key={c} value={c}>
+            {categoryLabel(c)}
+          </option>
+        ))}
+      </select>
+      <label className="sr-only" htmlFor={`subcategory-${transactionId}`}>
+        Subcategory
+      </label>
+      <select
+        id={`subcategory-${transactionId}`}
+        className="rounded border border-slate-300 px-2 py-1 text-sm"
+        {...form.register("subcategory", { setValueAs: (v: string) => (v === "" ? undefined : v) })}
+      >
+        <option value="">(keep or default)</option>
+        {subcategoriesOf(category).map((s) => (
+          <option key={s} value={s}>
+            {subcategoryLabel(s)}
+          </option>
+        ))}
+      </select>
+      <button
+        type="submit"
+        disabled={correct.isPending}
+        className="rounded bg-indigo-600 px-2 py-1 text-sm font-medium text-white hover:bg-indigo-700 disabled:opacity-60"
+      >
+        {correct.isPending ? "Saving…" : "Save"}
+      </button>
+      {errors.subcategory?.message || serverFieldError?.subcategory ? (
+        <p className="w-full text-sm text-red-700">{errors.subcategory?.message ?? serverFieldError?.subcategory?.[0]}</p>
+      ) : null}
+      {correct.result.serverError ? (
+        <p role="alert" className="w-full text-sm text-red-700">
+          {correct.result.serverError}
+        </p>
+      ) : null}
+      {correct.result.data ? (
+        <p role="status" className="w-full text-sm text-emerald-800">
+          Corrected to {categoryLabel(correct.result.data.updated?.enrichment?.category.value ?? category)}.{" "}
+          {correct.result.data.similarCount > 0 ? `${correct.result.data.similarCount} similar past transactions found.` : null}{" "}
+          <button
+            type="button"
+            className="underline"
+            disabled={undo.isPending}
+            onClick={() => undo.execute({ correlationId: correct.result.data!.correlationId })}
+          >
+            Undo
+          </button>
+        </p>
+      ) : null}
+      {undo.result.serverError ? (
+        <p role="alert" className="w-full text-sm text-red-700">
+          {undo.result.serverError}
+        </p>
+      ) : null}
+      {undo.result.data ? (
+        <p role="status" className="w-full text-sm text-slate-700">
+          Restored {categoryLabel(undo.result.data.restored.category)}.
+        </p>
+      ) : null}
+    </form>
+  );
+}

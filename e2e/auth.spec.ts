@@ -1,0 +1,128 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { visibleNavItems } from "../components/shell/nav-items";
+import { ROLES } from "../lib/auth/roles";
+import { plainLinkId, signInAs } from "./session";
+
+test("a visitor without a session is sent to sign in and then back to the page", async ({ page }) => {
+  await page.goto("/audit?action=auth.sign_in");
+  await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Faudit%3Faction%3Dauth.sign_in$/);
+  await expect(page.getByText("Sign in to continue")).toBeVisible();
+  await page.getByRole("button", { name: "Use Viewer" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page).toHaveURL(/\/audit\?action=auth\.sign_in$/);
+});
+
+test("a wrong password and an unknown email get the same answer", async ({ page }) => {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill("ops@demo.linkdesk.test");
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  const form = page.locator("form").first();
+  await expect(form.getByRole("alert")).toHaveText("Wrong email or password.");
+  await page.getByLabel("Email").fill("nobody@example.com");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(form.getByRole("alert")).toHaveText("Wrong email or password.");
+  await expect(page.getByLabel("Email")).toHaveValue("nobody@example.com");
+});
+
+for (const role of ROLES) {
+  test(`${role} sees exactly the navigation and buttons the role may use`, async ({ page }) => {
+    await signInAs(page, role);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("listitem")).toHaveText(visibleNavItems(role).map((i) => i.label));
+    await expect(page.getByTestId("signed-in-as")).toContainText(role, { ignoreCase: true });
+
+    await page.goto("/exchange");
+    const mayExchange = role === "ops" || role === "admin";
+    await expect(page.getByRole("button", { name: "Exchange token" })).toHaveCount(mayExchange ? 1 : 0);
+    if (!mayExchange) await expect(page.getByText("Not available for your role")).toBeVisible();
+
+    await page.goto(`/links/${await plainLinkId()}`);
+    await expect(page.getByTestId("transaction-row").first()).toBeVisible();
+    await expect(page.getByRole("button", { name: "Save" })).toHaveCount(role === "viewer" ? 0 : 50);
+
+    await page.goto("/admin/staff");
+    await expect(page.getByRole("button", { name: "Add staff" })).toHaveCount(role === "admin" ? 1 : 0);
+  });
+}
+
+test("signing out ends the session", async ({ page }) => {
+  await signInAs(page, "support");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await page.goto("/links");
+  await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Flinks/);
+});
+
+test("a tampered session cookie counts as signed out", async ({ page, context }) => {
+  await signInAs(page, "admin");
+  const cookies = await context.cookies();
+  const session = cookies.find((c) => c.name.includes("session-token"));
+  expect(session, "Auth.js sets a session cookie").toBeTruthy();
+  await context.addCookies([{ ...session!, value: `${session!.value.slice(0, -6)}AAAAAA` }]);
+  await page.goto("/audit");
+  await expect(page).toHaveURL(/\/sign-in/);
+});
+
+function actionId(name: string): string {
+  const manifest = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { exportedName?: string; filename?: string }>;
+  };
+  const entry = Object.entries(manifest.node).find(([, v]) => v.exportedName === name);
+  if (!entry) throw new Error(`server action ${name} is not in the build`);
+  return entry[0];
+}
+
+test("a viewer's direct POST to the correction action is refused and audited", async ({ page, baseURL }) => {
+  await signInAs(page, "viewer");
+  const linkId = await plainLinkId();
+  // What a crafted request looks like: the action id from the JS bundle, the viewer's own cookies.
+  const response = await page.request.post(`/links/${linkId}`, {
+    headers: { "Next-Action": actionId("correctCategory"), "Content-Type": "text/plain;charset=UTF-8", Origin: baseURL! },
+    data: JSON.stringify([{ linkId, transactionId: "any", category: "banking" }]),
+  });
+  const body = await response.text();
+  expect(body).toContain("Your role (Viewer) may not correct transaction categories.");
+
+  await page.goto("/audit?action=transaction.correct&outcome=refused");
+  await expect(page.getByRole("row").filter({ hasText: "viewer@demo.linkdesk.test" }).first()).toBeVisible();
+});
+
+test("support corrects a category through the dropdown, sees it audited, and undoes it", async ({ page }) => {
+  await signInAs(page, "support");
+  const linkId = await plainLinkId();
+  await page.goto(`/links/${linkId}`);
+  const row = page.getByTestId("transaction-row").first();
+  await row.getByLabel("Category", { exact: true }).selectOption({ label: "Charity" });
+  await expect(row.getByLabel("Subcategory", { exact: true }).locator("option")).toHaveText(["(keep or default)", "Charity", "Other charity"]);
+  await row.getByLabel("Subcategory", { exact: true }).selectOption({ label: "Other charity" });
+  await row.getByRole("button", { name: "Save" }).click();
+  await expect(row.getByRole("status")).toContainText("Corrected to Charity");
+  await expect(row).toContainText("Other charity");
+
+  await row.getByRole("button", { name: "Undo" }).click();
+  await expect(row.getByRole("status").last()).toContainText("Restored");
+
+  await page.goto("/audit?action=transaction.correct");
+  await expect(page.getByRole("row").filter({ hasText: "support@demo.linkdesk.test" }).first()).toContainText("Done");
+  await page.goto("/audit?action=transaction.undo_correction");
+  await expect(page.getByRole("row").filter({ hasText: "support@demo.linkdesk.test" }).first()).toContainText("Done");
+});
+
+test("ops exchanges a sandbox token and gets the new link", async ({ page }) => {
+  await signInAs(page, "ops");
+  await page.goto("/exchange");
+  await page.getByRole("button", { name: "Get a sandbox token" }).click();
+  await expect(page.getByLabel("Exchangeable token")).toHaveValue(/^[0-9a-f-]{36}$/);
+  const token = await page.getByLabel("Exchangeable token").inputValue();
+  await page.getByRole("button", { name: "Exchange token" }).click();
+  await expect(page.getByRole("status")).toContainText("Link created");
+  await expect(page.getByTestId("exchanged-link-id")).toHaveText(/^mk_/);
+
+  // The same token again: the upstream refuses, and the page says why in words.
+  await page.getByLabel("Exchangeable token").fill(token);
+  await page.getByRole("button", { name: "Exchange token" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("The token cannot be exchanged");
+});

@@ -1,0 +1,120 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { createSafeActionClient } from "next-safe-action";
+import { headers } from "next/headers";
+import { z } from "zod";
+import { type AuditRecord, appendAudit } from "../audit/append";
+import { AUDIT_ACTION_KEYS } from "../audit/actions";
+import { clientAddress, currentStaff } from "../auth";
+import { PERMISSION_LABELS, PERMISSIONS, ROLE_LABELS, can } from "../auth/roles";
+import { logger } from "../logger";
+import { describeUpstreamError, isUpstreamError } from "../upstream/errors";
+
+// Every server action is built from this client: sign-in check, role check, input validation (the same zod schema
+// the form uses), audit and error mapping happen here, so no action body can skip them. Server actions can be called
+// by a direct POST, so the checks live here and not only in the UI or the proxy.
+
+/** A refusal whose message is safe and useful to show (no secrets, no internals). */
+export class ActionRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ActionRefused";
+  }
+}
+
+export interface AuditNote {
+  targetType?: string;
+  targetId?: string;
+  linkId?: string;
+  input?: unknown;
+  before?: unknown;
+  after?: unknown;
+  upstreamStatus?: number;
+  upstreamErrorCode?: string;
+  /** Set when the body refused the request (ActionRefused): audited as "refused", not as a failure. */
+  refused?: boolean;
+}
+
+const metadataSchema = z.object({
+  action: z.enum(AUDIT_ACTION_KEYS),
+  permission: z.enum(Object.keys(PERMISSIONS) as [keyof typeof PERMISSIONS, ...(keyof typeof PERMISSIONS)[]]),
+});
+
+export const actionClient = createSafeActionClient({
+  defineMetadataSchema: () => metadataSchema,
+  defaultValidationErrorsShape: "flattened",
+  handleServerError(error, { ctx }) {
+    const context = ctx as { correlationId?: string; note?: (n: AuditNote) => void } | undefined;
+    const reference = context?.correlationId;
+    if (error instanceof ActionRefused) {
+      context?.note?.({ refused: true });
+      return error.message;
+    }
+    if (isUpstreamError(error)) {
+      const { title, detail } = describeUpstreamError(error);
+      return `${title}. ${detail}`;
+    }
+    logger().error({ err: error, correlationId: reference }, "server action failed");
+    return `Something went wrong on Linkdesk's side.${reference ? ` Reference: ${reference}` : ""}`;
+  },
+}).use(async ({ next, metadata, clientInput }) => {
+  const correlationId = randomUUID();
+  const staff = await currentStaff();
+  const ip = clientAddress(await headers());
+  if (!staff) {
+    // Nobody identified: nothing to attribute, so no audit row (anonymous traffic must not flood the trail).
+    throw new ActionRefused("Your session has ended. Sign in again to continue.");
+  }
+  const actor = { id: staff.id, email: staff.email, role: staff.role };
+  const base: Pick<AuditRecord, "actor" | "action" | "correlationId" | "ip"> = { actor, action: metadata.action, correlationId, ip };
+
+  if (!can(staff.role, metadata.permission)) {
+    await appendAudit({ ...base, outcome: "refused", input: { reason: `role ${staff.role} lacks ${metadata.permission}`, fields: inputKeys(clientInput) } });
+    throw new ActionRefused(`Your role (${ROLE_LABELS[staff.role]}) may not ${PERMISSION_LABELS[metadata.permission]}.`);
+  }
+
+  // The body adds what it knows (target, before/after, upstream outcome) through note(); a closure, because ctx is
+  // copied between middleware layers.
+  const noted: AuditNote = {};
+  const note = (more: AuditNote) => Object.assign(noted, more);
+  const result = await next({ ctx: { staff, correlationId, note } });
+
+  const { refused, ...facts } = noted;
+  const outcome = result.success
+    ? "ok"
+    : result.validationErrors
+      ? "invalid"
+      : refused
+        ? "refused"
+        : facts.upstreamStatus !== undefined || facts.upstreamErrorCode !== undefined
+          ? "upstream_error"
+          : "error";
+  await appendAudit({
+    ...base,
+    ...facts,
+    outcome,
+    input: facts.input ?? (outcome === "invalid" ? { invalidFields: Object.keys(fieldErrors(result.validationErrors)) } : undefined),
+  });
+  return result;
+});
+
+/** Runs an upstream call and notes its outcome for the audit row, rethrowing failures for the error mapping. */
+export async function noteUpstream<T>(note: (n: AuditNote) => void, call: () => Promise<T>, successStatus = 200): Promise<T> {
+  try {
+    const result = await call();
+    note({ upstreamStatus: successStatus });
+    return result;
+  } catch (error) {
+    if (isUpstreamError(error)) note({ upstreamStatus: error.status ?? 0, upstreamErrorCode: error.errorCode ?? error.kind });
+    throw error;
+  }
+}
+
+function inputKeys(input: unknown): string[] | undefined {
+  return input && typeof input === "object" && !Array.isArray(input) ? Object.keys(input).slice(0, 20) : undefined;
+}
+
+function fieldErrors(validationErrors: unknown): Record<string, unknown> {
+  const fe = (validationErrors as { fieldErrors?: Record<string, unknown> } | undefined)?.fieldErrors;
+  return fe ?? {};
+}

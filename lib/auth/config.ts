@@ -1,0 +1,33 @@
+import type { NextAuthConfig } from "next-auth";
+
+// The part of the Auth.js configuration that needs no database, shared by the proxy and the full setup in index.ts.
+// Sessions are encrypted JWT cookies holding only the staff id and the sign-in time; the role is read from the
+// database on every request, so a role change or a disabled account takes effect at once and a cookie cannot carry
+// a forged role.
+
+export function authConfig(opts: { secret: string; maxAgeHours: number }): NextAuthConfig {
+  const maxAge = Math.round(opts.maxAgeHours * 3600);
+  return {
+    secret: opts.secret,
+    trustHost: true,
+    pages: { signIn: "/sign-in", error: "/sign-in" },
+    session: { strategy: "jwt", maxAge },
+    providers: [],
+    callbacks: {
+      jwt({ token, user }) {
+        if (user?.id) {
+          token.sub = user.id;
+          token.signedInAt = Date.now();
+        }
+        // A working day, counted from sign-in: activity does not extend it.
+        const signedInAt = typeof token.signedInAt === "number" ? token.signedInAt : 0;
+        if (Date.now() - signedInAt > maxAge * 1000) return null;
+        return token;
+      },
+      session({ session, token }) {
+        if (token.sub) session.user.id = token.sub;
+        return session;
+      },
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { PERMISSIONS, ROLES, can } from "./roles";
+
+describe("roles", () => {
+  it("grants each role what its job needs, cumulatively", () => {
+    const table = Object.fromEntries(ROLES.map((role) => [role, Object.keys(PERMISSIONS).filter((p) => can(role, p as never))]));
+    expect(table).toEqual({
+      viewer: ["read"],
+      support: ["read", "correct"],
+      ops: ["read", "correct", "import", "exchange"],
+      admin: ["read", "correct", "import", "exchange", "manageStaff"],
+    });
+  });
+
+  it("grants nothing to nobody or to an unknown role", () => {
+    expect(can(null, "read")).toBe(false);
+    expect(can(undefined, "read")).toBe(false);
+    expect(can("superuser" as never, "read")).toBe(false);
+  });
+});

@@ -1,0 +1,45 @@
+// Who may do what. Enforced on the server by the action client and by every page and route; the UI only mirrors it.
+
+export const ROLES = ["viewer", "support", "ops", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const ROLE_LABELS: Record<Role, string> = {
+  viewer: "Viewer",
+  support: "Support",
+  ops: "Ops",
+  admin: "Admin",
+};
+
+export const ROLE_DESCRIPTIONS: Record<Role, string> = {
+  viewer: "Reads links, transactions, health, rate limits and the audit trail",
+  support: "Viewer, plus correcting transaction categories and undoing corrections",
+  ops: "Support, plus importing links and exchanging tokens",
+  admin: "Everything, plus managing staff accounts",
+};
+
+/** Each permission lists the roles that hold it; the roles are cumulative (viewer < support < ops < admin). */
+export const PERMISSIONS = {
+  read: ["viewer", "support", "ops", "admin"],
+  correct: ["support", "ops", "admin"],
+  import: ["ops", "admin"],
+  exchange: ["ops", "admin"],
+  manageStaff: ["admin"],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export const PERMISSION_LABELS: Record<Permission, string> = {
+  read: "read Linkdesk",
+  correct: "correct transaction categories",
+  import: "import links",
+  exchange: "exchange tokens",
+  manageStaff: "manage staff accounts",
+};
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
+
+export function can(role: Role | null | undefined, permission: Permission): boolean {
+  return role != null && (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}

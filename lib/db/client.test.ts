@@ -1,0 +1,71 @@
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { closeDb, createDatabase, DataDirInUseError, getDb } from "./client";
+import { auditLog } from "./schema";
+
+// Only the storage settings matter here; the rest of the configuration is lib/env.ts's business and tests.
+const storageEnv = vi.hoisted(() => ({ DATABASE_URL: undefined as string | undefined, LINKDESK_DATA_DIR: "" }));
+vi.mock("../env", () => ({ getEnv: () => storageEnv }));
+
+const root = mkdtempSync(path.join(tmpdir(), "linkdesk-db-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const auditEntry = () => ({ action: "auth.sign_in", outcome: "ok" as const, correlationId: randomUUID() });
+
+/** The pid of a process that has already ended, as a crashed dashboard would leave in its lock file. */
+function deadPid(): number {
+  const pid = spawnSync(process.execPath, ["-e", ""]).pid;
+  if (!pid) throw new Error("could not start a short-lived process");
+  return pid;
+}
+
+describe("the embedded database (PGlite)", () => {
+  it("is opened once per process in LINKDESK_DATA_DIR/pglite and keeps its data and sequences across a clean close", async () => {
+    const dataDir = path.join(root, "data");
+    storageEnv.LINKDESK_DATA_DIR = dataDir;
+    const lockFile = path.join(dataDir, "pglite.lock");
+    mkdirSync(dataDir);
+    writeFileSync(lockFile, String(deadPid()));
+
+    const first = getDb();
+    expect(getDb()).toBe(first);
+    const database = await first;
+    expect(database.kind).toBe("pglite");
+    expect(existsSync(path.join(dataDir, "pglite", "PG_VERSION"))).toBe(true);
+    // The stale lock was taken over.
+    expect(readFileSync(lockFile, "utf8")).toBe(String(process.pid));
+    const [before] = await database.db.insert(auditLog).values(auditEntry()).returning();
+    if (!before) throw new Error("insert returned nothing");
+
+    await closeDb();
+    expect(database.kind === "pglite" && database.client.closed).toBe(true);
+    expect(existsSync(lockFile)).toBe(false);
+
+    const reopened = await createDatabase({ dataDir: path.join(dataDir, "pglite") });
+    try {
+      expect(await reopened.db.select().from(auditLog)).toEqual([before]);
+      const [after] = await reopened.db.insert(auditLog).values(auditEntry()).returning();
+      // An unclean stop would resume the identity up to 32 further on (PostgreSQL logs sequences ahead).
+      expect(after?.id).toBe(before.id + 1);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("refuses a data folder that another live process holds, without touching it", async () => {
+    const dataDir = path.join(root, "held", "pglite");
+    const lockFile = `${dataDir}.lock`;
+    mkdirSync(path.dirname(dataDir), { recursive: true });
+    writeFileSync(lockFile, String(process.ppid));
+
+    const refusal = createDatabase({ dataDir });
+    await expect(refusal).rejects.toBeInstanceOf(DataDirInUseError);
+    await expect(refusal).rejects.toMatchObject({ holderPid: process.ppid, message: expect.stringContaining(`in use by process ${process.ppid}`) });
+    expect(readFileSync(lockFile, "utf8")).toBe(String(process.ppid));
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});

@@ -1,0 +1,61 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { createDatabase, type Db } from "./client";
+import { defaultMigrationsFolder, migrateDatabase } from "./migrate";
+import { createScratchPostgresDatabase, withTestDatabases } from "./test-databases";
+
+const databases = withTestDatabases();
+
+const journal = JSON.parse(readFileSync(path.join(defaultMigrationsFolder(), "meta", "_journal.json"), "utf8")) as {
+  entries: { tag: string; when: number }[];
+};
+
+/** When each applied migration was made, as drizzle's bookkeeping table records it. */
+async function appliedMigrations(db: Db): Promise<number[]> {
+  const result = await db.execute<{ created_at: string }>(sql`select created_at from drizzle.__drizzle_migrations order by id`);
+  return result.rows.map((r) => Number(r.created_at));
+}
+
+async function tableNames(db: Db): Promise<string[]> {
+  const result = await db.execute<{ table_name: string }>(
+    sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
+  );
+  return result.rows.map((r) => r.table_name);
+}
+
+describe.each(databases)("$kind", (target) => {
+  it("applies every checked-in migration once, and applying again changes nothing", async () => {
+    const database = target.database;
+    expect(journal.entries.map((e) => e.tag)).toEqual(["0000_init", "0001_audit_log_append_only"]);
+    expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
+    expect(await tableNames(database.db)).toEqual(["audit_log", "sign_in_attempts", "staff"]);
+
+    await migrateDatabase(database);
+    await migrateDatabase(database);
+    expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
+  });
+
+  it("names the folder when the migrations cannot be found", async () => {
+    await expect(migrateDatabase(target.database, "/nonexistent/migrations")).rejects.toThrow(
+      "No migrations found at /nonexistent/migrations",
+    );
+  });
+
+  if (target.kind === "postgres") {
+    it("lets several instances starting at once all migrate a fresh database", async () => {
+      const scratch = await createScratchPostgresDatabase();
+      const opened: Awaited<ReturnType<typeof createDatabase>>[] = [];
+      try {
+        const starts = await Promise.allSettled([1, 2, 3, 4].map(() => createDatabase({ url: scratch.url })));
+        for (const start of starts) if (start.status === "fulfilled") opened.push(start.value);
+        expect(starts.map((s) => (s.status === "fulfilled" ? "started" : String(s.reason)))).toEqual(["started", "started", "started", "started"]);
+        expect(await appliedMigrations(opened[0]!.db)).toEqual(journal.entries.map((e) => e.when));
+      } finally {
+        await Promise.all(opened.map((d) => d.close()));
+        await scratch.drop();
+      }
+    });
+  }
+});

@@ -1,0 +1,110 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, check, type ExtraConfigColumn, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { ROLES } from "../auth/roles";
+
+// The one PostgreSQL schema, shared by PGlite and a real server. Change it here, then run
+// `node_modules/.bin/drizzle-kit generate` and check in the new file under lib/db/migrations.
+
+export const authSources = ["password", "oidc"] as const;
+export type AuthSource = (typeof authSources)[number];
+
+export const auditOutcomes = ["ok", "refused", "invalid", "upstream_error", "error"] as const;
+export type AuditOutcome = (typeof auditOutcomes)[number];
+
+const quotedList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+// Millisecond precision, like a JS Date, so a timestamp read back makes an exact keyset cursor: with PostgreSQL's
+// default microseconds, `(at, id) < (cursor)` would skip rows that share the cursor's millisecond.
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
+
+/** Emails are unique case-insensitively because they are stored lower-cased; the database refuses any other form. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export const staff = pgTable(
+  "staff",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    email: text("email").notNull().unique(),
+    name: text("name"),
+    /** One of ROLES (lib/auth/roles.ts): after changing that list, `drizzle-kit generate` writes the new check. */
+    role: text("role", { enum: ROLES }).notNull(),
+    /** Null for single-sign-on users. */
+    passwordHash: text("password_hash"),
+    authSource: text("auth_source", { enum: authSources }).notNull().default("password"),
+    disabledAt: timestamptz("disabled_at"),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    updatedAt: timestamptz("updated_at")
+      .notNull()
+      .defaultNow()
+      .$onUpdate(() => new Date()),
+  },
+  (t) => [
+    check("staff_role_check", sql`${t.role} in (${quotedList(ROLES)})`),
+    check("staff_auth_source_check", sql`${t.authSource} in (${quotedList(authSources)})`),
+    check("staff_email_lower_case_check", sql`${t.email} = lower(${t.email})`),
+  ],
+);
+
+export type Staff = typeof staff.$inferSelect;
+export type NewStaff = typeof staff.$inferInsert;
+
+/** One row per sign-in try, by email and by IP, for slowing down and locking out guessing. */
+export const signInAttempts = pgTable(
+  "sign_in_attempts",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    /** 'email:a@b.c' or 'ip:1.2.3.4'. */
+    subject: text("subject").notNull(),
+    at: timestamptz("at").notNull().defaultNow(),
+    succeeded: boolean("succeeded").notNull(),
+  },
+  (t) => [index("sign_in_attempts_subject_at_idx").on(t.subject, t.at.desc().nullsFirst())],
+);
+
+export type SignInAttempt = typeof signInAttempts.$inferSelect;
+export type NewSignInAttempt = typeof signInAttempts.$inferInsert;
+
+// drizzle-kit writes a bare .desc() as DESC NULLS LAST, but `ORDER BY at DESC` means NULLS FIRST, and PostgreSQL will
+// not read a NULLS LAST index for it (it sorts the whole table instead), NOT NULL columns notwithstanding.
+const newestFirst = (t: { at: ExtraConfigColumn; id: ExtraConfigColumn }) => [t.at.desc().nullsFirst(), t.id.desc().nullsFirst()] as const;
+
+/**
+ * Who did what, when, and what came of it. Append-only: a trigger (migration 0001) refuses UPDATE, DELETE and
+ * TRUNCATE. Every index ends in (at desc, id desc) so each Audit page filter pages newest-first by keyset.
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamptz("at").notNull().defaultNow(),
+    actorId: uuid("actor_id"),
+    actorEmail: text("actor_email"),
+    actorRole: text("actor_role"),
+    /** e.g. 'transaction.correct', 'auth.sign_in'. */
+    action: text("action").notNull(),
+    targetType: text("target_type"),
+    targetId: text("target_id"),
+    linkId: text("link_id"),
+    /** A summary of the request, never secrets. */
+    input: jsonb("input"),
+    before: jsonb("before"),
+    after: jsonb("after"),
+    outcome: text("outcome", { enum: auditOutcomes }).notNull(),
+    upstreamStatus: integer("upstream_status"),
+    upstreamErrorCode: text("upstream_error_code"),
+    correlationId: uuid("correlation_id").notNull(),
+    ip: text("ip"),
+  },
+  (t) => [
+    check("audit_log_outcome_check", sql`${t.outcome} in (${quotedList(auditOutcomes)})`),
+    index("audit_log_at_id_idx").on(...newestFirst(t)),
+    index("audit_log_actor_email_at_id_idx").on(t.actorEmail, ...newestFirst(t)),
+    index("audit_log_action_at_id_idx").on(t.action, ...newestFirst(t)),
+    index("audit_log_link_id_at_id_idx").on(t.linkId, ...newestFirst(t)),
+    index("audit_log_outcome_at_id_idx").on(t.outcome, ...newestFirst(t)),
+  ],
+);
+
+export type AuditEntry = typeof auditLog.$inferSelect;
+export type NewAuditEntry = typeof auditLog.$inferInsert;

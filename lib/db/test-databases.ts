@@ -1,0 +1,104 @@
+import { randomBytes } from "node:crypto";
+import { Client } from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { parseStorageEnv } from "../env";
+import { createDatabase, type Database } from "./client";
+
+// Only the storage settings: unit tests have no upstream or session secret to configure.
+const serverUrl = parseStorageEnv().DATABASE_URL;
+
+export interface TestDatabase {
+  kind: Database["kind"];
+  /** The open database; available inside tests and hooks, not while describe blocks are being collected. */
+  readonly database: Database;
+  /** The scratch database's URL (PostgreSQL only), for tests that need connections of their own. */
+  readonly url: string | undefined;
+}
+
+/**
+ * The databases every storage test runs against: PGlite in memory always, and a PostgreSQL scratch database when
+ * DATABASE_URL is set. Call it once at the top of a test file, then `describe.each(databases)("$kind", ...)`.
+ * The databases live for the whole file (a new PGlite costs seconds), so tests must not expect empty tables.
+ */
+export function withTestDatabases(): TestDatabase[] {
+  const targets = [openTarget("pglite", async () => ({ database: await createDatabase({ dataDir: "memory" }) }))];
+  if (serverUrl) {
+    targets.push(
+      openTarget("postgres", async () => {
+        const scratch = await createScratchPostgresDatabase();
+        try {
+          return { database: await createDatabase({ url: scratch.url }), url: scratch.url, drop: scratch.drop };
+        } catch (error) {
+          await scratch.drop();
+          throw error;
+        }
+      }),
+    );
+  }
+  beforeAll(() => Promise.all(targets.map((t) => t.open())), 60_000);
+  afterAll(() => Promise.all(targets.map((t) => t.close())), 60_000);
+  return targets.map((t) => t.target);
+}
+
+interface Opened {
+  database: Database;
+  url?: string;
+  drop?: () => Promise<void>;
+}
+
+function openTarget(kind: Database["kind"], open: () => Promise<Opened>) {
+  let opened: Opened | undefined;
+  const target: TestDatabase = {
+    kind,
+    get database() {
+      if (!opened) throw new Error(`The ${kind} test database is not open: use it inside a test or hook.`);
+      return opened.database;
+    },
+    get url() {
+      return opened?.url;
+    },
+  };
+  return {
+    target,
+    open: async () => {
+      opened = await open();
+    },
+    close: async () => {
+      if (!opened) return;
+      const { database, drop } = opened;
+      opened = undefined;
+      await database.close();
+      await drop?.();
+    },
+  };
+}
+
+/** Whether DATABASE_URL names a PostgreSQL server to test against as well. */
+export const hasPostgresServer = serverUrl !== undefined;
+
+/**
+ * A new, empty database `linkdesk_test_<random>` on the DATABASE_URL server; the database DATABASE_URL names is only
+ * used to issue CREATE and DROP DATABASE, never written to.
+ */
+export async function createScratchPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!serverUrl) throw new Error("DATABASE_URL is not set: there is no PostgreSQL server to test against.");
+  const name = `linkdesk_test_${randomBytes(6).toString("hex")}`;
+  await withServer((client) => client.query(`create database "${name}"`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    // FORCE ends sessions a failed test may have left open (PostgreSQL 13 and later).
+    drop: () => withServer((client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
+  };
+}
+
+async function withServer<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}

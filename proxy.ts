@@ -1,0 +1,36 @@
+import NextAuth from "next-auth";
+import type { NextFetchEvent, NextRequest } from "next/server";
+import { NextResponse } from "next/server";
+import { authConfig } from "@/lib/auth/config";
+import { getEnv } from "@/lib/env";
+
+// Sends visitors without a valid session to sign in, then back to where they were going. Only a first gate: every
+// page, server action and route checks the session and role itself.
+
+const PUBLIC = [/^\/sign-in(\/|$)/, /^\/api\/auth\//, /^\/api\/health$/];
+
+const { auth } = NextAuth(() => {
+  const env = getEnv();
+  const base = authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS });
+  return {
+    ...base,
+    callbacks: {
+      ...base.callbacks,
+      authorized({ auth: session, request }) {
+        const { pathname, search } = request.nextUrl;
+        if (session?.user?.id || PUBLIC.some((pattern) => pattern.test(pathname))) return true;
+        const signIn = new URL("/sign-in", request.nextUrl);
+        if (pathname !== "/") signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
+        return NextResponse.redirect(signIn);
+      },
+    },
+  };
+});
+
+export function proxy(request: NextRequest, event: NextFetchEvent) {
+  return (auth as unknown as (req: NextRequest, ev: NextFetchEvent) => Promise<Response>)(request, event);
+}
+
+export const config = {
+  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+};
