@@ -66,7 +66,9 @@ export async function startDashboard(opts: {
 }): Promise<Started> {
   const child = spawn(bin("next"), [opts.dev ? "dev" : "start", "-p", String(opts.port), "-H", opts.host], {
     cwd: ROOT,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...opts.env },
+    // Linkdesk handles SIGINT/SIGTERM itself (lib/db closes the embedded database, then the process exits), so Next's
+    // handler cannot exit before the database is closed.
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NEXT_MANUAL_SIG_HANDLE: "true", ...opts.env },
     stdio: ["ignore", opts.quiet ? "ignore" : "inherit", "inherit"],
   });
   const url = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${opts.port}`;

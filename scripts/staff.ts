@@ -3,7 +3,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ROLE_LABELS, ROLES } from "../lib/auth/roles";
-import { type Database, createDatabase } from "../lib/db/client";
+import { DataDirInUseError, type Database, createDatabase } from "../lib/db/client";
 import { databaseErrorOf } from "../lib/db/errors";
 import { ConfigError, parseStorageEnv } from "../lib/env";
 import { StaffAccountRefused, addStaffAccount, listStaff, setStaffDisabled, setStaffRole } from "../lib/staff/manage";
@@ -158,7 +158,7 @@ function describeFailure(error: unknown): string {
 }
 
 /** PGlite's data folder lock (lib/db/client.ts) names the live process that holds it. */
-const isHeldByAnotherProcess = (error: unknown) => error instanceof Error && /is in use by process \d+/.test(error.message);
+const isHeldByAnotherProcess = (error: unknown) => error instanceof DataDirInUseError && error.holderPid !== process.pid;
 
 async function main(argv: string[]): Promise<number> {
   let command: Command;

@@ -103,6 +103,8 @@ export const auditLog = pgTable(
     index("audit_log_action_at_id_idx").on(t.action, ...newestFirst(t)),
     index("audit_log_link_id_at_id_idx").on(t.linkId, ...newestFirst(t)),
     index("audit_log_outcome_at_id_idx").on(t.outcome, ...newestFirst(t)),
+    // Undo finds the correction it reverses by the correlation id the correction action returned.
+    index("audit_log_correlation_id_idx").on(t.correlationId),
   ],
 );
 

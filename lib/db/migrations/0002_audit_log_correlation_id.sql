@@ -1,0 +1,1 @@
+CREATE INDEX "audit_log_correlation_id_idx" ON "audit_log" USING btree ("correlation_id");
