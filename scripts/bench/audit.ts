@@ -11,18 +11,24 @@ import { appendAudit } from "../../lib/audit/append";
 import { type AuditFilters, listAudit } from "../../lib/audit/query";
 import { createDatabase, type Database } from "../../lib/db/client";
 import { auditLog } from "../../lib/db/schema";
+import { UpstreamClient } from "../../lib/upstream/client";
+import { UpstreamApi } from "../../lib/upstream/index";
+import { createSandbox } from "../../sandbox/server";
 import { median, ms, percentile } from "./stats";
 
 const ROWS = 1_000_000;
 
 export async function benchAudit({ appends = 200, pages = 50 } = {}): Promise<{ name: string; rows: string[][] }> {
   const rows: string[][] = [];
+  // The yardstick for "append adds under 5 %": one correction's round trip through lib/upstream to a local sandbox.
+  const correctionMs = await correctionRoundTrip(appends);
+  rows.push(["correction round trip (lib/upstream → sandbox)", `median ${ms(correctionMs)}`, "5 % of it is the append budget"]);
   // A data folder rather than memory: a million rows and their indexes are better kept out of the wasm heap.
   const folder = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-audit-"));
   try {
     const pglite = await createDatabase({ dataDir: path.join(folder, "pglite") });
     try {
-      rows.push(...(await measure("PGlite", pglite, { appends, pages })));
+      rows.push(...(await measure("PGlite", pglite, { appends, pages, correctionMs })));
     } finally {
       await pglite.close();
     }
@@ -36,7 +42,7 @@ export async function benchAudit({ appends = 200, pages = 50 } = {}): Promise<{ 
     try {
       const postgres = await createDatabase({ url: scratch.url });
       try {
-        rows.push(...(await measure("PostgreSQL", postgres, { appends, pages })));
+        rows.push(...(await measure("PostgreSQL", postgres, { appends, pages, correctionMs })));
       } finally {
         await postgres.close();
       }
@@ -49,7 +55,30 @@ export async function benchAudit({ appends = 200, pages = 50 } = {}): Promise<{ 
   return { name: `audit trail at ${ROWS.toLocaleString("en")} rows: appending one row, first page of the Audit page`, rows };
 }
 
-async function measure(label: string, database: Database, { appends, pages }: { appends: number; pages: number }): Promise<string[][]> {
+async function correctionRoundTrip(runs: number): Promise<number> {
+  const sandbox = createSandbox({ rateLimits: false, importDelayMs: 0 });
+  const url = await sandbox.listen(0);
+  try {
+    const api = new UpstreamApi(new UpstreamClient({ baseUrl: url, clientId: sandbox.state.options.clientId, clientSecret: sandbox.state.options.clientSecret }));
+    const fixtures = (await (await fetch(`${url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+    const linkId = fixtures.plain![0]!;
+    const { transactions } = await api.getTransactions(linkId, { size: 50 });
+    let i = 0;
+    const times = await time(runs, 20, async () => {
+      const txn = transactions[i++ % transactions.length]!;
+      await api.correctEnrichment(linkId, txn.transaction_id, { category: i % 2 ? "banking" : "charity" });
+    });
+    return median(times);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+async function measure(
+  label: string,
+  database: Database,
+  { appends, pages, correctionMs }: { appends: number; pages: number; correctionMs: number },
+): Promise<string[][]> {
   const { db } = database;
   const loadStarted = performance.now();
   await bulkLoad(database);
@@ -92,10 +121,10 @@ async function measure(label: string, database: Database, { appends, pages }: { 
   ];
   const result: string[][] = [[`${label}: bulk load + indexes + VACUUM ANALYZE`, `${loadSeconds.toFixed(1)} s`, `${ROWS.toLocaleString("en")} rows`]];
   result.push([
-    `${label}: appendAudit, one row (goal: median < 0.3 ms, under 5 % of a 5–10 ms correction)`,
+    `${label}: appendAudit, one row (goal: under 5 % of a correction)`,
     `median ${ms(median(appendTimes))}`,
     `p99 ${ms(percentile(appendTimes, 99))}`,
-    `${appends} runs`,
+    `${((median(appendTimes) / correctionMs) * 100).toFixed(1)} % of a correction, ${appends} runs`,
   ]);
   for (const [name, filters] of views) {
     let shown = 0;
