@@ -22,18 +22,13 @@ export class ActionRefused extends Error {
   }
 }
 
-export interface AuditNote {
-  targetType?: string;
-  targetId?: string;
-  linkId?: string;
-  input?: unknown;
-  before?: unknown;
-  after?: unknown;
-  upstreamStatus?: number;
-  upstreamErrorCode?: string;
+/** What an action body adds to its audit row through `ctx.note`. */
+export type AuditNote = Partial<
+  Pick<AuditRecord, "targetType" | "targetId" | "linkId" | "input" | "before" | "after" | "upstreamStatus" | "upstreamErrorCode">
+> & {
   /** Set when the body refused the request (ActionRefused): audited as "refused", not as a failure. */
   refused?: boolean;
-}
+};
 
 const metadataSchema = z.object({
   action: z.enum(AUDIT_ACTION_KEYS),
