@@ -19,6 +19,8 @@ const { auth } = NextAuth(() => {
       authorized({ auth: session, request }) {
         const { pathname, search } = request.nextUrl;
         if (session?.user?.id || PUBLIC.some((pattern) => pattern.test(pathname))) return true;
+        // Scripts get a status, not a sign-in page.
+        if (pathname.startsWith("/api/")) return NextResponse.json({ error: "Sign in first." }, { status: 401 });
         const signIn = new URL("/sign-in", request.nextUrl);
         if (pathname !== "/") signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
         return NextResponse.redirect(signIn);

@@ -1,8 +1,20 @@
 import { Callout } from "@/components/ui/callout";
+import { BudgetExceeded, BudgetUnavailable, describeScope, secondsUntil } from "@/lib/budget/budget";
 import { describeUpstreamError, isUpstreamError } from "@/lib/upstream/errors";
 
 /** What went wrong with the upstream, in words, for any page that reads from it. */
 export function UpstreamProblem({ error }: { error: unknown }) {
+  if (error instanceof BudgetExceeded) {
+    return (
+      <Callout tone="warning" title="Waiting for room in the rate budget">
+        Linkdesk&rsquo;s share of the upstream&rsquo;s limit ({describeScope(error.blockedBy)}) is used up for this minute, so
+        nothing was sent. Next slot in {secondsUntil(error.nextSlotAt)} s: reload then.
+      </Callout>
+    );
+  }
+  if (error instanceof BudgetUnavailable) {
+    return <Callout tone="error" title="The rate budget is unavailable">{error.message}</Callout>;
+  }
   if (!isUpstreamError(error)) {
     return <Callout tone="error" title="Something went wrong while talking to the upstream">Try again; if it persists, check the server log.</Callout>;
   }

@@ -48,9 +48,23 @@ const storageSchema = {
   LINKDESK_DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
 };
 
+const share = z.coerce.number().gt(0, "must be above 0").max(1, "must be at most 1");
+
+const budgetSchema = {
+  /** Linkdesk's share of each per-app limit: the production back end uses the same credentials and keeps the rest. */
+  BUDGET_APP_SHARE: share.default(0.5),
+  /** Linkdesk's share of each per-link, per-user and per-client limit. */
+  BUDGET_LINK_SHARE: share.default(0.5),
+  BUDGET_USER_SHARE: share.default(0.5),
+  BUDGET_CLIENT_SHARE: share.default(0.5),
+  /** A click waits at most this long for a rate-budget slot; beyond it, it is refused with the time of the next slot. */
+  BUDGET_INTERACTIVE_MAX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
+};
+
 const serverSchema = z.object({
   ...upstreamSchema,
   ...authSchema,
+  ...budgetSchema,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ...storageSchema,
 });

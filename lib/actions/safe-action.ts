@@ -5,6 +5,7 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import { type AuditRecord, appendAudit } from "../audit/append";
 import { AUDIT_ACTION_KEYS } from "../audit/actions";
+import { BudgetExceeded, BudgetUnavailable, describeScope, secondsUntil } from "../budget/budget";
 import { clientAddress, currentStaff } from "../auth";
 import { PERMISSION_LABELS, PERMISSIONS, ROLE_LABELS, can } from "../auth/roles";
 import { logger } from "../logger";
@@ -45,6 +46,12 @@ export const actionClient = createSafeActionClient({
       context?.note?.({ refused: true });
       return error.message;
     }
+    if (error instanceof BudgetExceeded) {
+      // Nothing was sent: the rate budget refused the call before it reached the upstream.
+      context?.note?.({ refused: true });
+      return `Not sent: Linkdesk's share of the upstream's rate limit (${describeScope(error.blockedBy)}) is used up. Next slot in ${secondsUntil(error.nextSlotAt)} s.`;
+    }
+    if (error instanceof BudgetUnavailable) return error.message;
     if (isUpstreamError(error)) {
       const { title, detail } = describeUpstreamError(error);
       return `${title}. ${detail}`;

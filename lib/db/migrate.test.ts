@@ -28,9 +28,15 @@ async function tableNames(db: Db): Promise<string[]> {
 describe.each(databases)("$kind", (target) => {
   it("applies every checked-in migration once, and applying again changes nothing", async () => {
     const database = target.database;
-    expect(journal.entries.map((e) => e.tag)).toEqual(["0000_init", "0001_audit_log_append_only"]);
+    expect(journal.entries.map((e) => e.tag)).toEqual([
+      "0000_init",
+      "0001_audit_log_append_only",
+      "0002_audit_log_correlation_id",
+      "0003_budget",
+      "0004_budget_functions",
+    ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
-    expect(await tableNames(database.db)).toEqual(["audit_log", "sign_in_attempts", "staff"]);
+    expect(await tableNames(database.db)).toEqual(["audit_log", "budget_closures", "budget_events", "budget_reservations", "sign_in_attempts", "staff"]);
 
     await migrateDatabase(database);
     await migrateDatabase(database);

@@ -110,3 +110,41 @@ export const auditLog = pgTable(
 
 export type AuditEntry = typeof auditLog.$inferSelect;
 export type NewAuditEntry = typeof auditLog.$inferInsert;
+
+/**
+ * The rate budget shared by every dashboard instance (lib/budget/postgres-store.ts): one row per reserved upstream
+ * call and key, kept while it is inside its key's window. `window_ms` lets the periodic sweep drop rows of keys that
+ * are never reserved again; rows of keys in use are pruned by the reservation itself.
+ */
+export const budgetReservations = pgTable(
+  "budget_reservations",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    /** `${endpoint}|${scope}|${scopeId}`, see lib/budget/keys.ts. */
+    key: text("key").notNull(),
+    /** The database's clock when reserved, so every instance counts on the same clock. */
+    at: timestamptz("at").notNull(),
+    windowMs: integer("window_ms").notNull(),
+  },
+  (t) => [index("budget_reservations_key_at_idx").on(t.key, t.at)],
+);
+
+/** Keys the upstream answered 429 on: no reservation until `until` (the database's clock). */
+export const budgetClosures = pgTable("budget_closures", {
+  key: text("key").primaryKey(),
+  until: timestamptz("until").notNull(),
+});
+
+/** Each 429 the upstream answered, kept an hour for the Limits page. */
+export const budgetEvents = pgTable(
+  "budget_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamptz("at").notNull(),
+    endpoint: text("endpoint").notNull(),
+    /** As the upstream sent it: seconds or an HTTP-date. */
+    retryAfter: text("retry_after"),
+    scopeIds: jsonb("scope_ids").$type<Record<string, string>>().notNull(),
+  },
+  (t) => [index("budget_events_at_idx").on(t.at)],
+);

@@ -19,6 +19,24 @@ export interface UpstreamCallLog {
   attempt: number;
 }
 
+/** Ids that pick a call's rate-limit keys: the link of a link-scoped call, the end user of a link session. */
+export interface CallScopes {
+  linkId?: string;
+  userId?: string;
+  relink?: boolean;
+}
+
+export type CallMode = "interactive" | "queued";
+
+/**
+ * The rate budget as the client sees it: a slot is reserved before every call is sent (or the call is refused), and
+ * a 429 is reported so the budget closes the call's keys.
+ */
+export interface CallGate {
+  reserve(endpoint: string, scopes: CallScopes, opts: { mode?: CallMode }): Promise<unknown>;
+  rateLimited(endpoint: string, scopes: CallScopes, retryAt: Date | undefined, retryAfterHeader: string | null): Promise<void>;
+}
+
 export interface UpstreamClientConfig {
   baseUrl: string;
   clientId: string;
@@ -28,6 +46,7 @@ export interface UpstreamClientConfig {
   now?: () => number;
   /** Receives one record per HTTP exchange (never headers or bodies). */
   onCall?: (call: UpstreamCallLog) => void;
+  gate?: CallGate;
 }
 
 export interface UpstreamRequest<S extends z.ZodType> {
@@ -40,6 +59,9 @@ export interface UpstreamRequest<S extends z.ZodType> {
   schema: S;
   timeoutMs?: number;
   correlationId?: string;
+  scopes?: CallScopes;
+  /** Interactive calls are refused when the budget has no room soon; queued ones wait their turn. */
+  mode?: CallMode;
 }
 
 export interface TokenStatus {
@@ -62,6 +84,7 @@ export class UpstreamClient {
   private readonly fetchImpl: typeof fetch;
   private readonly now: () => number;
   private readonly onCall?: (call: UpstreamCallLog) => void;
+  private readonly gate?: CallGate;
   private token?: CachedToken;
   private minting?: Promise<CachedToken>;
 
@@ -73,6 +96,7 @@ export class UpstreamClient {
     this.fetchImpl = config.fetch ?? fetch;
     this.now = config.now ?? Date.now;
     this.onCall = config.onCall;
+    this.gate = config.gate;
   }
 
   /** Obtains (or reuses) an access token and says until when it is valid. The token itself never leaves this class. */
@@ -135,8 +159,9 @@ export class UpstreamClient {
       client_id: this.clientId,
       client_secret: this.clientSecret,
     });
+    await this.gate?.reserve(endpoint, {}, { mode: "interactive" });
     const issuedAt = this.now();
-    const body = await this.exchange({
+    const body = await this.gated(endpoint, {}, () => this.exchange({
       endpoint,
       method: "POST",
       url: `${this.baseUrl}/auth/token`,
@@ -145,7 +170,7 @@ export class UpstreamClient {
       timeoutMs: this.timeoutMs,
       correlationId,
       attempt: 1,
-    });
+    }));
     const parsed = validate(accessTokenResponseSchema, body, endpoint, correlationId);
     const lifetimeMs = parsed.expires_in * 1000;
     // Renew shortly before expiry (a minute, or a tenth of a short lifetime) so no call carries a token that dies in flight.
@@ -172,7 +197,9 @@ export class UpstreamClient {
       "X-Request-Id": correlationId,
     };
     if (req.body !== undefined) headers["Content-Type"] = "application/json";
-    const body = await this.exchange({
+    const scopes = req.scopes ?? {};
+    await this.gate?.reserve(req.endpoint, scopes, { mode: req.mode });
+    const body = await this.gated(req.endpoint, scopes, () => this.exchange({
       endpoint: req.endpoint,
       method: req.method,
       url: url.toString(),
@@ -181,8 +208,20 @@ export class UpstreamClient {
       timeoutMs: req.timeoutMs ?? this.timeoutMs,
       correlationId,
       attempt,
-    });
+    }));
     return validate(req.schema, body, req.endpoint, correlationId);
+  }
+
+  /** Reports a 429 to the budget (which closes the call's keys) before passing the error on. Never retried here. */
+  private async gated<T>(endpoint: string, scopes: CallScopes, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (this.gate && error instanceof UpstreamError && error.status === 429) {
+        await this.gate.rateLimited(endpoint, scopes, error.retryAfter, error.retryAfterHeader ?? null);
+      }
+      throw error;
+    }
   }
 
   /** One HTTP exchange: returns the parsed JSON of a 2xx answer, throws UpstreamError for anything else. */
@@ -251,6 +290,7 @@ export class UpstreamClient {
       kind: "http",
       status: response.status,
       retryAfter,
+      retryAfterHeader: response.headers.get("retry-after") ?? undefined,
       ...(envelope.success
         ? {
             errorCode: envelope.data.error_code,

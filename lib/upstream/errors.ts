@@ -20,6 +20,7 @@ export interface UpstreamErrorInit {
   linkErrorCode?: string;
   documentationUrl?: string;
   retryAfter?: Date;
+  retryAfterHeader?: string;
   field?: string;
   correlationId?: string;
   cause?: unknown;
@@ -36,6 +37,8 @@ export class UpstreamError extends Error {
   readonly documentationUrl?: string;
   /** When the upstream allows the next call (from Retry-After), for 429s. */
   readonly retryAfter?: Date;
+  /** Retry-After as the upstream wrote it (seconds or HTTP-date), for the record. */
+  readonly retryAfterHeader?: string;
   /** The first field of a response that failed validation, as a dotted path. */
   readonly field?: string;
   readonly correlationId?: string;
@@ -51,6 +54,7 @@ export class UpstreamError extends Error {
     this.linkErrorCode = init.linkErrorCode;
     this.documentationUrl = init.documentationUrl;
     this.retryAfter = init.retryAfter;
+    this.retryAfterHeader = init.retryAfterHeader;
     this.field = init.field;
     this.correlationId = init.correlationId;
   }

@@ -1,8 +1,9 @@
 import "server-only";
 import { z } from "zod";
+import { budgetGate } from "../budget";
 import { getEnv } from "../env";
 import { logger } from "../logger";
-import { UpstreamClient } from "./client";
+import { type CallMode, UpstreamClient } from "./client";
 import {
   correctEnrichmentResponseSchema,
   exchangeTokenResponseSchema,
@@ -20,6 +21,8 @@ import {
 
 export interface CallOptions {
   correlationId?: string;
+  /** Interactive (default): refused when the rate budget has no room soon. Queued: waits its turn. */
+  mode?: CallMode;
 }
 
 const id = encodeURIComponent;
@@ -42,6 +45,7 @@ export class UpstreamApi {
     return this.client.request({
       method: "GET",
       endpoint: "GET /links/{id}",
+      scopes: { linkId },
       path: `/links/${id(linkId)}`,
       schema: linkSchema,
       ...opts,
@@ -56,6 +60,7 @@ export class UpstreamApi {
     return this.client.request({
       method: "GET",
       endpoint: "GET /links/{id}/transactions",
+      scopes: { linkId },
       path: `/links/${id(linkId)}/transactions`,
       // Without start_date the upstream returns only the last 90 days; staff expect the whole history.
       query: {
@@ -74,6 +79,7 @@ export class UpstreamApi {
     return this.client.request({
       method: "POST",
       endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment",
+      scopes: { linkId },
       path: `/links/${id(linkId)}/transactions/${id(transactionId)}/enrichment`,
       body,
       schema: correctEnrichmentResponseSchema,
@@ -108,6 +114,7 @@ export class UpstreamApi {
     return this.client.request({
       method: "POST",
       endpoint: "POST /links/{id}/import/transactions",
+      scopes: { linkId },
       path: `/links/${id(linkId)}/import/transactions`,
       body: { transactions },
       schema: linkSchema,
@@ -121,6 +128,7 @@ export class UpstreamApi {
       method: "POST",
       endpoint: "POST /link-session",
       path: "/link-session",
+      scopes: { userId: body.customer_user.id, linkId: body.existing_link_id, relink: body.existing_link_id !== undefined },
       body,
       schema: linkSessionResponseSchema,
       ...opts,
@@ -157,6 +165,7 @@ export function upstream(): UpstreamApi {
       clientId: env.UPSTREAM_CLIENT_ID,
       clientSecret: env.UPSTREAM_CLIENT_SECRET,
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+      gate: budgetGate,
       onCall: (call) => (call.status !== undefined && call.status < 400 ? log.info(call, "upstream call") : log.warn(call, "upstream call failed")),
     });
     instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS);

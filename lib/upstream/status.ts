@@ -1,4 +1,5 @@
 import "server-only";
+import { BudgetExceeded, BudgetUnavailable } from "../budget/budget";
 import { getEnv } from "../env";
 import { describeUpstreamError, isUpstreamError } from "./errors";
 import { upstream } from "./index";
@@ -68,6 +69,10 @@ async function timedRead(api: ReturnType<typeof upstream>): Promise<NonNullable<
 
 function explain(error: unknown): { ok: false; title: string; detail: string } {
   if (isUpstreamError(error)) return { ok: false, ...describeUpstreamError(error) };
+  if (error instanceof BudgetExceeded) {
+    return { ok: false, title: "No room in the rate budget", detail: `${error.message}. Nothing was sent.` };
+  }
+  if (error instanceof BudgetUnavailable) return { ok: false, title: "The rate budget is unavailable", detail: error.message };
   return { ok: false, title: "Unexpected error while checking the upstream", detail: error instanceof Error ? error.name : "unknown" };
 }
 

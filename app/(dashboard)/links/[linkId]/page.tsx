@@ -5,11 +5,28 @@ import { PageHeader } from "@/components/ui/page-header";
 import { UpstreamProblem } from "@/components/upstream-problem";
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
+import { getBudget, secondsUntil } from "@/lib/budget";
+import { callHeadroom } from "@/lib/budget/headroom";
 import { upstream } from "@/lib/upstream";
 
 export const metadata: Metadata = { title: "Link" };
 
 const PAGE_SIZE = 50;
+
+/** Headroom where staff act: how many corrections this link still allows this minute. */
+async function CorrectionsLeft({ linkId }: { linkId: string }) {
+  const keys = await callHeadroom(await getBudget(), "POST /links/{id}/transactions/{txn_id}/enrichment", { linkId });
+  const tightest = keys.reduce<(typeof keys)[number] | undefined>((a, b) => (!a || b.remaining < a.remaining ? b : a), undefined);
+  if (!tightest) return null;
+  return (
+    <p className="text-sm text-slate-600" data-testid="corrections-left">
+      Corrections left this minute: <span className="font-semibold tabular-nums">{tightest.remaining}</span> of {tightest.key.limit}
+      {tightest.remaining === 0 && tightest.nextSlotAt
+        ? ` (next slot in ${secondsUntil(tightest.nextSlotAt)} s)`
+        : ""}
+    </p>
+  );
+}
 
 export default async function LinkPage({
   params,
@@ -47,7 +64,10 @@ export default async function LinkPage({
         <dt className="text-slate-500">Tags</dt>
         <dd>{l.link_tags?.length ? l.link_tags.join(", ") : "none"}</dd>
       </dl>
-      <h2 className="mb-2 text-lg font-semibold">Transactions</h2>
+      <div className="mb-2 flex items-baseline justify-between gap-4">
+        <h2 className="text-lg font-semibold">Transactions</h2>
+        {can(staff.role, "correct") ? <CorrectionsLeft linkId={l.link_id} /> : null}
+      </div>
       {transactions.status === "rejected" ? (
         <UpstreamProblem error={transactions.reason} />
       ) : (

@@ -1,0 +1,26 @@
+/** A usage bar that reads without colour too: the text says how full it is, and "Near limit"/"Full" in words. */
+export function UsageMeter({ used, limit, label }: { used: number; limit: number; label: string }) {
+  const ratio = limit > 0 ? Math.min(1, used / limit) : 1;
+  const level = ratio >= 1 ? "full" : ratio >= 0.8 ? "near" : "ok";
+  const colour = level === "full" ? "bg-red-600" : level === "near" ? "bg-amber-500" : "bg-emerald-600";
+  return (
+    <div className="min-w-40">
+      <div
+        role="meter"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={limit}
+        aria-valuenow={used}
+        aria-valuetext={`${used} of ${limit} used`}
+        className="h-2 w-full overflow-hidden rounded bg-slate-200"
+      >
+        <div className={`h-full ${colour}`} style={{ width: `${Math.round(ratio * 100)}%` }} />
+      </div>
+      <div className="mt-0.5 text-xs text-slate-600">
+        {used} / {limit} used
+        {level === "full" ? <span className="ml-1 font-semibold text-red-700">Full</span> : null}
+        {level === "near" ? <span className="ml-1 font-semibold text-amber-800">Near limit</span> : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { Budget, BudgetExceeded, BudgetUnavailable } from "./budget";
+import { createMemoryStore } from "./memory-store";
+import type { BudgetStore } from "./types";
+
+const shares = { app: 0.5, link: 0.5, user: 0.5, client: 0.5 };
+const CORRECTION = "POST /links/{id}/transactions/{txn_id}/enrichment";
+
+function budget(store: BudgetStore = createMemoryStore(), interactiveMaxWaitMs = 0) {
+  return new Budget({ store, clientId: "client_1", appId: "client_1", shares, interactiveMaxWaitMs });
+}
+
+describe("Budget", () => {
+  it("reserves on every key of the call: per link and per app at Linkdesk's share", async () => {
+    const b = budget();
+    const keys = await b.reserve(CORRECTION, { linkId: "mk_1" });
+    expect(keys.map((k) => [k.scope, k.scopeId, k.limit])).toEqual([
+      ["link", "mk_1", 30],
+      ["app", "client_1", 1000],
+    ]);
+  });
+
+  it("refuses an interactive call at once with the time of the next slot", async () => {
+    const b = budget();
+    for (let i = 0; i < 30; i++) await b.reserve(CORRECTION, { linkId: "mk_2" });
+    const error = (await b.reserve(CORRECTION, { linkId: "mk_2" }).catch((e: unknown) => e)) as BudgetExceeded;
+    expect(error).toBeInstanceOf(BudgetExceeded);
+    expect(error.blockedBy).toEqual({ endpoint: CORRECTION, scope: "link", scopeId: "mk_2" });
+    expect(error.nextSlotAt.getTime()).toBeGreaterThan(Date.now() + 55_000);
+    expect(error.message).toMatch(/next slot in \d+ s$/);
+    // Another link still has room: the per-app key was not consumed by the refusal.
+    await expect(b.reserve(CORRECTION, { linkId: "mk_3" })).resolves.toHaveLength(2);
+  });
+
+  it("lets queued work wait for its slot, in order, and says until when it waits", async () => {
+    let clock = 0;
+    const store = createMemoryStore({ now: () => clock });
+    const waits: number[] = [];
+    const b = new Budget({
+      store,
+      clientId: "c",
+      appId: "c",
+      shares: { ...shares, link: 0.1 },
+      interactiveMaxWaitMs: 0,
+      // A fake sleep that moves the store's clock instead of waiting.
+      sleep: async (ms) => {
+        clock += ms;
+      },
+    });
+    // PATCH /links/{id} allows 4 per link per minute: 10 % of it is 1.
+    const order: number[] = [];
+    await Promise.all(
+      [1, 2, 3].map((n) =>
+        b.reserve("PATCH /links/{id}", { linkId: "mk_q" }, { mode: "queued", onWait: (at) => waits.push(at.getTime()) }).then(() => order.push(n)),
+      ),
+    );
+    expect(order).toEqual([1, 2, 3]);
+    expect(waits.length).toBeGreaterThanOrEqual(2);
+    expect(clock).toBeGreaterThanOrEqual(2 * 61_000);
+  });
+
+  it("closes the call's keys after an upstream 429 until its Retry-After", async () => {
+    const b = budget();
+    const retryAt = new Date(Date.now() + 20_000);
+    await b.rateLimited(CORRECTION, { linkId: "mk_4" }, retryAt, "20");
+    const error = (await b.reserve(CORRECTION, { linkId: "mk_4" }).catch((e: unknown) => e)) as BudgetExceeded;
+    expect(error.reason).toBe("closed");
+    expect(Math.abs(error.nextSlotAt.getTime() - retryAt.getTime())).toBeLessThan(1000);
+    const usage = await b.store.usage(61_000);
+    expect(usage.events[0]).toMatchObject({ endpoint: CORRECTION, retryAfter: "20", scopeIds: { link: "mk_4", app: "client_1" } });
+  });
+
+  it("fails closed when its storage fails: no reservation, a clear error", async () => {
+    const broken: BudgetStore = {
+      kind: "postgres",
+      tryReserve: async () => {
+        throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+      },
+      close: async () => undefined,
+      usage: async () => ({ used: [], closures: [], events: [] }),
+    };
+    const error = await budget(broken).reserve(CORRECTION, { linkId: "mk_5" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetUnavailable);
+    expect((error as Error).message).not.toContain("5432");
+  });
+
+  it("puts no budget on calls the spec does not limit", async () => {
+    await expect(budget().reserve("POST /_sandbox/link-sessions/{token}/complete", {})).resolves.toEqual([]);
+  });
+});
