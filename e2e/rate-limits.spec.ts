@@ -43,3 +43,23 @@ test("scripts reading a link over HTTP get the RateLimit headers of the budget k
   expect((await anonymous.request.get(`/api/links/${linkId}`)).status()).toBe(401);
   await anonymous.close();
 });
+
+test("support applies a correction to the similar transactions as a queued job, seeing its cost first", async ({ page }) => {
+  await signInAs(page, "support");
+  const linkId = await plainLinkId();
+  await page.goto(`/links/${linkId}`);
+  // A transaction whose merchant comes again further down (older) has similar past ones.
+  const descriptions = await page.getByTestId("transaction-row").locator("td:nth-child(2) > div:first-child").allTextContents();
+  const index = descriptions.findIndex((d, i) => descriptions.indexOf(d, i + 1) > i);
+  expect(index, "the seeded link has a repeated merchant on its first page").toBeGreaterThanOrEqual(0);
+  const row = page.getByTestId("transaction-row").nth(index);
+  await row.getByLabel("Category", { exact: true }).selectOption({ label: "Shopping" });
+  await row.getByRole("button", { name: "Save" }).click();
+  await expect(row.getByRole("status").first()).toContainText(/\d+ similar past transactions found/);
+  await expect(row.getByTestId("bulk-cost")).toHaveText(/^\d+ calls, .+ at the per-(link|app) limit \(\d+\/min, \d+ left now\)$/);
+  await row.getByRole("button", { name: /Apply to the \d+ similar/ }).click();
+  await expect(row.getByTestId("bulk-progress")).toContainText(/Done: \d+ of \d+ corrected\./, { timeout: 30_000 });
+
+  await page.goto("/audit?action=transaction.correct_bulk");
+  await expect(page.getByRole("row").filter({ hasText: "support@demo.linkdesk.test" }).first()).toContainText("Done");
+});

@@ -1,6 +1,8 @@
 // `npm run bench`: every benchmark, side by side where they compare. Figures, not assertions.
 import { benchSandboxServe } from "../sandbox/bench-serve";
 import { benchAudit } from "./bench/audit";
+import { benchBudget } from "./bench/budget";
+import { benchBudgetThroughput } from "./bench/budget-throughput";
 import { benchUpstreamClient } from "./bench/upstream-client";
 
 interface Result {
@@ -11,6 +13,8 @@ interface Result {
 const suites: Record<string, () => Promise<Result>> = {
   client: () => benchUpstreamClient(),
   audit: () => benchAudit(),
+  budget: () => benchBudget(),
+  "budget-throughput": () => benchBudgetThroughput(),
   sandbox: async () => {
     const r = await benchSandboxServe({ seconds: 5 });
     return {

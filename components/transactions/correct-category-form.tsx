@@ -4,8 +4,9 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useAction } from "next-safe-action/hooks";
 import { useRouter } from "next/navigation";
 import { useForm, useWatch } from "react-hook-form";
-import { correctCategory, undoCorrection } from "@/lib/actions/transactions";
+import { correctCategory, correctCategoryBulk, undoCorrection } from "@/lib/actions/transactions";
 import { type CorrectCategoryInput, correctCategorySchema } from "@/lib/schemas/transactions";
+import { BulkProgress } from "./bulk-progress";
 import { CATEGORIES, type Category, type Subcategory, categoryLabel, subcategoriesOf, subcategoryLabel } from "@/lib/upstream/taxonomy";
 
 /** The constrained dropdown: a category, then only that category's subcategories. */
@@ -25,6 +26,7 @@ export function CorrectCategoryForm({
   });
   const correct = useAction(correctCategory, { onSuccess: () => router.refresh() });
   const undo = useAction(undoCorrection, { onSuccess: () => router.refresh() });
+  const bulk = useAction(correctCategoryBulk);
   const category = useWatch({ control: form.control, name: "category" });
   const errors = form.formState.errors;
   const serverFieldError = correct.result.validationErrors?.fieldErrors;
@@ -96,6 +98,39 @@ export function CorrectCategoryForm({
           </button>
         </p>
       ) : null}
+      {correct.result.data && correct.result.data.similarCount > 0 && !bulk.result.data ? (
+        <div className="w-full rounded border border-indigo-200 bg-indigo-50 px-2 py-1.5 text-sm">
+          <button
+            type="button"
+            disabled={bulk.isPending}
+            className="rounded bg-indigo-600 px-2 py-0.5 font-medium text-white hover:bg-indigo-700 disabled:opacity-60"
+            onClick={() => {
+              const data = correct.result.data!;
+              const values = form.getValues();
+              bulk.execute({
+                linkId,
+                category: values.category,
+                subcategory: values.subcategory,
+                items: data.similar.map((t) => ({
+                  transactionId: t.transactionId,
+                  previous: t.category ? { category: t.category, subcategory: t.subcategory } : undefined,
+                })),
+              });
+            }}
+          >
+            Apply to the {correct.result.data.similarCount} similar
+          </button>{" "}
+          <span className="text-slate-700" data-testid="bulk-cost">
+            {correct.result.data.bulkCost}
+          </span>
+          {bulk.result.serverError ? (
+            <p role="alert" className="text-red-700">
+              {bulk.result.serverError}
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+      {bulk.result.data ? <BulkProgress jobId={bulk.result.data.jobId} /> : null}
       {undo.result.serverError ? (
         <p role="alert" className="w-full text-sm text-red-700">
           {undo.result.serverError}

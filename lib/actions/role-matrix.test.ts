@@ -49,7 +49,7 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-const { correctCategory, undoCorrection } = await import("./transactions");
+const { correctCategory, correctCategoryBulk, undoCorrection } = await import("./transactions");
 const { exchangeToken, createSandboxExchangeToken } = await import("./links");
 const { addStaff, changeRole, disableStaff, enableStaff, resetStaffPassword } = await import("./staff");
 
@@ -67,6 +67,12 @@ const target = () => people.viewer.id;
 
 const cases: Case[] = [
   { name: "correctCategory", audit: "transaction.correct", allowed: supportUp, call: () => correctCategory({ linkId, transactionId, category: "banking", subcategory: "atm_fees" }) },
+  {
+    name: "correctCategoryBulk",
+    audit: "transaction.correct_bulk",
+    allowed: supportUp,
+    call: () => correctCategoryBulk({ linkId, category: "banking", items: [{ transactionId }] }),
+  },
   { name: "undoCorrection", audit: "transaction.undo_correction", allowed: supportUp, call: () => undoCorrection({ correlationId: randomUUID() }) },
   { name: "exchangeToken", audit: "link.exchange_token", allowed: opsUp, call: () => exchangeToken({ exchangeableToken: randomUUID() }) },
   { name: "createSandboxExchangeToken", audit: "link.sandbox_session", allowed: opsUp, call: () => createSandboxExchangeToken() },

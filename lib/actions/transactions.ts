@@ -3,7 +3,10 @@
 import { and, eq } from "drizzle-orm";
 import { getDb } from "../db/client";
 import { auditLog } from "../db/schema";
-import { correctCategorySchema, toWireCorrection, undoCorrectionSchema } from "../schemas/transactions";
+import { getBudget } from "../budget";
+import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom";
+import { CORRECTION_ENDPOINT, startBulkCorrection } from "../jobs/bulk-correction";
+import { correctCategoryBulkSchema, correctCategorySchema, toWireCorrection, undoCorrectionSchema } from "../schemas/transactions";
 import { upstream } from "../upstream";
 import { ActionRefused, actionClient, noteUpstream } from "./safe-action";
 
@@ -25,8 +28,22 @@ export const correctCategory = actionClient
       upstream().correctEnrichment(input.linkId, input.transactionId, wire, { correlationId: ctx.correlationId }),
     );
     const [updated, ...similar] = result.transactions;
+    // What applying the same correction to the similar ones would cost, before anyone starts it.
+    const estimate = estimateCost(similar.length, await callHeadroom(await getBudget(), CORRECTION_ENDPOINT, { linkId: input.linkId }));
     // The correlation id names this correction's audit row, so the person can undo it.
-    return { updated, similarCount: similar.length, similar, correlationId: ctx.correlationId };
+    return {
+      updated,
+      similarCount: similar.length,
+      similar: similar.map((t) => ({
+        transactionId: t.transaction_id,
+        description: t.description ?? t.raw_description ?? "",
+        date: t.date,
+        category: t.enrichment?.category.value,
+        subcategory: t.enrichment?.subcategory?.value,
+      })),
+      bulkCost: estimate && similar.length > 0 ? `${similar.length} calls, ${describeDuration(estimate.seconds)} at the per-${estimate.scope} limit (${estimate.limit}/min, ${estimate.remaining} left now)` : null,
+      correlationId: ctx.correlationId,
+    };
   });
 
 /** Puts back the category a correction replaced, from that correction's audit row. */
@@ -54,4 +71,17 @@ export const undoCorrection = actionClient
     });
     await noteUpstream(ctx.note, () => upstream().correctEnrichment(original.linkId!, original.targetId!, wire, { correlationId: ctx.correlationId }));
     return { restored: wire };
+  });
+
+/** Applies one correction to many transactions of a link, as a queued job within the rate budget. */
+export const correctCategoryBulk = actionClient
+  .metadata({ action: "transaction.correct_bulk", permission: "correct" })
+  .inputSchema(correctCategoryBulkSchema)
+  .action(async ({ parsedInput: input, ctx }) => {
+    const { db } = await getDb();
+    const wire = toWireCorrection(input);
+    ctx.note({ targetType: "link", targetId: input.linkId, linkId: input.linkId, input: { ...wire, transactions: input.items.length }, after: wire });
+    const job = await startBulkCorrection(db, ctx.staff, input, ctx.correlationId);
+    ctx.note({ targetType: "bulk_job", targetId: job.id });
+    return { jobId: job.id, total: job.total, eta: job.eta?.toISOString() ?? null };
   });

@@ -28,3 +28,23 @@ describe("RateLimit headers", () => {
     expect(rateLimitHeaders([])).toEqual({});
   });
 });
+
+describe("bulk cost estimate", () => {
+  const h = (remaining: number, limit: number): KeyHeadroom => ({
+    key: { endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment", scope: "link", scopeId: "mk_1", limit, upstreamLimit: limit * 2, windowMs: 61_000 },
+    used: limit - remaining,
+    remaining,
+    nextSlotAt: null,
+    closedUntil: null,
+  });
+
+  it("sends what fits now and then a window per limit's worth", async () => {
+    const { estimateCost, describeDuration } = await import("./headroom");
+    expect(estimateCost(20, [h(30, 30)])).toMatchObject({ calls: 20, seconds: 0 });
+    // 312 calls, 30 left now, 30 a window: 282 later → 10 windows.
+    const e = estimateCost(312, [h(30, 30)])!;
+    expect(e.seconds).toBe(610);
+    expect(describeDuration(e.seconds)).toBe("about 10 min");
+    expect(describeDuration(0)).toBe("a few seconds");
+  });
+});

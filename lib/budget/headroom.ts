@@ -81,3 +81,35 @@ export async function ruleRows(budget: Budget): Promise<{ rows: RuleRow[]; busie
     .slice(0, 10);
   return { rows, busiestLinks, usage };
 }
+
+export interface CostEstimate {
+  calls: number;
+  /** The tightest key's share limit and what is left of it now. */
+  limit: number;
+  remaining: number;
+  scope: RateLimitScope;
+  /** Time until the last call can be sent, at that limit. */
+  seconds: number;
+}
+
+/**
+ * What a bulk job of `calls` calls costs: the first `remaining` go now, then `limit` per window as slots free.
+ * E.g. 312 corrections at 30 a minute with 30 left: about 10 minutes.
+ */
+export function estimateCost(calls: number, headrooms: KeyHeadroom[]): CostEstimate | null {
+  let worst: CostEstimate | null = null;
+  for (const h of headrooms) {
+    const later = Math.max(0, calls - h.remaining);
+    const seconds = later === 0 ? 0 : Math.ceil(later / h.key.limit) * (h.key.windowMs / 1000);
+    if (!worst || seconds > worst.seconds || (seconds === worst.seconds && h.remaining < worst.remaining)) {
+      worst = { calls, limit: h.key.limit, remaining: h.remaining, scope: h.key.scope, seconds };
+    }
+  }
+  return worst;
+}
+
+export function describeDuration(seconds: number): string {
+  if (seconds < 5) return "a few seconds";
+  if (seconds < 90) return `about ${Math.ceil(seconds / 5) * 5} s`;
+  return `about ${Math.round(seconds / 60)} min`;
+}

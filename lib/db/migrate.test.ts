@@ -34,9 +34,18 @@ describe.each(databases)("$kind", (target) => {
       "0002_audit_log_correlation_id",
       "0003_budget",
       "0004_budget_functions",
+      "0005_bulk_jobs",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
-    expect(await tableNames(database.db)).toEqual(["audit_log", "budget_closures", "budget_events", "budget_reservations", "sign_in_attempts", "staff"]);
+    expect(await tableNames(database.db)).toEqual([
+      "audit_log",
+      "budget_closures",
+      "budget_events",
+      "budget_reservations",
+      "bulk_jobs",
+      "sign_in_attempts",
+      "staff",
+    ]);
 
     await migrateDatabase(database);
     await migrateDatabase(database);

@@ -148,3 +148,38 @@ export const budgetEvents = pgTable(
   },
   (t) => [index("budget_events_at_idx").on(t.at)],
 );
+
+export const bulkJobStatuses = ["running", "done"] as const;
+export type BulkJobStatus = (typeof bulkJobStatuses)[number];
+
+/**
+ * A bulk correction in progress or finished. The instance that started it works through it in queued mode and writes
+ * progress here, so any instance can show it; a job whose heartbeat stopped (its instance ended) reads as interrupted.
+ */
+export const bulkJobs = pgTable(
+  "bulk_jobs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    kind: text("kind").notNull(),
+    linkId: text("link_id").notNull(),
+    createdBy: uuid("created_by").notNull(),
+    createdByEmail: text("created_by_email").notNull(),
+    status: text("status", { enum: bulkJobStatuses }).notNull().default("running"),
+    total: integer("total").notNull(),
+    done: integer("done").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    /** What is applied: the category pair. */
+    payload: jsonb("payload").notNull(),
+    eta: timestamptz("eta"),
+    lastError: text("last_error"),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    /** Heartbeat: set at every item. */
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    check("bulk_jobs_status_check", sql`${t.status} in (${quotedList(bulkJobStatuses)})`),
+    index("bulk_jobs_created_by_idx").on(t.createdBy, t.createdAt),
+  ],
+);
+
+export type BulkJob = typeof bulkJobs.$inferSelect;

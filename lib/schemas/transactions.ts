@@ -22,6 +22,27 @@ export const correctCategorySchema = z
 
 export type CorrectCategoryInput = z.infer<typeof correctCategorySchema>;
 
+/** At most this many transactions in one bulk correction (about 33 minutes at the default per-link share). */
+export const BULK_MAX_ITEMS = 1000;
+
+// Shared by the "apply to similar" form and its action.
+export const correctCategoryBulkSchema = z
+  .object({
+    linkId: id,
+    category: categorySchema,
+    subcategory: subcategorySchema.optional(),
+    items: z
+      .array(z.object({ transactionId: id, previous: z.object({ category: categorySchema, subcategory: subcategorySchema.optional() }).optional() }))
+      .min(1, "Choose at least one transaction")
+      .max(BULK_MAX_ITEMS, `At most ${BULK_MAX_ITEMS} transactions at a time`),
+  })
+  .refine((v) => v.subcategory === undefined || categoryOf(v.subcategory) === v.category, {
+    message: "Choose a subcategory of the selected category",
+    path: ["subcategory"],
+  });
+
+export type CorrectCategoryBulkInput = z.infer<typeof correctCategoryBulkSchema>;
+
 /** A correction is named by the correlation id of its audit row, which the correction action returns. */
 export const undoCorrectionSchema = z.object({ correlationId: z.uuid() });
 
