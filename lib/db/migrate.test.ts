@@ -35,6 +35,7 @@ describe.each(databases)("$kind", (target) => {
       "0003_budget",
       "0004_budget_functions",
       "0005_bulk_jobs",
+      "0006_links_read_model",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([
@@ -43,8 +44,11 @@ describe.each(databases)("$kind", (target) => {
       "budget_events",
       "budget_reservations",
       "bulk_jobs",
+      "link_snapshots",
+      "links",
       "sign_in_attempts",
       "staff",
+      "sync_state",
     ]);
 
     await migrateDatabase(database);

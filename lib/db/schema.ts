@@ -183,3 +183,81 @@ export const bulkJobs = pgTable(
 );
 
 export type BulkJob = typeof bulkJobs.$inferSelect;
+
+/**
+ * The read model of links: what GET /links/{id} last answered for each link, plus what Linkdesk derives for filtering
+ * (product error codes, last refresh). Written by the sync and by every upstream response that carries a Link.
+ */
+export const links = pgTable(
+  "links",
+  {
+    linkId: text("link_id").primaryKey(),
+    /** From GET /links; null for a link first seen elsewhere (an exchange, an import). */
+    createdAt: timestamptz("created_at"),
+    institutionId: text("institution_id"),
+    institutionName: text("institution_name"),
+    institutionAvatar: text("institution_avatar"),
+    state: text("state"),
+    errorCode: text("error_code"),
+    provider: text("provider"),
+    linkTags: text("link_tags").array().notNull().default(sql`'{}'::text[]`),
+    /** The whole Link object as last read (deprecated fields included, for the detail page). */
+    raw: jsonb("raw"),
+    /** Error codes of the link's products, for the product-error filter. */
+    productErrorCodes: text("product_error_codes").array().notNull().default(sql`'{}'::text[]`),
+    /** Latest refreshed_at over the link's products. */
+    lastRefreshedAt: timestamptz("last_refreshed_at"),
+    /** When Linkdesk last read the link's details (null: listed, details not fetched yet). */
+    seenAt: timestamptz("seen_at"),
+    /** When the link was last listed by GET /links (a deleted link stops being listed). */
+    listedAt: timestamptz("listed_at"),
+    /** First time Linkdesk saw the link in state deleted: it is removed upstream 90 days later. */
+    deletedSeenAt: timestamptz("deleted_seen_at"),
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("links_state_idx").on(t.state, t.linkId),
+    index("links_error_code_idx").on(t.errorCode, t.linkId),
+    index("links_institution_idx").on(t.institutionId, t.linkId),
+    index("links_provider_idx").on(t.provider, t.linkId),
+    index("links_created_at_idx").on(t.createdAt.desc().nullsFirst(), t.linkId),
+    index("links_last_refreshed_idx").on(t.lastRefreshedAt, t.linkId),
+    index("links_seen_at_idx").on(t.seenAt),
+    index("links_tags_idx").using("gin", t.linkTags),
+    index("links_product_errors_idx").using("gin", t.productErrorCodes),
+  ],
+);
+
+export type LinkRow = typeof links.$inferSelect;
+
+/** Counts of links by state and by error code, taken after each sync, for the Health trends. */
+export const linkSnapshots = pgTable(
+  "link_snapshots",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamptz("at").notNull().defaultNow(),
+    total: integer("total").notNull(),
+    byState: jsonb("by_state").$type<Record<string, number>>().notNull(),
+    byErrorCode: jsonb("by_error_code").$type<Record<string, number>>().notNull(),
+  },
+  (t) => [index("link_snapshots_at_idx").on(t.at)],
+);
+
+/**
+ * The sync's state: one row ("current"). Holding it (owner + fresh heartbeat) makes an instance the only one
+ * syncing; the cursor and the run's start let a restarted sync resume where it stopped.
+ */
+export const syncState = pgTable("sync_state", {
+  id: text("id").primaryKey(),
+  owner: text("owner"),
+  heartbeatAt: timestamptz("heartbeat_at"),
+  runStartedAt: timestamptz("run_started_at"),
+  runFinishedAt: timestamptz("run_finished_at"),
+  /** "listing" (walking GET /links) or "details" (fetching GET /links/{id}) or "idle". */
+  phase: text("phase").notNull().default("idle"),
+  listCursor: text("list_cursor"),
+  total: integer("total").notNull().default(0),
+  done: integer("done").notNull().default(0),
+  lastError: text("last_error"),
+  requestedAt: timestamptz("requested_at"),
+});

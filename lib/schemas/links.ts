@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LINK_ERROR_CODES, LINK_STATES } from "../upstream/schemas";
 
 // Shared by the exchange form and the exchange action. The spec's sample token is UUID-shaped.
 export const exchangeTokenSchema = z.object({
@@ -6,3 +7,25 @@ export const exchangeTokenSchema = z.object({
 });
 
 export type ExchangeTokenInput = z.infer<typeof exchangeTokenSchema>;
+
+// The links list's state in the URL, shared by the list page, its CSV export, Health's click-throughs and tests.
+// Every field is optional; a bad value is dropped (and reported by the page), never an error page.
+export const LINK_SORTS = ["created_at", "last_refreshed_at", "institution_name", "state", "error_code", "provider", "link_id"] as const;
+
+export const linkListParamsSchema = z.object({
+  state: z.enum(LINK_STATES).optional(),
+  error_code: z.enum(LINK_ERROR_CODES).optional(),
+  institution: z.string().trim().min(1).max(200).optional(),
+  provider: z.string().trim().min(1).max(100).optional(),
+  tag: z.string().trim().min(1).max(200).optional(),
+  product_error: z.string().trim().min(1).max(100).optional(),
+  /** Links with no product refreshed in this many days. */
+  stale: z.coerce.number().int().min(1).max(3650).optional(),
+  /** Link id (prefix) or tag. */
+  q: z.string().trim().min(1).max(200).optional(),
+  sort: z.enum(LINK_SORTS).optional(),
+  dir: z.enum(["asc", "desc"]).optional(),
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
+});
+
+export type LinkListParams = z.infer<typeof linkListParamsSchema>;

@@ -1,7 +1,9 @@
 import "server-only";
 import { z } from "zod";
 import { budgetGate } from "../budget";
+import { getDb } from "../db/client";
 import { getEnv } from "../env";
+import { recordLinks } from "../links/read-model";
 import { logger } from "../logger";
 import { type CallMode, UpstreamClient } from "./client";
 import {
@@ -12,6 +14,7 @@ import {
   linksPageSchema,
   transactionsPageSchema,
   type WireCorrectEnrichmentRequest,
+  type WireLink,
   type WireImportLinkRequest,
   type WireImportTransaction,
 } from "./schemas";
@@ -27,8 +30,23 @@ export interface CallOptions {
 
 const id = encodeURIComponent;
 
+/** Told of every Link object an upstream answer carries, e.g. to keep the read model current. */
+export type LinkObserver = (links: WireLink[]) => Promise<void>;
+
 export class UpstreamApi {
-  constructor(readonly client: UpstreamClient, private readonly importTimeoutMs = 30_000) {}
+  constructor(
+    readonly client: UpstreamClient,
+    private readonly importTimeoutMs = 30_000,
+    private readonly onLinks?: LinkObserver,
+  ) {}
+
+  private async observe<T>(result: T, link: (r: T) => WireLink): Promise<T> {
+    if (this.onLinks) {
+      // The read model is a copy: failing to update it must not fail the person's action.
+      await this.onLinks([link(result)]).catch((error: unknown) => logger().warn({ err: error }, "read model update failed"));
+    }
+    return result;
+  }
 
   listLinks(params: { cursor?: string; limit?: number } = {}, opts: CallOptions = {}) {
     return this.client.request({
@@ -41,8 +59,8 @@ export class UpstreamApi {
     });
   }
 
-  getLink(linkId: string, opts: CallOptions = {}) {
-    return this.client.request({
+  async getLink(linkId: string, opts: CallOptions = {}) {
+    const result = await this.client.request({
       method: "GET",
       endpoint: "GET /links/{id}",
       scopes: { linkId },
@@ -50,14 +68,15 @@ export class UpstreamApi {
       schema: linkSchema,
       ...opts,
     });
+    return this.observe(result, (r) => r);
   }
 
-  getTransactions(
+  async getTransactions(
     linkId: string,
     params: { page?: number; size?: number; startDate?: string; endDate?: string; accountIds?: string[] } = {},
     opts: CallOptions = {},
   ) {
-    return this.client.request({
+    const result = await this.client.request({
       method: "GET",
       endpoint: "GET /links/{id}/transactions",
       scopes: { linkId },
@@ -73,10 +92,11 @@ export class UpstreamApi {
       schema: transactionsPageSchema,
       ...opts,
     });
+    return this.observe(result, (r) => r.link);
   }
 
-  correctEnrichment(linkId: string, transactionId: string, body: WireCorrectEnrichmentRequest, opts: CallOptions = {}) {
-    return this.client.request({
+  async correctEnrichment(linkId: string, transactionId: string, body: WireCorrectEnrichmentRequest, opts: CallOptions = {}) {
+    const result = await this.client.request({
       method: "POST",
       endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment",
       scopes: { linkId },
@@ -85,10 +105,11 @@ export class UpstreamApi {
       schema: correctEnrichmentResponseSchema,
       ...opts,
     });
+    return this.observe(result, (r) => r.link);
   }
 
-  exchangeToken(exchangeableToken: string, opts: CallOptions = {}) {
-    return this.client.request({
+  async exchangeToken(exchangeableToken: string, opts: CallOptions = {}) {
+    const result = await this.client.request({
       method: "POST",
       endpoint: "POST /link-session/exchange-token",
       path: "/link-session/exchange-token",
@@ -96,10 +117,11 @@ export class UpstreamApi {
       schema: exchangeTokenResponseSchema,
       ...opts,
     });
+    return this.observe(result, (r) => r.link);
   }
 
-  importLink(body: WireImportLinkRequest, opts: CallOptions = {}) {
-    return this.client.request({
+  async importLink(body: WireImportLinkRequest, opts: CallOptions = {}) {
+    const result = await this.client.request({
       method: "POST",
       endpoint: "POST /links/import",
       path: "/links/import",
@@ -108,10 +130,11 @@ export class UpstreamApi {
       timeoutMs: this.importTimeoutMs,
       ...opts,
     });
+    return this.observe(result, (r) => r);
   }
 
-  importTransactions(linkId: string, transactions: WireImportTransaction[], opts: CallOptions = {}) {
-    return this.client.request({
+  async importTransactions(linkId: string, transactions: WireImportTransaction[], opts: CallOptions = {}) {
+    const result = await this.client.request({
       method: "POST",
       endpoint: "POST /links/{id}/import/transactions",
       scopes: { linkId },
@@ -121,6 +144,7 @@ export class UpstreamApi {
       timeoutMs: this.importTimeoutMs,
       ...opts,
     });
+    return this.observe(result, (r) => r);
   }
 
   createLinkSession(body: { customer_user: { id: string }; redirect_uri: string; existing_link_id?: string }, opts: CallOptions = {}) {
@@ -168,7 +192,7 @@ export function upstream(): UpstreamApi {
       gate: budgetGate,
       onCall: (call) => (call.status !== undefined && call.status < 400 ? log.info(call, "upstream call") : log.warn(call, "upstream call failed")),
     });
-    instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS);
+    instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS, async (links) => recordLinks((await getDb()).db, links));
   }
   return instance;
 }

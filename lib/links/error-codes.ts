@@ -1,0 +1,100 @@
+import type { LinkErrorCode, LinkState } from "../upstream/schemas";
+
+// What each link error code means and what staff should do about it, as data for cells, filters, the detail page and
+// Health. "Who acts" groups the codes for managers: the end user, a wait on an institution or provider, or the
+// service (or Linkdesk's side) itself.
+
+export type WhoActs = "user" | "wait" | "service";
+
+export interface ErrorCodeInfo {
+  label: string;
+  meaning: string;
+  remedy: string;
+  whoActs: WhoActs;
+}
+
+export const LINK_ERROR_INFO: Record<LinkErrorCode, ErrorCodeInfo> = {
+  auth_expired: {
+    label: "Authorization expired",
+    meaning: "The connection's access to the institution has expired (also every imported link without credentials).",
+    remedy: "User must reconnect: send them through a new link session with existing_link_id.",
+    whoActs: "user",
+  },
+  invalid_credentials: {
+    label: "Invalid credentials",
+    meaning: "The institution rejected the user's credentials.",
+    remedy: "User must reconnect with correct credentials (new link session with existing_link_id).",
+    whoActs: "user",
+  },
+  user_input_incorrect: {
+    label: "Incorrect user input",
+    meaning: "A multi-factor code or security answer was wrong.",
+    remedy: "User must reconnect and answer the institution's challenge again.",
+    whoActs: "user",
+  },
+  user_setup_required: {
+    label: "Action needed at the institution",
+    meaning: "The institution needs the user to do something on their side (accept terms, enable access).",
+    remedy: "User must act at their institution, then reconnect.",
+    whoActs: "user",
+  },
+  user_oauth_denied: {
+    label: "Access denied by the user",
+    meaning: "The user declined the institution's OAuth consent.",
+    remedy: "User must reconnect and grant access.",
+    whoActs: "user",
+  },
+  user_error: {
+    label: "User did not finish",
+    meaning: "The user failed or abandoned authentication, or it timed out.",
+    remedy: "User must start linking again.",
+    whoActs: "user",
+  },
+  incomplete: {
+    label: "Incomplete",
+    meaning: "Linking waits on the user and can be resumed later.",
+    remedy: "User must resume linking; nothing to do on our side.",
+    whoActs: "user",
+  },
+  no_accounts: {
+    label: "No eligible accounts",
+    meaning: "No account at the institution holds the requested product data.",
+    remedy: "User must link another institution or grant other accounts; check the requested products.",
+    whoActs: "user",
+  },
+  institution_error: {
+    label: "Institution outage",
+    meaning: "The institution is failing or down.",
+    remedy: "Wait: institution outage. The link recovers by itself; no user action yet.",
+    whoActs: "wait",
+  },
+  provider_error: {
+    label: "Provider outage",
+    meaning: "The data provider (aggregator) is failing.",
+    remedy: "Wait: provider outage. The service may switch providers; check again later.",
+    whoActs: "wait",
+  },
+  system_error: {
+    label: "Service error",
+    meaning: "A fault inside the linking service.",
+    remedy: "Contact the linking service's support with the link id if it persists.",
+    whoActs: "service",
+  },
+};
+
+export const LINK_STATE_LABELS: Record<LinkState, string> = {
+  connecting: "Connecting",
+  awaiting_token_exchange: "Awaiting token exchange",
+  connected: "Connected",
+  deleted: "Deleted",
+  error: "Error",
+};
+
+export const WHO_ACTS_LABELS: Record<WhoActs, string> = {
+  user: "Needs the user",
+  wait: "Waiting on institution or provider",
+  service: "Service fault",
+};
+
+/** Deleted links stay readable upstream for this long, then are removed. */
+export const DELETED_RETENTION_DAYS = 90;

@@ -1,0 +1,57 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { links } from "../db/schema";
+import type { WireLink } from "../upstream/schemas";
+
+/** The columns Linkdesk derives from one Link object. */
+export function linkRowOf(link: WireLink, seenAt: Date) {
+  const products = Object.values(link.products);
+  const refreshed = products.map((p) => (p?.refreshed_at ? Date.parse(p.refreshed_at) : Number.NaN)).filter((t) => !Number.isNaN(t));
+  return {
+    linkId: link.link_id,
+    institutionId: link.institution_id,
+    institutionName: link.institution_name,
+    institutionAvatar: link.institution_avatar ?? null,
+    state: link.state,
+    errorCode: link.error_code ?? null,
+    provider: link.provider,
+    linkTags: link.link_tags ?? [],
+    raw: link,
+    productErrorCodes: [...new Set(products.map((p) => p?.error_code).filter((c): c is string => Boolean(c)))],
+    lastRefreshedAt: refreshed.length ? new Date(Math.max(...refreshed)) : null,
+    seenAt,
+    deletedSeenAt: link.state === "deleted" ? seenAt : null,
+    updatedAt: seenAt,
+  };
+}
+
+/**
+ * Writes Link objects into the read model at once (from a sync, or from any upstream answer that carries a link).
+ * A deleted link keeps the first time it was seen deleted: its removal date counts from there.
+ */
+export async function recordLinks(db: Db, wireLinks: WireLink[], seenAt = new Date()): Promise<void> {
+  if (wireLinks.length === 0) return;
+  const rows = wireLinks.map((l) => linkRowOf(l, seenAt));
+  await db
+    .insert(links)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: links.linkId,
+      set: {
+        institutionId: sql`excluded.institution_id`,
+        institutionName: sql`excluded.institution_name`,
+        institutionAvatar: sql`excluded.institution_avatar`,
+        state: sql`excluded.state`,
+        errorCode: sql`excluded.error_code`,
+        provider: sql`excluded.provider`,
+        linkTags: sql`excluded.link_tags`,
+        raw: sql`excluded.raw`,
+        productErrorCodes: sql`excluded.product_error_codes`,
+        lastRefreshedAt: sql`excluded.last_refreshed_at`,
+        seenAt: sql`excluded.seen_at`,
+        deletedSeenAt: sql`case when excluded.state = 'deleted' then coalesce(${links.deletedSeenAt}, excluded.deleted_seen_at) else null end`,
+        updatedAt: sql`excluded.updated_at`,
+      },
+    });
+}
