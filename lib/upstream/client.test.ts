@@ -200,3 +200,20 @@ describe("UpstreamClient", () => {
     expect(JSON.stringify({ ...error, message: error.message })).not.toContain("secret_1");
   });
 });
+
+describe("UpstreamApi link observer", () => {
+  it("hands every Link an answer carries to the observer, and a failing observer does not fail the call", async () => {
+    const seen: string[] = [];
+    const up = fakeUpstream((req) => (req.path === "/auth/token" ? tokenResponse() : json(200, wireLink({ link_id: "mk_observed" }))));
+    const observed = new UpstreamApi(up.client, 30_000, async (links) => {
+      seen.push(...links.map((l) => l.link_id));
+    });
+    await observed.getLink("mk_observed");
+    expect(seen).toEqual(["mk_observed"]);
+
+    const failing = new UpstreamApi(up.client, 30_000, async () => {
+      throw new Error("database down");
+    });
+    await expect(failing.getLink("mk_observed")).resolves.toMatchObject({ link_id: "mk_observed" });
+  });
+});

@@ -43,7 +43,13 @@ export class UpstreamApi {
   private async observe<T>(result: T, link: (r: T) => WireLink): Promise<T> {
     if (this.onLinks) {
       // The read model is a copy: failing to update it must not fail the person's action.
-      await this.onLinks([link(result)]).catch((error: unknown) => logger().warn({ err: error }, "read model update failed"));
+      await this.onLinks([link(result)]).catch((error: unknown) => {
+        try {
+          logger().warn({ err: error }, "read model update failed");
+        } catch {
+          // No logger without configuration (tests, scripts): the call's own result matters more.
+        }
+      });
     }
     return result;
   }
