@@ -61,10 +61,21 @@ const budgetSchema = {
   BUDGET_INTERACTIVE_MAX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
 };
 
+const syncSchema = {
+  /** Minutes between background syncs of the links read model (from the end of one to the start of the next); 0 = only on demand. */
+  SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(7 * 24 * 60).default(15),
+  /**
+   * The fraction of Linkdesk's per-app GET /links/{id} budget the background sync may use; the rest stays free for
+   * people's clicks (a detail view, "refresh now").
+   */
+  SYNC_SHARE: share.default(0.8),
+};
+
 const serverSchema = z.object({
   ...upstreamSchema,
   ...authSchema,
   ...budgetSchema,
+  ...syncSchema,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ...storageSchema,
 });

@@ -23,4 +23,5 @@ export async function startServer(): Promise<void> {
     console.error(`Linkdesk cannot start: the database is not available. ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+  (await import("./sync/scheduler")).startSyncScheduler();
 }

@@ -3,6 +3,10 @@ import { benchSandboxServe } from "../sandbox/bench-serve";
 import { benchAudit } from "./bench/audit";
 import { benchBudget } from "./bench/budget";
 import { benchBudgetThroughput } from "./bench/budget-throughput";
+import { benchFirstLoadJs } from "./bench/first-load-js";
+import { benchHealth } from "./bench/health";
+import { benchLinksList } from "./bench/links-list";
+import { benchSync } from "./bench/sync";
 import { benchUpstreamClient } from "./bench/upstream-client";
 
 interface Result {
@@ -15,6 +19,10 @@ const suites: Record<string, () => Promise<Result>> = {
   audit: () => benchAudit(),
   budget: () => benchBudget(),
   "budget-throughput": () => benchBudgetThroughput(),
+  "first-load-js": () => benchFirstLoadJs(),
+  health: () => benchHealth(),
+  "links-list": () => benchLinksList(),
+  sync: () => benchSync(),
   sandbox: async () => {
     const r = await benchSandboxServe({ seconds: 5 });
     return {

@@ -51,6 +51,7 @@ afterAll(async () => {
 
 const { correctCategory, correctCategoryBulk, undoCorrection } = await import("./transactions");
 const { exchangeToken, createSandboxExchangeToken } = await import("./links");
+const { refreshLink, refreshAllLinks } = await import("./sync");
 const { addStaff, changeRole, disableStaff, enableStaff, resetStaffPassword } = await import("./staff");
 
 interface Case {
@@ -73,6 +74,8 @@ const cases: Case[] = [
     allowed: supportUp,
     call: () => correctCategoryBulk({ linkId, category: "banking", items: [{ transactionId }] }),
   },
+  { name: "refreshLink", audit: "link.refresh", allowed: ["viewer", "support", "ops", "admin"], call: () => refreshLink({ linkId }) },
+  { name: "refreshAllLinks", audit: "link.refresh_all", allowed: supportUp, call: () => refreshAllLinks() },
   { name: "undoCorrection", audit: "transaction.undo_correction", allowed: supportUp, call: () => undoCorrection({ correlationId: randomUUID() }) },
   { name: "exchangeToken", audit: "link.exchange_token", allowed: opsUp, call: () => exchangeToken({ exchangeableToken: randomUUID() }) },
   { name: "createSandboxExchangeToken", audit: "link.sandbox_session", allowed: opsUp, call: () => createSandboxExchangeToken() },

@@ -9,6 +9,8 @@ export const AUDIT_ACTIONS = {
   "link.import_batch": "Import batch",
   "link.exchange_token": "Token exchange",
   "link.sandbox_session": "Sandbox link session (demo)",
+  "link.refresh": "Link refresh",
+  "link.refresh_all": "Refresh of all links",
   "staff.add": "Staff added",
   "staff.change_role": "Staff role changed",
   "staff.disable": "Staff disabled",

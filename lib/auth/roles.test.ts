@@ -6,9 +6,9 @@ describe("roles", () => {
     const table = Object.fromEntries(ROLES.map((role) => [role, Object.keys(PERMISSIONS).filter((p) => can(role, p as never))]));
     expect(table).toEqual({
       viewer: ["read"],
-      support: ["read", "correct"],
-      ops: ["read", "correct", "import", "exchange"],
-      admin: ["read", "correct", "import", "exchange", "manageStaff"],
+      support: ["read", "correct", "refreshAll"],
+      ops: ["read", "correct", "refreshAll", "import", "exchange"],
+      admin: ["read", "correct", "refreshAll", "import", "exchange", "manageStaff"],
     });
   });
 

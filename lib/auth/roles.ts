@@ -21,6 +21,8 @@ export const ROLE_DESCRIPTIONS: Record<Role, string> = {
 export const PERMISSIONS = {
   read: ["viewer", "support", "ops", "admin"],
   correct: ["support", "ops", "admin"],
+  /** Re-reading every link spends the shared rate budget: not for read-only roles. */
+  refreshAll: ["support", "ops", "admin"],
   import: ["ops", "admin"],
   exchange: ["ops", "admin"],
   manageStaff: ["admin"],
@@ -31,6 +33,7 @@ export type Permission = keyof typeof PERMISSIONS;
 export const PERMISSION_LABELS: Record<Permission, string> = {
   read: "read Linkdesk",
   correct: "correct transaction categories",
+  refreshAll: "refresh all links (it spends the shared rate budget)",
   import: "import links",
   exchange: "exchange tokens",
   manageStaff: "manage staff accounts",

@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { desc, sql } from "drizzle-orm";
-import { Client } from "pg";
 import { appendAudit } from "../../lib/audit/append";
 import { type AuditFilters, listAudit } from "../../lib/audit/query";
 import { createDatabase, type Database } from "../../lib/db/client";
@@ -14,6 +13,7 @@ import { auditLog } from "../../lib/db/schema";
 import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";
 import { createSandbox } from "../../sandbox/server";
+import { createScratchDatabase } from "./scratch-database";
 import { median, ms, percentile } from "./stats";
 
 const ROWS = 1_000_000;
@@ -194,22 +194,4 @@ async function bulkLoad({ db }: Database): Promise<void> {
   // middle of the append timings (seen: median 0.6 ms one run, 2.6 ms the next). CHECKPOINT needs a privileged role.
   await db.execute(sql`vacuum analyze audit_log`);
   await db.execute(sql`checkpoint`).catch(() => undefined);
-}
-
-/** A fresh database on the DATABASE_URL server, dropped afterwards; the named database is only used to create it. */
-async function createScratchDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `linkdesk_bench_${randomBytes(6).toString("hex")}`;
-  const admin = async (statement: string) => {
-    const client = new Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }

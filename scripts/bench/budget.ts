@@ -3,12 +3,12 @@
 // Goal: under 2 ms median on PostgreSQL.
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { Client } from "pg";
 import { keysFor } from "../../lib/budget/rules";
 import { createMemoryStore } from "../../lib/budget/memory-store";
 import { createPostgresStore } from "../../lib/budget/postgres-store";
 import type { BudgetStore } from "../../lib/budget/types";
 import { createDatabase, type Database } from "../../lib/db/client";
+import { createScratchDatabase } from "./scratch-database";
 import { median, ms, percentile } from "./stats";
 
 const ENDPOINT = "GET /links/{id}/transactions";
@@ -81,22 +81,4 @@ const time = (value: number) => (value < 0.1 ? `${(value * 1000).toFixed(1)} µs
 async function tableSize(label: string, { db }: Database): Promise<string[]> {
   const result = await db.execute<{ n: number }>(sql`select count(*)::int as n from budget_reservations`);
   return [`${label}: budget_reservations rows afterwards`, String(result.rows[0]?.n ?? "?"), "pruned per key as reserved, swept for idle keys"];
-}
-
-/** A fresh database on the DATABASE_URL server, dropped afterwards; the named database is only used to create it. */
-async function createScratchDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `linkdesk_bench_${randomBytes(6).toString("hex")}`;
-  const admin = async (statement: string) => {
-    const client = new Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }

@@ -1,28 +1,159 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { redirect } from "next/navigation";
+import { Suspense } from "react";
+import { DataTablePagination } from "@/components/data-table/data-table-pagination";
+import { DataTableEmpty, DataTableToolbarSkeleton } from "@/components/data-table/data-table-states";
+import { RelativeTime } from "@/components/data-table/relative-time";
+import { IgnoredLinkParams, LinksFilters } from "@/components/links/list/links-filters";
+import { LinksTable } from "@/components/links/list/links-table";
+import { SyncStatus } from "@/components/links/sync-status";
+import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
+import { currentStaff } from "@/lib/auth";
+import { can, PERMISSION_LABELS, ROLE_LABELS } from "@/lib/auth/roles";
+import { getDb } from "@/lib/db/client";
+import { cachedFacetOptions, hasLinkFilters, linkListSearchParams, listLinks, parseLinkListParams, readModelAsOf } from "@/lib/links/query";
 
 export const metadata: Metadata = { title: "Links" };
 
-// Until the synced links list arrives, staff open a link by its id (from a ticket, a log line or the upstream).
-export default async function LinksPage({ searchParams }: { searchParams: Promise<{ id?: string }> }) {
-  const id = (await searchParams).id?.trim();
+type SearchParams = Record<string, string | string[] | undefined>;
+
+const TITLE = "Links";
+const DESCRIPTION = "Every bank connection with its state and error codes, from Linkdesk's read model of the upstream.";
+
+// Everyone reads the list (every role holds `read`). Filters, sort and page are the URL, so a view can be shared,
+// reloaded and linked to from Health; the rows are read on the server and the table in the browser only renders links.
+export default async function LinksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const raw = await searchParams;
+  // The "Open a link by id" box: straight to the detail page.
+  const id = typeof raw.id === "string" ? raw.id.trim() : "";
   if (id) redirect(`/links/${encodeURIComponent(id)}`);
+
+  const staff = await currentStaff();
+  if (!staff) redirect(`/sign-in?callbackUrl=${encodeURIComponent("/links")}`);
+  if (!can(staff.role, "read")) {
+    return (
+      <>
+        <PageHeader title={TITLE} />
+        <Callout tone="error" title="You may not see the links">
+          Your role ({ROLE_LABELS[staff.role]}) may not {PERMISSION_LABELS.read}. Ask an admin if you need it.
+        </Callout>
+      </>
+    );
+  }
+
+  // The filter form sends every field, blank or not; drop the blanks so the address stays short enough to share.
+  const trimmed = withoutBlankParams(raw);
+  if (trimmed) redirect(trimmed.size > 0 ? `/links?${trimmed}` : "/links");
+
+  const { params, dropped } = parseLinkListParams(raw);
+  const { db } = await getDb();
+  // Started now, awaited by the filter bar in its own Suspense boundary: a cold cache must not hold up the rows.
+  const facets = cachedFacetOptions(db);
+  const [list, asOf] = await Promise.all([listLinks(db, params), readModelAsOf(db)]);
+  // One clock for every relative time on the page, the server's, so the HTML and the hydrated table agree.
+  const renderedAt = list.readAt.getTime();
+
+  const view = { pathname: "/links", query: linkListSearchParams(params).toString() };
+  const exportQuery = linkListSearchParams(params, { page: undefined }).toString();
+  const filtered = hasLinkFilters(params);
+
   return (
     <>
-      <PageHeader title="Links" description="Every bank connection with its state and error codes." />
-      <form method="GET" action="/links" className="flex max-w-xl items-end gap-2 rounded-lg border border-slate-200 bg-white p-4">
-        <div className="flex-1">
-          <label htmlFor="link-id" className="block text-sm font-medium text-slate-700">
-            Open a link by id
-          </label>
-          <input id="link-id" name="id" required placeholder="mk_eqkWN34UEoa2NxyALG8pcV" className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm" />
+      <PageHeader
+        title={TITLE}
+        description={DESCRIPTION}
+        actions={
+          // A plain anchor: the export is a file download from a route handler, not a page to navigate to.
+          <a
+            href={exportQuery ? `/links/export?${exportQuery}` : "/links/export"}
+            download
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+          >
+            Export CSV
+          </a>
+        }
+      />
+      <div className="mb-4 flex flex-wrap items-start justify-between gap-4">
+        <OpenById />
+        <div className="space-y-1 text-sm text-slate-600" data-testid="links-freshness">
+          <p>
+            {asOf ? (
+              <>
+                Data as of <RelativeTime value={asOf.toISOString()} now={renderedAt} /> (newest link read)
+              </>
+            ) : (
+              "No link read yet"
+            )}
+          </p>
+          <Suspense fallback={null}>
+            <SyncStatus />
+          </Suspense>
         </div>
-        <button type="submit" className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700">
-          Open
-        </button>
-      </form>
-      <p className="mt-3 max-w-xl text-sm text-slate-600">The full list of links with filters by state and error code is not available yet.</p>
+      </div>
+      <Suspense fallback={<DataTableToolbarSkeleton fields={8} />}>
+        <LinksFilters key={view.query} params={params} facets={facets} />
+      </Suspense>
+      <IgnoredLinkParams dropped={dropped} />
+      {list.rows.length > 0 ? (
+        <>
+          <LinksTable rows={list.rows} sort={{ id: list.sort, dir: list.dir }} view={view} renderedAt={renderedAt} />
+          <DataTablePagination view={view} page={list.page} pageCount={list.pageCount} total={list.total} pageSize={list.pageSize} noun={{ one: "link", other: "links" }} />
+        </>
+      ) : list.total > 0 ? (
+        <DataTableEmpty title={`Page ${list.page.toLocaleString("en")} is past the end`}>
+          <p>
+            This view has {list.total.toLocaleString("en")} links on {list.pageCount.toLocaleString("en")} {list.pageCount === 1 ? "page" : "pages"}.{" "}
+            <Link href={`/links?${linkListSearchParams(params, { page: list.pageCount })}`} className="text-indigo-700 underline">
+              Go to the last page
+            </Link>
+            .
+          </p>
+        </DataTableEmpty>
+      ) : filtered ? (
+        <DataTableEmpty title="No links match these filters">
+          <p>Clear a filter or widen the search. The search matches the start of a link id, or a whole tag.</p>
+        </DataTableEmpty>
+      ) : (
+        <DataTableEmpty title="The read model is empty">
+          <p>
+            Linkdesk lists links from its own copy of the upstream&apos;s links, and has not read any yet. A sync fills it: it walks the upstream&apos;s
+            list of links and reads each one within the rate budget, newest and failing links first. Its progress shows above.
+          </p>
+          <p>Meanwhile, open a link by its id.</p>
+        </DataTableEmpty>
+      )}
     </>
   );
+}
+
+/** Staff open a link by its id from a ticket, a log line or the upstream: a GET form that the page redirects. */
+function OpenById() {
+  return (
+    <form method="GET" action="/links" className="flex w-full max-w-xl items-end gap-2 rounded-lg border border-slate-200 bg-white p-4">
+      <div className="flex-1">
+        <label htmlFor="link-id" className="block text-sm font-medium text-slate-700">
+          Open a link by id
+        </label>
+        <input id="link-id" name="id" required placeholder="mk_eqkWN34UEoa2NxyALG8pcV" className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm" />
+      </div>
+      <button type="submit" className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700">
+        Open
+      </button>
+    </form>
+  );
+}
+
+/** The parameters without blank values, or null when there were none to drop. */
+function withoutBlankParams(params: SearchParams): URLSearchParams | null {
+  let blank = false;
+  const kept = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      if (one.trim() === "") blank = true;
+      else kept.append(key, one);
+    }
+  }
+  return blank ? kept : null;
 }

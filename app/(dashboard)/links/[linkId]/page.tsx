@@ -1,13 +1,25 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { Suspense } from "react";
+import { DeletedNotice } from "@/components/links/detail/deleted-notice";
+import { ErrorExplainer } from "@/components/links/detail/error-explainer";
+import { utcText } from "@/components/links/detail/format";
+import { LinkAuditHistory, LinkAuditHistorySkeleton } from "@/components/links/detail/link-audit-history";
+import { LinkFields } from "@/components/links/detail/link-fields";
+import { ProductStatusTable } from "@/components/links/detail/product-status-table";
+import { RefreshLinkButton } from "@/components/links/refresh-buttons";
 import { TransactionsTable } from "@/components/transactions/transactions-table";
+import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
 import { UpstreamProblem } from "@/components/upstream-problem";
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
 import { getBudget, secondsUntil } from "@/lib/budget";
 import { callHeadroom } from "@/lib/budget/headroom";
-import { upstream } from "@/lib/upstream";
+import { getDb } from "@/lib/db/client";
+import { type StoredLink, storedLink } from "@/lib/links/health";
+import { logger } from "@/lib/logger";
+import { isUpstreamError, upstream } from "@/lib/upstream";
 
 export const metadata: Metadata = { title: "Link" };
 
@@ -28,6 +40,25 @@ async function CorrectionsLeft({ linkId }: { linkId: string }) {
   );
 }
 
+/** The read model's copy; the page still works (live only) when the database cannot be read. */
+async function readStoredLink(linkId: string): Promise<StoredLink | null> {
+  try {
+    return await storedLink((await getDb()).db, linkId);
+  } catch (error) {
+    logger().warn({ err: error, linkId }, "reading the link's stored copy failed");
+    return null;
+  }
+}
+
+/** Two failures that say the same thing (both 404, both refused by the budget): the second is not repeated. */
+function sameProblem(a: unknown, b: unknown): boolean {
+  if (isUpstreamError(a) && isUpstreamError(b)) return a.kind === b.kind && a.status === b.status && a.errorCode === b.errorCode;
+  return a instanceof Error && b instanceof Error && a.constructor === b.constructor && !isUpstreamError(a);
+}
+
+/** The upstream's answer about the link itself (not found, deleted, forbidden, bad state): trying again changes nothing. */
+const isLinkAnswer = (error: unknown) => isUpstreamError(error) && [403, 404, 410, 422].includes(error.status ?? 0);
+
 export default async function LinkPage({
   params,
   searchParams,
@@ -41,45 +72,98 @@ export default async function LinkPage({
   const page = Math.max(1, Number.parseInt((await searchParams).page ?? "1", 10) || 1);
   const api = upstream();
   const [link, transactions] = await Promise.allSettled([api.getLink(linkId), api.getTransactions(linkId, { page, size: PAGE_SIZE })]);
+  // Read after the live calls: they write what they return into the read model first (deleted_seen_at included).
+  const stored = await readStoredLink(linkId);
 
-  if (link.status === "rejected") {
+  // Live from either call (a transactions page carries its link too), else the read model's last copy.
+  const live = link.status === "fulfilled" ? link.value : transactions.status === "fulfilled" ? transactions.value.link : null;
+  const liveError = live ? null : link.status === "rejected" ? (link.reason as unknown) : null;
+  const shown = live ?? stored?.link ?? null;
+  const audit = (
+    <Suspense fallback={<LinkAuditHistorySkeleton />}>
+      <LinkAuditHistory linkId={linkId} />
+    </Suspense>
+  );
+
+  if (!shown) {
     return (
       <>
-        <PageHeader title="Link" description={linkId} />
-        <UpstreamProblem error={link.reason} />
+        <PageHeader title="Link" description={linkId} actions={isLinkAnswer(liveError) ? undefined : <RefreshLinkButton linkId={linkId} />} />
+        <div className="space-y-6">
+          <UpstreamProblem error={liveError} />
+          {stored ? (
+            <p className="text-sm text-slate-600">
+              Linkdesk has this link from the upstream&rsquo;s list{stored.listedAt ? ` (${utcText(stored.listedAt)})` : ""} but has not read its details yet.
+            </p>
+          ) : null}
+          {audit}
+        </div>
       </>
     );
   }
-  const l = link.value;
+
+  const deleted = shown.state === "deleted" || (isUpstreamError(liveError) && liveError.status === 410);
+  const canCorrect = can(staff.role, "correct");
   return (
     <>
-      <PageHeader title={l.institution_name} description={`Link ${l.link_id}`} />
-      <dl className="mb-6 grid max-w-3xl grid-cols-[10rem_1fr] gap-x-4 gap-y-1 rounded-lg border border-slate-200 bg-white px-4 py-3 text-sm">
-        <dt className="text-slate-500">State</dt>
-        <dd data-testid="link-state">{l.state}</dd>
-        <dt className="text-slate-500">Error code</dt>
-        <dd>{l.error_code ?? "none"}</dd>
-        <dt className="text-slate-500">Provider</dt>
-        <dd>{l.provider}</dd>
-        <dt className="text-slate-500">Tags</dt>
-        <dd>{l.link_tags?.length ? l.link_tags.join(", ") : "none"}</dd>
-      </dl>
-      <div className="mb-2 flex items-baseline justify-between gap-4">
-        <h2 className="text-lg font-semibold">Transactions</h2>
-        {can(staff.role, "correct") ? <CorrectionsLeft linkId={l.link_id} /> : null}
+      <PageHeader title={shown.institution_name} description={`Link ${shown.link_id}`} actions={<RefreshLinkButton linkId={shown.link_id} />} />
+      <div className="space-y-6">
+        {live ? (
+          <p className="text-sm text-slate-600" data-testid="link-freshness">
+            Read live from the upstream just now.
+          </p>
+        ) : (
+          <div className="space-y-3">
+            <UpstreamProblem error={liveError} />
+            <Callout tone="warning" title={`Showing Linkdesk's copy as of ${stored?.seenAt ? utcText(stored.seenAt) : "an unknown time"}`} role="status">
+              The upstream could not be read live, so this is the link as Linkdesk last read it. It may be out of date.
+            </Callout>
+          </div>
+        )}
+        {deleted ? <DeletedNotice deletedSeenAt={stored?.deletedSeenAt} /> : null}
+        <ErrorExplainer link={shown} />
+
+        <section aria-labelledby="link-fields-heading" className="space-y-2">
+          <h2 id="link-fields-heading" className="text-lg font-semibold">
+            Link
+          </h2>
+          <LinkFields link={shown} createdAt={stored?.createdAt ?? null} />
+        </section>
+
+        <section aria-labelledby="link-products-heading" className="space-y-2">
+          <h2 id="link-products-heading" className="text-lg font-semibold">
+            Products
+          </h2>
+          <ProductStatusTable products={shown.products} />
+        </section>
+
+        <section aria-labelledby="link-transactions-heading">
+          <div className="mb-2 flex items-baseline justify-between gap-4">
+            <h2 id="link-transactions-heading" className="text-lg font-semibold">
+              Transactions
+            </h2>
+            {canCorrect ? <CorrectionsLeft linkId={shown.link_id} /> : null}
+          </div>
+          {transactions.status === "rejected" ? (
+            liveError && sameProblem(liveError, transactions.reason) ? (
+              <p className="text-sm text-slate-600">Transactions could not be read either, for the same reason as above.</p>
+            ) : (
+              <UpstreamProblem error={transactions.reason} />
+            )
+          ) : (
+            <TransactionsTable
+              linkId={shown.link_id}
+              transactions={transactions.value.transactions}
+              canCorrect={canCorrect}
+              page={page}
+              total={transactions.value.total}
+              size={PAGE_SIZE}
+            />
+          )}
+        </section>
+
+        {audit}
       </div>
-      {transactions.status === "rejected" ? (
-        <UpstreamProblem error={transactions.reason} />
-      ) : (
-        <TransactionsTable
-          linkId={l.link_id}
-          transactions={transactions.value.transactions}
-          canCorrect={can(staff.role, "correct")}
-          page={page}
-          total={transactions.value.total}
-          size={PAGE_SIZE}
-        />
-      )}
     </>
   );
 }

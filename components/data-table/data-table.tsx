@@ -1,0 +1,119 @@
+"use client";
+
+import { type CellData, type ColumnDef, type RowData, type SortingState, useTable } from "@tanstack/react-table";
+import Link from "next/link";
+import { useMemo } from "react";
+import { type DataTableFeatures, dataTableFeatures } from "./features";
+import { hrefWith } from "./url";
+
+export type SortDir = "asc" | "desc";
+
+/** The page's address now, without the leading "?": headers link to it with another sort. */
+export interface DataTableView {
+  pathname: string;
+  query: string;
+}
+
+export interface DataTableProps<TData extends RowData> {
+  /** From the entity's columns file (module scope, so stable); a column's id is its sort key in the URL. */
+  columns: ColumnDef<DataTableFeatures, TData, CellData>[];
+  /** One page, already filtered, sorted and paged by the server. */
+  data: TData[];
+  getRowId: (row: TData) => string;
+  /** The order the server applied. */
+  sort: { id: string; dir: SortDir } | null;
+  view: DataTableView;
+  /** The server's clock at render (ms), for relative times in cells. */
+  renderedAt: number;
+  /** What the table lists, for screen readers. */
+  label: string;
+  /** URL parameter names; a new sort goes back to the first page. */
+  params?: { sort: string; dir: string; page: string };
+}
+
+const DEFAULT_PARAMS = { sort: "sort", dir: "dir", page: "page" };
+
+/**
+ * A server-driven table: it renders the rows it is given and links. Sorting is a link per header to the same view in
+ * the other order (first page), so every view can be shared and reloaded; nothing is sorted or paged in the browser.
+ */
+export function DataTable<TData extends RowData>({ columns, data, getRowId, sort, view, renderedAt, label, params = DEFAULT_PARAMS }: DataTableProps<TData>) {
+  const sorting = useMemo<SortingState>(() => (sort ? [{ id: sort.id, desc: sort.dir === "desc" }] : []), [sort]);
+  const meta = useMemo(() => ({ renderedAt }), [renderedAt]);
+  const table = useTable(
+    {
+      features: dataTableFeatures,
+      columns,
+      data,
+      getRowId,
+      state: { sorting },
+      manualSorting: true,
+      // A sorted column's next click flips it; there is always an order (the server's default when none is named).
+      enableSortingRemoval: false,
+      enableMultiSort: false,
+      meta,
+    },
+    (state) => ({ sorting: state.sorting }),
+  );
+
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <table className="min-w-full text-left text-sm" aria-label={label}>
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((header) => {
+                const column = header.column;
+                const sorted = column.getIsSorted();
+                const next = column.getNextSortingOrder() || column.getFirstSortDir();
+                return (
+                  <th
+                    key={header.id}
+                    scope="col"
+                    aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
+                    className={classes("whitespace-nowrap px-3 py-2", column.columnDef.meta?.headerClassName)}
+                  >
+                    {header.isPlaceholder ? null : column.getCanSort() ? (
+                      <Link
+                        href={hrefWith(view.pathname, view.query, { [params.sort]: column.id, [params.dir]: next, [params.page]: undefined })}
+                        className="group inline-flex items-center gap-1 hover:text-slate-900"
+                        title={`Sort ${next === "asc" ? "ascending" : "descending"}`}
+                      >
+                        <table.FlexRender header={header} />
+                        <SortMark sorted={sorted} />
+                      </Link>
+                    ) : (
+                      <table.FlexRender header={header} />
+                    )}
+                  </th>
+                );
+              })}
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {table.getRowModel().rows.map((row) => (
+            <tr key={row.id} className="border-b border-slate-100 align-top last:border-b-0 hover:bg-slate-50/60">
+              {row.getAllCells().map((cell) => (
+                <td key={cell.id} className={classes("px-3 py-2", cell.column.columnDef.meta?.cellClassName)}>
+                  <table.FlexRender cell={cell} />
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const classes = (...names: (string | undefined)[]) => names.filter(Boolean).join(" ");
+
+function SortMark({ sorted }: { sorted: false | SortDir }) {
+  if (!sorted) return <span aria-hidden className="text-slate-300 group-hover:text-slate-500">↕</span>;
+  return (
+    <span aria-hidden className="text-slate-700">
+      {sorted === "asc" ? "▲" : "▼"}
+    </span>
+  );
+}

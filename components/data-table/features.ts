@@ -1,0 +1,28 @@
+import { createColumnHelper, metaHelper, type RowData, rowSortingFeature, tableFeatures } from "@tanstack/react-table";
+
+// The feature set every Linkdesk table shares. Sorting is registered for its state and header APIs only: rows arrive
+// sorted and paged from the server (manualSorting), and a header's click is a link to the URL of the other order.
+
+/** Per column: classes for its header and cells (widths, alignment). */
+export interface DataTableColumnMeta {
+  headerClassName?: string;
+  cellClassName?: string;
+}
+
+/** Per table: the server's clock when the page rendered, so relative times read the same in the HTML and the browser. */
+export interface DataTableMeta {
+  renderedAt: number;
+}
+
+export const dataTableFeatures = tableFeatures({
+  rowSortingFeature,
+  columnMeta: metaHelper<DataTableColumnMeta>(),
+  tableMeta: metaHelper<DataTableMeta>(),
+});
+
+export type DataTableFeatures = typeof dataTableFeatures;
+
+/** The column helper for one entity's columns file. */
+export function createDataTableColumnHelper<TData extends RowData>() {
+  return createColumnHelper<DataTableFeatures, TData>();
+}

@@ -1,0 +1,46 @@
+import Link from "next/link";
+import { formatCount } from "./format";
+
+export interface Bar {
+  key: string;
+  /** Text only: may come from the upstream. */
+  label: string;
+  /** A second, smaller line: the raw code, an id. */
+  detail?: string;
+  count: number;
+  href: string;
+  /** A Tailwind background class for the bar. */
+  color?: string;
+}
+
+/**
+ * Horizontal bars, one per row, each row one link to the rows it counts. The bar is decoration (aria-hidden): the
+ * label and the number are the content, so screen readers and text browsers read "Connected 76,000".
+ */
+export function BarList({ bars, max, empty = "None" }: { bars: Bar[]; max?: number; empty?: string }) {
+  if (bars.length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
+  const top = Math.max(1, max ?? Math.max(...bars.map((b) => b.count)));
+  return (
+    <ul className="space-y-1.5">
+      {bars.map((bar) => (
+        <li key={bar.key}>
+          <Link href={bar.href} className="group grid grid-cols-[minmax(8rem,14rem)_1fr_auto] items-center gap-3 rounded px-1 py-0.5 hover:bg-slate-50">
+            <span className="min-w-0">
+              <span className="block truncate text-sm text-slate-800 group-hover:underline" title={bar.label}>
+                {bar.label}
+              </span>
+              {bar.detail ? <span className="block truncate font-mono text-xs text-slate-500">{bar.detail}</span> : null}
+            </span>
+            <span aria-hidden="true" className="h-3 rounded-sm bg-slate-100">
+              <span
+                className={`block h-3 rounded-sm ${bar.color ?? "bg-indigo-500"}`}
+                style={{ width: bar.count > 0 ? `max(2px, ${((bar.count / top) * 100).toFixed(2)}%)` : 0 }}
+              />
+            </span>
+            <span className="min-w-[4rem] text-right text-sm font-semibold tabular-nums text-slate-900 group-hover:underline">{formatCount(bar.count)}</span>
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,101 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { HealthTrend, WhoActsShare } from "@/lib/links/health";
+import { parseLinkListParams } from "@/lib/links/query";
+import { BarList } from "./bar-list";
+import { InstitutionErrorsTable } from "./error-sources";
+import { linksHref } from "./links-href";
+import { niceCeiling, StackedAreaChart } from "./stacked-area-chart";
+import { errorCodesOverTime, statesOverTime } from "./trend-charts";
+import { WhoActsSplit } from "./who-acts";
+
+/** Every href on the page opens the list with exactly the filters meant: none dropped by the list's parser. */
+function listParamsOf(href: string) {
+  const url = new URL(href, "http://linkdesk.test");
+  expect(url.pathname).toBe("/links");
+  const { params, dropped } = parseLinkListParams(url.searchParams);
+  expect(dropped).toEqual([]);
+  return params;
+}
+
+const hrefsIn = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"));
+
+describe("linksHref", () => {
+  it("writes the list's URL contract", () => {
+    expect(linksHref()).toBe("/links");
+    expect(linksHref({ error_code: "auth_expired" })).toBe("/links?error_code=auth_expired");
+    expect(listParamsOf(linksHref({ state: "error", institution: "inst & co/é" }))).toEqual({ state: "error", institution: "inst & co/é" });
+    expect(listParamsOf(linksHref({ stale: 7 }))).toEqual({ stale: 7 });
+    expect(listParamsOf(linksHref({ product_error: "rate_limit" }))).toEqual({ product_error: "rate_limit" });
+  });
+});
+
+describe("Health widgets", () => {
+  it("make each number of the who-acts split a link to its error code", () => {
+    const groups: WhoActsShare[] = [
+      { whoActs: "user", count: 3, share: 0.6, codes: [{ errorCode: "auth_expired", count: 3 }] },
+      { whoActs: "wait", count: 1, share: 0.2, codes: [{ errorCode: "institution_error", count: 1 }] },
+      { whoActs: "service", count: 1, share: 0.2, codes: [{ errorCode: "system_error", count: 1 }] },
+    ];
+    const html = renderToStaticMarkup(<WhoActsSplit groups={groups} withErrorCode={5} />);
+    const params = hrefsIn(html).map(listParamsOf);
+    expect(params).toEqual(expect.arrayContaining([{ error_code: "auth_expired" }, { error_code: "institution_error" }, { error_code: "system_error" }]));
+    expect(html).toContain("60%");
+  });
+
+  it("render institution names from the upstream as text, linking the error count to that institution's error links", () => {
+    const html = renderToStaticMarkup(<InstitutionErrorsTable rows={[{ institutionId: "script_savings", institutionName: "<script>alert(1)</script>", count: 12 }]} />);
+    expect(html).not.toContain("<script>");
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(hrefsIn(html).map(listParamsOf)).toEqual([{ state: "error", institution: "script_savings" }]);
+  });
+
+  it("draw bars whose rows are links, the bar itself hidden from screen readers", () => {
+    const html = renderToStaticMarkup(<BarList bars={[{ key: "a", label: "Connected", count: 1234, href: "/links?state=connected" }]} />);
+    expect(html).toContain("1,234");
+    expect(html).toContain('href="/links?state=connected"');
+    expect(html).toContain('aria-hidden="true"');
+  });
+});
+
+describe("StackedAreaChart", () => {
+  const DAY = 86_400_000;
+  const to = new Date("2026-11-20T00:00:00Z");
+  const from = new Date(to.getTime() - 3 * DAY);
+  const trend: HealthTrend = {
+    from,
+    to,
+    points: [0, 1, 2].map((i) => ({
+      at: new Date(from.getTime() + (i + 1) * DAY),
+      total: 10 + i,
+      byState: { connected: 8, error: 2 + i },
+      byErrorCode: { auth_expired: 1 + i, system_error: 1 },
+    })),
+  };
+
+  it("rounds the axis up to 1, 2 or 5 times a power of ten", () => {
+    expect([0, 1, 7, 10, 11, 180, 4_900, 76_001].map(niceCeiling)).toEqual([1, 1, 10, 10, 20, 200, 5_000, 100_000]);
+  });
+
+  it("draws one area per series, described in words and given as a table", () => {
+    const html = renderToStaticMarkup(<StackedAreaChart title="Links by state" times={trend.points.map((p) => p.at)} series={statesOverTime(trend)} from={from} to={to} />);
+    expect(html).toContain('role="img"');
+    expect(html).toMatch(/<title id="[^"]+">Links by state<\/title>/);
+    expect(html).toContain("Error 2 to 4");
+    expect(html.match(/<path /g)).toHaveLength(5);
+    expect(html.match(/<tr>|<tr /g)).toHaveLength(4);
+  });
+
+  it("says so when there are too few snapshots to draw", () => {
+    const html = renderToStaticMarkup(<StackedAreaChart title="t" times={[]} series={[]} from={from} to={to} />);
+    expect(html).toContain("No snapshots in this window yet");
+    expect(html).not.toContain("<svg");
+  });
+
+  it("draws the error codes with most links, largest first", () => {
+    expect(errorCodesOverTime(trend).map((s) => [s.key, s.values])).toEqual([
+      ["auth_expired", [1, 2, 3]],
+      ["system_error", [1, 1, 1]],
+    ]);
+  });
+});

@@ -1,0 +1,55 @@
+import { PRODUCTS, type WireLink, type WireProductStatus } from "@/lib/upstream/schemas";
+import { Time } from "./format";
+
+const COLUMNS = ["Product", "Refreshed", "Last attempt", "Error code", "Error message", "Unavailable", "Last enriched"] as const;
+
+/** Each granted product's refresh status, as the upstream reported it (its messages are text only). */
+export function ProductStatusTable({ products }: { products: WireLink["products"] }) {
+  const rows = PRODUCTS.flatMap((product) => {
+    const status: WireProductStatus | undefined = products[product];
+    return status ? [{ product, status }] : [];
+  });
+  if (rows.length === 0) return <p className="text-sm text-slate-500">No product granted.</p>;
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <table className="min-w-full text-left text-sm">
+        <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+          <tr>
+            {COLUMNS.map((name) => (
+              <th key={name} scope="col" className="whitespace-nowrap px-3 py-2">
+                {name}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {rows.map(({ product, status }) => (
+            <tr key={product} className="align-top" data-testid={`product-${product}`}>
+              <th scope="row" className="whitespace-nowrap px-3 py-2 font-mono text-xs font-medium text-slate-800">
+                {product}
+              </th>
+              <td className="whitespace-nowrap px-3 py-2 text-xs">
+                <Time value={status.refreshed_at} none="never" />
+              </td>
+              <td className="whitespace-nowrap px-3 py-2 text-xs">
+                <Time value={status.last_attempted_at} none="never" />
+              </td>
+              <td className="px-3 py-2">
+                {status.error_code ? (
+                  <span className="rounded bg-red-50 px-1.5 py-0.5 font-mono text-xs text-red-800 ring-1 ring-inset ring-red-200">{status.error_code}</span>
+                ) : (
+                  <span className="text-slate-400">—</span>
+                )}
+              </td>
+              <td className="max-w-xs px-3 py-2 text-xs text-slate-700">{status.error_message ?? <span className="text-slate-400">—</span>}</td>
+              <td className="max-w-xs px-3 py-2 text-xs text-slate-700">{status.unavailable ?? <span className="text-slate-400">—</span>}</td>
+              <td className="whitespace-nowrap px-3 py-2 text-xs">
+                {product === "transactions" || status.last_enriched ? <Time value={status.last_enriched} none="never" /> : <span className="text-slate-400">n/a</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

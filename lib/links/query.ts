@@ -1,0 +1,550 @@
+import "server-only";
+import { and, arrayContains, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, max, or, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { csvField } from "../audit/query";
+import type { Db } from "../db/client";
+import { links } from "../db/schema";
+import { LINK_SORTS, type LinkListParams, linkListParamsSchema } from "../schemas/links";
+import { PRODUCTS } from "../upstream/schemas";
+
+// Reading the links read model for the Links page: its URL parameters, one page of the filtered and sorted view with
+// the count of the whole view, the filter dropdowns' options, and the CSV export of the same view.
+//
+// Every sort reads an index in order (each ends in link_id, the tie-break) instead of sorting the table: links with a
+// value come first, in the index's order forwards or backwards, then links without one (nulls last either way), each
+// part a plain index scan. That keeps the first page of 100,000 links a few index pages away, filtered or not.
+
+export type LinkSort = (typeof LINK_SORTS)[number];
+export type SortDir = "asc" | "desc";
+
+// ---------------------------------------------------------------------------------------------------------------------
+// URL parameters
+
+export type LinkListParam = keyof LinkListParams;
+export const LINK_LIST_PARAMS = Object.keys(linkListParamsSchema.shape) as LinkListParam[];
+
+/** A URL parameter that was ignored, with the value as given (show it as text only) and why. */
+export interface DroppedLinkParam {
+  param: LinkListParam;
+  value: string;
+  reason: string;
+}
+
+type RawParams = Record<string, string | string[] | undefined>;
+
+/**
+ * The URL's search parameters to the list's parameters, field by field and forgivingly: a bad value is dropped and
+ * reported, never thrown, so a hand-edited or stale link still shows a page. Blank values (a GET form sends every
+ * field) mean "not set"; unknown parameters (`id` of the open-by-id box among them) are ignored.
+ */
+export function parseLinkListParams(input: RawParams | URLSearchParams): { params: LinkListParams; dropped: DroppedLinkParam[] } {
+  const raw = input instanceof URLSearchParams ? searchParamsToRecord(input) : input;
+  const params: LinkListParams = {};
+  const dropped: DroppedLinkParam[] = [];
+  for (const param of LINK_LIST_PARAMS) {
+    const value = raw[param];
+    if (value === undefined || (typeof value === "string" && value.trim() === "")) continue;
+    if (Array.isArray(value)) {
+      dropped.push({ param, value: value.join(", "), reason: "given more than once" });
+      continue;
+    }
+    const parsed = linkListParamsSchema.shape[param].safeParse(value);
+    // Each field's schema produces that field's type; TypeScript cannot follow the key through the loop.
+    if (parsed.success) (params as Record<LinkListParam, unknown>)[param] = parsed.data;
+    else dropped.push({ param, value, reason: reasonOf(parsed.error.issues[0]) });
+  }
+  return { params, dropped };
+}
+
+/** Zod's messages list every allowed value; the page says it in a few words. */
+function reasonOf(issue: { code: string; message: string } | undefined): string {
+  switch (issue?.code) {
+    case "invalid_value":
+      return "not one of the choices";
+    case "invalid_type":
+      return "not a whole number";
+    case "too_small":
+      return "too small";
+    case "too_big":
+      return "too large or too long";
+    default:
+      return issue?.message ?? "invalid";
+  }
+}
+
+function searchParamsToRecord(params: URLSearchParams): RawParams {
+  const record: RawParams = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    record[key] = values.length === 1 ? values[0] : values;
+  }
+  return record;
+}
+
+/**
+ * The parameters back to a query string in a fixed order (the order of linkListParamsSchema), without page 1, so one
+ * view has one address. `changes` set (or, with undefined, remove) parameters: the next page, another sort.
+ */
+export function linkListSearchParams(params: LinkListParams, changes: Partial<Record<LinkListParam, string | number | undefined>> = {}): URLSearchParams {
+  const merged: Partial<Record<LinkListParam, unknown>> = { ...params, ...changes };
+  const search = new URLSearchParams();
+  for (const param of LINK_LIST_PARAMS) {
+    const value = merged[param];
+    if (value === undefined || value === null || value === "") continue;
+    if (param === "page" && Number(value) === 1) continue;
+    search.set(param, String(value));
+  }
+  return search;
+}
+
+const FILTER_PARAMS = ["state", "error_code", "institution", "provider", "tag", "product_error", "stale", "q"] as const satisfies readonly LinkListParam[];
+
+/** Whether any filter (not sort or page) is set. */
+export function hasLinkFilters(params: LinkListParams): boolean {
+  return FILTER_PARAMS.some((param) => params[param] !== undefined);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Sorting
+
+interface SortSpec {
+  column: AnyPgColumn;
+  /** Direction a URL without `dir` gets: newest first for times, A to Z for text. */
+  defaultDir: SortDir;
+  /** The column's direction in its index (which ends in link_id ascending); institution_name has no index. */
+  indexDir: SortDir;
+  nullable: boolean;
+}
+
+const SORTS: Record<LinkSort, SortSpec> = {
+  created_at: { column: links.createdAt, defaultDir: "desc", indexDir: "desc", nullable: true },
+  last_refreshed_at: { column: links.lastRefreshedAt, defaultDir: "desc", indexDir: "asc", nullable: true },
+  institution_name: { column: links.institutionName, defaultDir: "asc", indexDir: "asc", nullable: true },
+  state: { column: links.state, defaultDir: "asc", indexDir: "asc", nullable: true },
+  error_code: { column: links.errorCode, defaultDir: "asc", indexDir: "asc", nullable: true },
+  provider: { column: links.provider, defaultDir: "asc", indexDir: "asc", nullable: true },
+  link_id: { column: links.linkId, defaultDir: "asc", indexDir: "asc", nullable: false },
+};
+
+/** The list's order when the URL names none: newest links first. */
+export const DEFAULT_LINK_SORT: LinkSort = "created_at";
+
+/** The sort a view applies: the URL's, else the default, with the sort's own default direction. */
+export function resolveLinkSort(params: LinkListParams): { sort: LinkSort; dir: SortDir } {
+  const sort = params.sort ?? DEFAULT_LINK_SORT;
+  return { sort, dir: params.dir ?? SORTS[sort].defaultDir };
+}
+
+/**
+ * The order within a part: the sort column in the requested direction, then link_id ascending when that is the
+ * index's own direction and descending when the index is read backwards, so either direction is one index scan.
+ * The null part is ordered by link_id alone, the same way round.
+ */
+function orderOf(sort: LinkSort, dir: SortDir): { columnDir: SortDir; tieDir: SortDir } {
+  return { columnDir: dir, tieDir: dir === SORTS[sort].indexDir ? "asc" : "desc" };
+}
+
+const by = (column: AnyPgColumn | SQL, dir: SortDir) => (dir === "asc" ? asc(column) : desc(column));
+const after = (column: AnyPgColumn, dir: SortDir, value: unknown) => (dir === "asc" ? gt(column, value) : lt(column, value));
+const notBefore = (column: AnyPgColumn, dir: SortDir, value: unknown) => (dir === "asc" ? gte(column, value) : lte(column, value));
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Filters
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** `%`, `_` and `\` are LIKE wildcards; a link id prefix is matched literally. */
+const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The WHERE clause of a view. `institution` is an institution id, else a name (any case): the id is looked up first
+ * through links_institution_idx, since a name has no index and the filter dropdowns send ids.
+ */
+async function whereOf(db: Db, params: LinkListParams, now: Date): Promise<SQL | undefined> {
+  const conditions: (SQL | undefined)[] = [];
+  if (params.state) conditions.push(eq(links.state, params.state));
+  if (params.error_code) conditions.push(eq(links.errorCode, params.error_code));
+  if (params.institution) conditions.push(await institutionCondition(db, params.institution));
+  if (params.provider) conditions.push(eq(links.provider, params.provider));
+  if (params.tag) conditions.push(arrayContains(links.linkTags, [params.tag]));
+  if (params.product_error) conditions.push(arrayContains(links.productErrorCodes, [params.product_error]));
+  if (params.stale !== undefined) {
+    // Never refreshed counts as not refreshed in N days.
+    const cutoff = new Date(now.getTime() - params.stale * DAY_MS);
+    conditions.push(or(isNull(links.lastRefreshedAt), lt(links.lastRefreshedAt, cutoff)));
+  }
+  if (params.q) conditions.push(or(sql`${links.linkId} like ${likePrefix(params.q)}`, arrayContains(links.linkTags, [params.q])));
+  return and(...conditions);
+}
+
+async function institutionCondition(db: Db, institution: string): Promise<SQL> {
+  const [known] = await db.select({ one: sql`1` }).from(links).where(eq(links.institutionId, institution)).limit(1);
+  return known ? eq(links.institutionId, institution) : sql`lower(${links.institutionName}) = lower(${institution})`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Rows
+
+/** One product's refresh status, as the upstream last reported it (times are the upstream's strings). */
+export interface LinkProductStatus {
+  product: string;
+  refreshedAt: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  unavailable: string | null;
+}
+
+/**
+ * One row of the list, for the table and the CSV. Times Linkdesk stored are ISO strings (they cross to the browser);
+ * every string besides them came from the upstream and is rendered as text only.
+ */
+export interface LinkListItem {
+  linkId: string;
+  createdAt: string | null;
+  institutionId: string | null;
+  institutionName: string | null;
+  institutionAvatar: string | null;
+  /** Null: listed by GET /links, details not read yet. */
+  state: string | null;
+  errorCode: string | null;
+  provider: string | null;
+  linkTags: string[];
+  productErrorCodes: string[];
+  /** The link's granted products in PRODUCTS order, then any other the upstream named. */
+  products: LinkProductStatus[];
+  lastRefreshedAt: string | null;
+  seenAt: string | null;
+  deletedSeenAt: string | null;
+  /** Deprecated upstream fields: shown as such, never filtered or sorted on. */
+  deprecated: { tags: string[] | null; lastSyncedAt: string | null };
+}
+
+// Only the parts of `raw` the list shows, not the whole Link.
+const listColumns = {
+  linkId: links.linkId,
+  createdAt: links.createdAt,
+  institutionId: links.institutionId,
+  institutionName: links.institutionName,
+  institutionAvatar: links.institutionAvatar,
+  state: links.state,
+  errorCode: links.errorCode,
+  provider: links.provider,
+  linkTags: links.linkTags,
+  productErrorCodes: links.productErrorCodes,
+  lastRefreshedAt: links.lastRefreshedAt,
+  seenAt: links.seenAt,
+  deletedSeenAt: links.deletedSeenAt,
+  products: sql<unknown>`${links.raw} -> 'products'`,
+  deprecatedTags: sql<unknown>`${links.raw} -> 'tags'`,
+  deprecatedLastSyncedAt: sql<unknown>`${links.raw} ->> 'last_synced_at'`,
+};
+
+type LinkRow = typeof links.$inferSelect;
+type SelectedRow = Pick<LinkRow, Exclude<keyof typeof listColumns, "products" | "deprecatedTags" | "deprecatedLastSyncedAt">> & {
+  products: unknown;
+  deprecatedTags: unknown;
+  deprecatedLastSyncedAt: unknown;
+};
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+const textOrNull = (value: unknown) => (typeof value === "string" ? value : null);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function productsOf(value: unknown): LinkProductStatus[] {
+  if (!isRecord(value)) return [];
+  const known = PRODUCTS.filter((p) => p in value);
+  const others = Object.keys(value)
+    .filter((p) => !(PRODUCTS as readonly string[]).includes(p))
+    .sort();
+  return [...known, ...others].map((product) => {
+    const status = isRecord(value[product]) ? value[product] : {};
+    return {
+      product,
+      refreshedAt: textOrNull(status.refreshed_at),
+      errorCode: textOrNull(status.error_code),
+      errorMessage: textOrNull(status.error_message),
+      unavailable: textOrNull(status.unavailable),
+    };
+  });
+}
+
+function itemOf(row: SelectedRow): LinkListItem {
+  return {
+    linkId: row.linkId,
+    createdAt: iso(row.createdAt),
+    institutionId: row.institutionId,
+    institutionName: row.institutionName,
+    institutionAvatar: row.institutionAvatar,
+    state: row.state,
+    errorCode: row.errorCode,
+    provider: row.provider,
+    linkTags: row.linkTags,
+    productErrorCodes: row.productErrorCodes,
+    products: productsOf(row.products),
+    lastRefreshedAt: iso(row.lastRefreshedAt),
+    seenAt: iso(row.seenAt),
+    deletedSeenAt: iso(row.deletedSeenAt),
+    deprecated: {
+      tags: Array.isArray(row.deprecatedTags) ? row.deprecatedTags.map((t) => (typeof t === "string" ? t : JSON.stringify(t))) : null,
+      lastSyncedAt: textOrNull(row.deprecatedLastSyncedAt),
+    },
+  };
+}
+
+/** Where a page or a CSV batch ends: the last row's sort value and link id, and which part it was in. */
+interface Position {
+  part: "values" | "nulls";
+  value: unknown;
+  linkId: string;
+}
+
+/**
+ * Rows of one part of the view in order: those with a sort value, or (nullable sorts) those without. From `position`
+ * on by keyset (the export), or skipping `offset` rows (the page).
+ */
+async function selectPart(
+  db: Db,
+  where: SQL | undefined,
+  sort: LinkSort,
+  dir: SortDir,
+  part: Position["part"],
+  { limit, offset = 0, position }: { limit: number; offset?: number; position?: Position },
+): Promise<SelectedRow[]> {
+  const { column } = SORTS[sort];
+  const { columnDir, tieDir } = orderOf(sort, dir);
+  const conditions: (SQL | undefined)[] = [where];
+  let order: SQL[];
+  if (part === "values") {
+    if (SORTS[sort].nullable) conditions.push(isNotNull(column));
+    if (position && sort !== "link_id") {
+      // The redundant bound lets the index scan start at the position rather than filter its way there.
+      conditions.push(notBefore(column, columnDir, position.value), or(after(column, columnDir, position.value), after(links.linkId, tieDir, position.linkId)));
+    } else if (position) {
+      conditions.push(after(links.linkId, columnDir, position.linkId));
+    }
+    order = sort === "link_id" ? [by(links.linkId, columnDir)] : [by(column, columnDir), by(links.linkId, tieDir)];
+  } else {
+    conditions.push(isNull(column));
+    if (position) conditions.push(after(links.linkId, tieDir, position.linkId));
+    order = [by(links.linkId, tieDir)];
+  }
+  const query = db
+    .select(listColumns)
+    .from(links)
+    .where(and(...conditions))
+    .orderBy(...order)
+    .limit(limit);
+  return offset > 0 ? query.offset(offset) : query;
+}
+
+export interface LinkListPage {
+  rows: LinkListItem[];
+  /** Links in the whole view. */
+  total: number;
+  page: number;
+  /** At least 1, so "page 1 of 1" reads right for an empty view. */
+  pageCount: number;
+  pageSize: number;
+  /** The order applied (the URL's or the default). */
+  sort: LinkSort;
+  dir: SortDir;
+  /** The clock the view was read at (staleness counts back from it), for "3 h ago" beside it. */
+  readAt: Date;
+}
+
+export const LINK_PAGE_SIZE = 50;
+
+/**
+ * One page of the view, counted with the same filter. Offset paging, so any page can be linked to by number; the
+ * first pages cost an index scan of a page or two, a far page the rows before it.
+ */
+export async function listLinks(db: Db, params: LinkListParams, { pageSize = LINK_PAGE_SIZE, now = new Date() }: { pageSize?: number; now?: Date } = {}): Promise<LinkListPage> {
+  const { sort, dir } = resolveLinkSort(params);
+  const page = params.page ?? 1;
+  const offset = (page - 1) * pageSize;
+  const where = await whereOf(db, params, now);
+  const { column, nullable } = SORTS[sort];
+
+  const [[counts], values] = await Promise.all([
+    db
+      .select({
+        total: sql<number>`count(*)`.mapWith(Number),
+        withValue: (nullable ? sql<number>`count(${column})` : sql<number>`count(*)`).mapWith(Number),
+      })
+      .from(links)
+      .where(where),
+    selectPart(db, where, sort, dir, "values", { limit: pageSize, offset }),
+  ]);
+  const total = counts?.total ?? 0;
+  const withValue = counts?.withValue ?? 0;
+  let rows = values;
+  if (nullable && rows.length < pageSize && total > withValue) {
+    const nulls = await selectPart(db, where, sort, dir, "nulls", { limit: pageSize - rows.length, offset: Math.max(0, offset - withValue) });
+    rows = [...rows, ...nulls];
+  }
+  return { rows: rows.map(itemOf), total, page, pageCount: Math.max(1, Math.ceil(total / pageSize)), pageSize, sort, dir, readAt: now };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Filter options and freshness
+
+export interface InstitutionOption {
+  id: string;
+  /** As the upstream last named it (any one, if links disagree): text only. */
+  name: string | null;
+  count: number;
+}
+
+export interface ValueOption {
+  value: string;
+  count: number;
+}
+
+export interface LinkFacets {
+  institutions: InstitutionOption[];
+  providers: ValueOption[];
+  productErrors: ValueOption[];
+  tags: ValueOption[];
+}
+
+/** How many options each dropdown lists: the most used first. A value beyond them can still be typed into the URL. */
+export const FACET_LIMIT = 200;
+
+/** The options of the filter dropdowns, from the read model: each value with how many links have it, most first. */
+export async function facetOptions(db: Db, { limit = FACET_LIMIT }: { limit?: number } = {}): Promise<LinkFacets> {
+  const n = sql<number>`count(*)`.mapWith(Number);
+  const [institutions, providers, productErrors, tags] = await Promise.all([
+    db
+      .select({ id: links.institutionId, name: max(links.institutionName), count: n })
+      .from(links)
+      .where(isNotNull(links.institutionId))
+      .groupBy(links.institutionId)
+      .orderBy(desc(n), links.institutionId)
+      .limit(limit),
+    db
+      .select({ value: links.provider, count: n })
+      .from(links)
+      .where(isNotNull(links.provider))
+      .groupBy(links.provider)
+      .orderBy(desc(n), links.provider)
+      .limit(limit),
+    unnestedCounts(db, links.productErrorCodes, limit),
+    unnestedCounts(db, links.linkTags, limit),
+  ]);
+  return {
+    institutions: institutions.map((r) => ({ id: r.id!, name: r.name, count: r.count })),
+    providers: providers.map((r) => ({ value: r.value!, count: r.count })),
+    productErrors,
+    tags,
+  };
+}
+
+async function unnestedCounts(db: Db, column: AnyPgColumn, limit: number): Promise<ValueOption[]> {
+  const { rows } = await db.execute<{ value: string; count: number | string }>(
+    sql`select value, count(*) as count from ${links}, unnest(${column}) as value group by value order by count(*) desc, value limit ${limit}`,
+  );
+  return rows.map((r) => ({ value: r.value, count: Number(r.count) }));
+}
+
+const facetCache = new WeakMap<Db, { expires: number; facets: Promise<LinkFacets> }>();
+
+/**
+ * facetOptions, kept for `ttlMs` per database: each of its queries reads the whole table, which a page view should
+ * not pay every time, and the options change only as fast as the sync reads links.
+ */
+export function cachedFacetOptions(db: Db, { ttlMs = 60_000 }: { ttlMs?: number } = {}): Promise<LinkFacets> {
+  const now = Date.now();
+  const cached = facetCache.get(db);
+  if (cached && cached.expires > now) return cached.facets;
+  const facets = facetOptions(db);
+  facetCache.set(db, { expires: now + ttlMs, facets });
+  // A failure is not kept: the next view tries again.
+  facets.catch(() => {
+    if (facetCache.get(db)?.facets === facets) facetCache.delete(db);
+  });
+  return facets;
+}
+
+/** When Linkdesk last read any link's details (null: never), for "as of 2 min ago". Reads links_seen_at_idx. */
+export async function readModelAsOf(db: Db): Promise<Date | null> {
+  const [row] = await db.select({ at: max(links.seenAt) }).from(links);
+  return row?.at ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// CSV export
+
+/** A product's status in one word or two: its error code, why it is unavailable, when it refreshed, or pending. */
+export function productStatusText(p: LinkProductStatus): string {
+  if (p.errorCode) return `error ${p.errorCode}`;
+  if (p.unavailable) return `unavailable ${p.unavailable}`;
+  if (p.refreshedAt) return p.refreshedAt;
+  return "pending";
+}
+
+// Lists inside one CSV field are joined with ";": strip it (and line breaks) from the items so the list splits back.
+const listItem = (text: string) => text.replace(/[;\r\n]+/g, " ");
+
+const CSV_COLUMNS: readonly [string, (row: LinkListItem) => string | null][] = [
+  ["link_id", (r) => r.linkId],
+  ["institution", (r) => r.institutionName],
+  ["institution_id", (r) => r.institutionId],
+  ["state", (r) => r.state],
+  ["error_code", (r) => r.errorCode],
+  ["provider", (r) => r.provider],
+  ["products", (r) => r.products.map((p) => `${listItem(p.product)}:${listItem(productStatusText(p))}`).join(";")],
+  ["product_error_codes", (r) => r.productErrorCodes.map(listItem).join(";")],
+  ["link_tags", (r) => r.linkTags.map(listItem).join(";")],
+  ["last_refreshed_at", (r) => r.lastRefreshedAt],
+  ["created_at", (r) => r.createdAt],
+  ["seen_at", (r) => r.seenAt],
+];
+
+export const LINKS_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);
+
+const csvRecord = (fields: (string | null)[]) => `${fields.map(csvField).join(",")}\r\n`;
+
+/**
+ * Every row of the view as CSV text chunks (header first, then one chunk per batch), in the view's order; `page` is
+ * ignored: an export is of the view, not of one page. Batches page by keyset on (sort value, link_id), so memory stays
+ * flat and each batch starts where the last ended, however many rows match.
+ */
+export async function* streamLinksCsv(
+  db: Db,
+  params: LinkListParams,
+  { batchSize = 1000, now = new Date() }: { batchSize?: number; now?: Date } = {},
+): AsyncGenerator<string, void, undefined> {
+  yield csvRecord(LINKS_CSV_HEADER);
+  const { sort, dir } = resolveLinkSort(params);
+  const where = await whereOf(db, params, now);
+  const parts: Position["part"][] = SORTS[sort].nullable ? ["values", "nulls"] : ["values"];
+  for (const part of parts) {
+    let position: Position | undefined;
+    for (;;) {
+      const rows = await selectPart(db, where, sort, dir, part, { limit: batchSize, position });
+      if (rows.length > 0) yield rows.map((row) => csvRecord(CSV_COLUMNS.map(([, cell]) => cell(itemOf(row))))).join("");
+      if (rows.length < batchSize) break;
+      const last = rows[rows.length - 1]!;
+      position = { part, value: sortValue(last, sort), linkId: last.linkId };
+    }
+  }
+}
+
+function sortValue(row: SelectedRow, sort: LinkSort): unknown {
+  switch (sort) {
+    case "created_at":
+      return row.createdAt;
+    case "last_refreshed_at":
+      return row.lastRefreshedAt;
+    case "institution_name":
+      return row.institutionName;
+    case "state":
+      return row.state;
+    case "error_code":
+      return row.errorCode;
+    case "provider":
+      return row.provider;
+    case "link_id":
+      return row.linkId;
+  }
+}

@@ -1,0 +1,314 @@
+import { eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startSandbox, type TestSandbox } from "../../sandbox/test-support";
+import { Budget } from "../budget/budget";
+import { createMemoryStore } from "../budget/memory-store";
+import type { Db } from "../db/client";
+import { linkSnapshots, links, syncState } from "../db/schema";
+import { withTestDatabases } from "../db/test-databases";
+import { UpstreamClient } from "../upstream/client";
+import { UpstreamApi } from "../upstream/index";
+import { type SyncDeps, runSync } from "./engine";
+import { requestSync } from "./lease";
+import { getSyncStatus } from "./status";
+
+// The sync against the sandbox, without its rate limits (that is sync-rate-limits.test.ts) and at a pace far above
+// the real one, so each run takes a second: what is read, in which order, what is kept, and how runs take turns.
+
+const databases = withTestDatabases();
+let upstream: TestSandbox;
+
+beforeAll(async () => {
+  upstream = await startSandbox({ links: 300 });
+});
+afterAll(async () => {
+  await upstream?.close();
+});
+
+/** Far above the real pace: these tests are about what is read, not how fast. */
+const UNPACED = { limit: 1_000_000, windowMs: 1000 };
+
+function budgetOf(): Budget {
+  const { clientId } = upstream.sandbox.state.options;
+  return new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
+}
+
+/** The upstream through a fresh budget, remembering the order of detail reads. */
+function upstreamApi(base = upstream.base) {
+  const { clientId, clientSecret } = upstream.sandbox.state.options;
+  const budget = budgetOf();
+  const api = new UpstreamApi(new UpstreamClient({ baseUrl: base, clientId, clientSecret, gate: budget }));
+  const reads: string[] = [];
+  return {
+    budget,
+    reads,
+    api: {
+      listLinks: api.listLinks.bind(api),
+      getLink: (linkId: string, opts?: Parameters<UpstreamApi["getLink"]>[1]) => {
+        reads.push(linkId);
+        return api.getLink(linkId, opts);
+      },
+    },
+  };
+}
+
+function depsFor(db: Db, more: Partial<SyncDeps> & { base?: string } = {}) {
+  const { base, ...rest } = more;
+  const { api, budget, reads } = upstreamApi(base);
+  const deps: SyncDeps = { db, api, budget, share: 0.8, pace: UNPACED, pageSize: 500, ...rest };
+  return { deps, reads };
+}
+
+interface Stats {
+  byEndpoint: Record<string, { requests: number; rateLimited: number; statuses: Record<string, number> } | undefined>;
+  rateLimited: number;
+}
+async function statsOf(t: TestSandbox = upstream): Promise<Stats> {
+  return (await t.raw("GET", "/_sandbox/stats")).json as Stats;
+}
+const requestsTo = (stats: Stats, endpoint: string) => stats.byEndpoint[endpoint]?.requests ?? 0;
+
+async function listedIds(t: TestSandbox = upstream): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor = "";
+  do {
+    const page = (await t.api("GET", `/links?limit=5000${cursor ? `&cursor=${cursor}` : ""}`)).json as { links: { link_id: string }[]; next_cursor: string };
+    ids.push(...page.links.map((l) => l.link_id));
+    cursor = page.next_cursor;
+  } while (cursor);
+  return ids;
+}
+
+/** Makes every link read before `minutes` ago, as if the last run was that long ago. */
+async function age(db: Db, minutes: number, ids?: string[]) {
+  const set = { seenAt: sql`now() - (${minutes}::int * interval '1 minute')` };
+  await (ids ? db.update(links).set(set).where(inArray(links.linkId, ids)) : db.update(links).set(set).where(isNotNull(links.seenAt)));
+}
+
+describe.each(databases)("links sync on $kind", (target) => {
+  const db = () => target.database.db;
+  let listed: string[] = [];
+
+  beforeEach(async () => {
+    await upstream.raw("POST", "/_sandbox/reset");
+    await db().delete(links);
+    await db().delete(syncState);
+    await db().delete(linkSnapshots);
+    listed = await listedIds();
+    await upstream.raw("POST", "/_sandbox/reset");
+  });
+
+  it("reads every listed link's details, records when, and keeps a snapshot of the counts", async () => {
+    const { deps, reads } = depsFor(db());
+    const result = await runSync(deps);
+    expect(result).toMatchObject({ outcome: "completed", resumed: false, listed: listed.length, fetched: listed.length, failed: 0, notFound: 0 });
+
+    const rows = await db().select().from(links);
+    expect(rows.map((r) => r.linkId).sort()).toEqual([...listed].sort());
+    for (const row of rows) {
+      expect(row.seenAt).not.toBeNull();
+      expect(row.listedAt).not.toBeNull();
+      expect(row.createdAt).not.toBeNull();
+      expect(row.state).not.toBeNull();
+      expect(row.raw).toMatchObject({ link_id: row.linkId });
+    }
+    expect(new Set(reads).size).toBe(reads.length);
+
+    const stats = await statsOf();
+    expect(requestsTo(stats, "GET /links")).toBe(1);
+    expect(requestsTo(stats, "GET /links/{id}")).toBe(listed.length);
+
+    const [snapshot] = await db().select().from(linkSnapshots);
+    const byState: Record<string, number> = {};
+    for (const row of rows) byState[row.state!] = (byState[row.state!] ?? 0) + 1;
+    expect(snapshot).toMatchObject({ total: listed.length, byState });
+    expect(Object.values(snapshot!.byErrorCode).reduce((a, b) => a + b, 0)).toBe(rows.filter((r) => r.errorCode).length);
+    expect(byState.error).toBeGreaterThan(0);
+
+    const status = await getSyncStatus(db(), { pace: UNPACED });
+    expect(status).toMatchObject({ phase: "idle", running: false, done: listed.length, total: listed.length, etaSeconds: null, lastError: null });
+    expect(status.runFinishedAt!.getTime()).toBeGreaterThanOrEqual(status.runStartedAt!.getTime());
+  });
+
+  it("reads error-state links first, then links never read, then the newest", async () => {
+    await runSync(depsFor(db()).deps);
+    await age(db(), 60);
+    // Three links whose details were never read (e.g. listed just before the last run was stopped).
+    const unread = (await db().select({ linkId: links.linkId }).from(links).where(eq(links.state, "connected")).limit(3)).map((r) => r.linkId);
+    await db().update(links).set({ seenAt: null }).where(inArray(links.linkId, unread));
+    const before = await db().select().from(links);
+
+    const { deps, reads } = depsFor(db());
+    expect(await runSync(deps)).toMatchObject({ outcome: "completed", fetched: listed.length });
+    const rank = (r: (typeof before)[number]) => [r.state === "error" ? 0 : 1, r.seenAt === null ? 0 : 1, -r.createdAt!.getTime()] as const;
+    const expected = [...before]
+      .sort((a, b) => {
+        const [x, y] = [rank(a), rank(b)];
+        return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || (a.linkId < b.linkId ? -1 : 1);
+      })
+      .map((r) => r.linkId);
+    expect(reads).toEqual(expected);
+    const errors = before.filter((r) => r.state === "error").length;
+    expect(reads.slice(errors, errors + 3).sort()).toEqual([...unread].sort());
+  });
+
+  it("a second run reads only what is stale", async () => {
+    await runSync(depsFor(db()).deps);
+    const again = depsFor(db());
+    // Everything was read moments ago: only the listing is walked (for new and vanished links).
+    expect(await runSync(again.deps)).toMatchObject({ outcome: "completed", listed: listed.length, fetched: 0 });
+    expect(again.reads).toEqual([]);
+
+    const stale = listed.slice(100, 110);
+    await age(db(), 60, stale);
+    const third = depsFor(db());
+    expect(await runSync(third.deps)).toMatchObject({ outcome: "completed", fetched: 10 });
+    expect([...third.reads].sort()).toEqual([...stale].sort());
+    expect(await db().select().from(linkSnapshots)).toHaveLength(3);
+  });
+
+  it("learns that a link was deleted, and stops reading it", async () => {
+    await runSync(depsFor(db()).deps);
+    const gone = listed[5]!;
+    expect((await upstream.api("DELETE", `/links/${gone}`)).status).toBe(204);
+    await age(db(), 60);
+
+    const second = depsFor(db());
+    expect(await runSync(second.deps)).toMatchObject({ outcome: "completed", listed: listed.length - 1, fetched: listed.length });
+    const [row] = await db().select().from(links).where(eq(links.linkId, gone));
+    expect(row).toMatchObject({ state: "deleted" });
+    expect(row!.deletedSeenAt).not.toBeNull();
+    // No longer listed: its listed_at is from before this run.
+    expect(row!.listedAt!.getTime()).toBeLessThan(row!.seenAt!.getTime() - 1);
+
+    await age(db(), 60);
+    const third = depsFor(db());
+    await runSync(third.deps);
+    expect(third.reads).not.toContain(gone);
+    expect(third.reads).toHaveLength(listed.length - 1);
+  });
+
+  it("keeps a link the upstream does not know (404) with a note, and finishes the run", async () => {
+    await db().insert(links).values({ linkId: "mk_not_upstream", state: "connected", seenAt: new Date(Date.now() - 3_600_000) });
+    const result = await runSync(depsFor(db()).deps);
+    expect(result).toMatchObject({ outcome: "completed", notFound: 1, fetched: listed.length });
+    const [row] = await db().select().from(links).where(eq(links.linkId, "mk_not_upstream"));
+    expect(row).toMatchObject({ state: "connected" });
+    const status = await getSyncStatus(db(), { pace: UNPACED });
+    expect(status.lastError).toMatch(/mk_not_upstream is not found upstream \(404\)/);
+  });
+
+  it("resumes after the listing phase without listing again", async () => {
+    const stopper = new AbortController();
+    const first = depsFor(db(), {
+      signal: stopper.signal,
+      concurrency: 2,
+      onProgress: (p) => {
+        if (p.phase === "details" && p.done >= 40) stopper.abort(new Error("server shutting down"));
+      },
+    });
+    expect(await runSync(first.deps)).toMatchObject({ outcome: "stopped" });
+    const [paused] = await db().select().from(syncState);
+    expect(paused).toMatchObject({ phase: "details", owner: null, total: listed.length });
+    expect(paused!.done).toBeGreaterThanOrEqual(40);
+    expect((await getSyncStatus(db(), { pace: UNPACED })).running).toBe(false);
+
+    const second = depsFor(db());
+    expect(await runSync(second.deps)).toMatchObject({ outcome: "completed", resumed: true, listed: 0 });
+    const stats = await statsOf();
+    expect(requestsTo(stats, "GET /links")).toBe(1);
+    // Every link read once over both runs: the second run took up where the first stopped.
+    expect(requestsTo(stats, "GET /links/{id}")).toBe(listed.length);
+    expect(new Set([...first.reads, ...second.reads]).size).toBe(listed.length);
+    const [done] = await db().select().from(syncState);
+    expect(done).toMatchObject({ phase: "idle", done: listed.length, total: listed.length });
+  });
+
+  it("resumes the listing from the saved cursor", async () => {
+    const bigger = await startSandbox({ links: 1100 });
+    try {
+      const all = await listedIds(bigger);
+      await bigger.raw("POST", "/_sandbox/reset");
+      const stopper = new AbortController();
+      const first = depsFor(db(), {
+        base: bigger.base,
+        signal: stopper.signal,
+        onProgress: (p) => {
+          if (p.phase === "listing" && p.done >= 500) stopper.abort(new Error("restart"));
+        },
+      });
+      expect(await runSync(first.deps)).toMatchObject({ outcome: "stopped", listed: 500 });
+      const [paused] = await db().select().from(syncState);
+      expect(paused).toMatchObject({ phase: "listing", done: 500 });
+      expect(paused!.listCursor).toBeTruthy();
+
+      const later = new AbortController();
+      const second = depsFor(db(), {
+        base: bigger.base,
+        signal: later.signal,
+        onProgress: (p) => {
+          if (p.phase === "details") later.abort(new Error("enough"));
+        },
+      });
+      expect(await runSync(second.deps)).toMatchObject({ outcome: "stopped", resumed: true, listed: all.length - 500 });
+      expect(requestsTo(await statsOf(bigger), "GET /links")).toBe(Math.ceil(all.length / 500));
+      const rows = await db().select({ linkId: links.linkId }).from(links);
+      expect(rows.map((r) => r.linkId).sort()).toEqual([...all].sort());
+    } finally {
+      await bigger.close();
+    }
+  });
+
+  it("runs one sync at a time: of two at once, one works and the other declines", async () => {
+    const [a, b] = await Promise.all([runSync(depsFor(db()).deps), runSync(depsFor(db()).deps)]);
+    expect([a.outcome, b.outcome].sort()).toEqual(["completed", "declined"]);
+    expect(requestsTo(await statsOf(), "GET /links/{id}")).toBe(listed.length);
+  });
+
+  it("takes over from a holder whose heartbeat stopped, not from a live one", async () => {
+    const stopper = new AbortController();
+    await runSync(
+      depsFor(db(), {
+        signal: stopper.signal,
+        onProgress: (p) => {
+          if (p.phase === "details" && p.done >= 20) stopper.abort(new Error("crash"));
+        },
+      }).deps,
+    );
+    // Another instance holds the unfinished run and is alive.
+    await db().update(syncState).set({ owner: "instance-b", heartbeatAt: sql`now()` });
+    expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "declined" });
+    expect(await requestSync(db())).toEqual({ requested: false, running: true });
+    expect((await getSyncStatus(db(), { pace: UNPACED })).running).toBe(true);
+
+    // It crashed: no heartbeat for two minutes.
+    await db().update(syncState).set({ heartbeatAt: sql`now() - interval '2 minutes'` });
+    expect((await getSyncStatus(db(), { pace: UNPACED })).running).toBe(false);
+    expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "completed", resumed: true });
+    expect(requestsTo(await statsOf(), "GET /links")).toBe(1);
+    const [state] = await db().select().from(syncState);
+    expect(state).toMatchObject({ owner: null, phase: "idle" });
+  });
+
+  it("shows progress with an ETA while running, and answers a refresh-all request", async () => {
+    expect(await getSyncStatus(db(), { pace: UNPACED })).toMatchObject({ phase: "idle", running: false, runFinishedAt: null, requestedAt: null });
+    expect(await requestSync(db())).toEqual({ requested: true, running: false });
+    expect((await getSyncStatus(db(), { pace: UNPACED })).requestedAt).not.toBeNull();
+
+    const pace = { limit: 600, windowMs: 60_000 };
+    let during: Promise<Awaited<ReturnType<typeof getSyncStatus>>> | undefined;
+    const { deps } = depsFor(db(), {
+      onProgress: (p) => {
+        if (p.phase === "details" && p.done === 10) during = getSyncStatus(db(), { pace });
+      },
+    });
+    await runSync(deps);
+    const seen = await during!;
+    expect(seen).toMatchObject({ phase: "details", running: true, total: listed.length });
+    // At 600 a minute, ten a second: the links left take a tenth of their number in seconds.
+    expect(seen.etaSeconds).toBe(Math.ceil((listed.length - seen.done) / 10));
+
+    const after = await getSyncStatus(db(), { pace });
+    expect(after).toMatchObject({ phase: "idle", running: false, requestedAt: null });
+  });
+});

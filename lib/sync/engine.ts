@@ -1,0 +1,373 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { type Budget, BudgetUnavailable } from "../budget/budget";
+import type { Db } from "../db/client";
+import { recordLinks } from "../links/read-model";
+import { type UpstreamError, isUpstreamError } from "../upstream/errors";
+import type { UpstreamApi } from "../upstream/index";
+import { acquireSyncLease, finishSyncRun, releaseSyncLease, renewSyncLease, type SyncProgressColumns, type SyncStateRow } from "./lease";
+import { type SyncPace, SyncPacer, syncPaceOf } from "./pacer";
+import { type LinkSnapshot, markLinkDeleted, staleLinkIds, upsertListedLinks, writeLinkSnapshot } from "./queries";
+
+// The sync of the links read model. GET /links gives only ids, so a run has two phases:
+//   listing: walk GET /links page by page, recording each id with created_at and listed_at; the cursor is saved
+//            after every page, so a restarted run carries on from the next page;
+//   details: read GET /links/{id} for every link not read since the run started (error-state links first, then
+//            links never read, then newest first), in queued mode, a few in flight, paced at the sync's share.
+// Progress, the cursor and the run's start live in the sync_state row, which is also the lease (lease.ts): a run
+// resumes where it stopped, on whichever instance takes the lease next.
+
+export interface SyncLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface SyncProgress {
+  phase: "listing" | "details";
+  /** Links listed so far (listing) or read so far (details). */
+  done: number;
+  /** Links this run reads (details); 0 while listing. */
+  total: number;
+}
+
+export interface SyncDeps {
+  db: Db;
+  /** The upstream, through the rate budget. The sync records what it reads itself: an observer on it is not needed. */
+  api: Pick<UpstreamApi, "listLinks" | "getLink">;
+  /** The budget the api's calls go through: the sync's share applies to its per-app GET /links/{id} limit. */
+  budget: Pick<Budget, "keys">;
+  /** SYNC_SHARE: the fraction of that limit the sync may use; the rest is left to people. */
+  share: number;
+  /** Overrides the pace derived from budget and share (tests, benchmarks). */
+  pace?: SyncPace;
+  /** Identifies this run's holder in sync_state; unique per run by default. */
+  owner?: string;
+  /** Stops the run after the calls in flight; it resumes at the next run. */
+  signal?: AbortSignal;
+  /** Detail reads in flight at once: enough to keep the pace when the upstream answers slowly. */
+  concurrency?: number;
+  /** GET /links page size (the upstream allows 500 to 5000). */
+  pageSize?: number;
+  /** A link read this recently before the run started is not read again. */
+  freshForMs?: number;
+  /** Failed reads in a row (upstream down, credentials refused) after which the run stops, to resume later. */
+  maxConsecutiveFailures?: number;
+  /** How often progress and the heartbeat are written. */
+  progressIntervalMs?: number;
+  onProgress?: (progress: SyncProgress) => void;
+  log?: SyncLog;
+}
+
+type SyncOptions = Required<Pick<SyncDeps, "concurrency" | "pageSize" | "freshForMs" | "maxConsecutiveFailures" | "progressIntervalMs">>;
+
+export const SYNC_DEFAULTS: Readonly<SyncOptions> = {
+  concurrency: 8,
+  pageSize: 5000,
+  freshForMs: 5 * 60_000,
+  maxConsecutiveFailures: 20,
+  progressIntervalMs: 1000,
+};
+
+export interface SyncCounts {
+  /** Links listed by GET /links in this run (after a resume: since the run started). */
+  listed: number;
+  /** Detail reads answered (410 deleted included). */
+  fetched: number;
+  /** Detail reads that failed (kept as last read, tried again next run). */
+  failed: number;
+  /** Links the upstream does not know (404): kept as last read. */
+  notFound: number;
+}
+
+export type SyncRunResult =
+  | { outcome: "declined"; reason: string }
+  | ({ outcome: "completed"; resumed: boolean; snapshot: LinkSnapshot } & SyncCounts)
+  | ({ outcome: "stopped"; resumed: boolean; reason: string; error?: unknown } & SyncCounts);
+
+/** A run ends early for a reason of its own (as opposed to the caller's abort signal). */
+export class SyncStopped extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SyncStopped";
+  }
+}
+
+const silent: SyncLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Runs one sync, or resumes the unfinished one; declines at once when another holder's heartbeat is fresh. */
+export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
+  const { db } = deps;
+  const log = deps.log ?? silent;
+  const owner = deps.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const options = optionsOf(deps);
+  if (!Number.isInteger(options.pageSize) || options.pageSize < 500 || options.pageSize > 5000) {
+    throw new RangeError(`GET /links pages hold 500 to 5000 links, got ${options.pageSize}`);
+  }
+  const pace = deps.pace ?? syncPaceOf(deps.budget, deps.share);
+
+  const taken = await acquireSyncLease(db, owner);
+  if (!taken) return { outcome: "declined", reason: "Another instance is syncing the links (its heartbeat is fresh)." };
+
+  const internal = new AbortController();
+  const signal = deps.signal ? AbortSignal.any([deps.signal, internal.signal]) : internal.signal;
+  const progress = new RunProgress(db, owner, options.progressIntervalMs, deps.onProgress, () =>
+    internal.abort(new SyncStopped("Another instance took the sync over (this one's heartbeat was late).")),
+  );
+  const counts: SyncCounts = { listed: 0, fetched: 0, failed: 0, notFound: 0 };
+  const resumed = taken.phase !== "idle" && taken.runStartedAt !== null;
+  const run: RunContext = { deps, db, log, signal, progress, counts, pace, options, runStartedAt: taken.runStartedAt ?? new Date() };
+
+  try {
+    let state: SyncStateRow = taken;
+    if (!resumed) {
+      run.runStartedAt = new Date();
+      state = { ...taken, phase: "listing", listCursor: null, done: 0, total: 0 };
+      progress.reset("listing", 0, 0, null);
+      await progress.checkpoint({ phase: "listing", listCursor: null, runStartedAt: run.runStartedAt });
+    } else {
+      log.info({ phase: taken.phase, done: taken.done, total: taken.total, runStartedAt: taken.runStartedAt }, "resuming the links sync");
+      progress.reset(taken.phase === "listing" ? "listing" : "details", taken.done, taken.total, taken.lastError);
+    }
+    progress.start();
+
+    if (state.phase === "listing") await listLinks(run, state.listCursor, state.done);
+    await readDetails(run, state.phase === "details" ? state.done : 0);
+
+    const snapshot = await writeLinkSnapshot(db);
+    const problems = counts.failed + counts.notFound;
+    const lastError = problems > 0 ? `${problems} of ${progress.total} links could not be read (last: ${progress.lastError ?? "unknown"})` : null;
+    await progress.stop();
+    await finishSyncRun(db, owner, { runFinishedAt: new Date(), done: progress.done, total: progress.total, lastError });
+    log.info({ ...counts, total: progress.total, snapshotTotal: snapshot.total }, "links sync completed");
+    return { outcome: "completed", resumed, snapshot, ...counts };
+  } catch (error) {
+    await progress.stop();
+    const callerAborted = deps.signal?.aborted === true && error === deps.signal.reason;
+    const reason = callerAborted ? "Stopped on request; the run resumes where it stopped." : stopReason(error);
+    const known = callerAborted || error instanceof SyncStopped || isUpstreamError(error) || error instanceof BudgetUnavailable;
+    if (!known) log.error({ err: error }, "links sync failed");
+    else log.warn({ reason, ...counts }, "links sync stopped");
+    // Best effort: if the database is what failed, the heartbeat goes stale and the next holder resumes anyway.
+    await releaseSyncLease(db, owner, { done: progress.done, total: progress.total, lastError: callerAborted ? progress.lastError : reason }).catch(
+      (releaseError: unknown) => log.warn({ err: releaseError }, "could not release the sync lease"),
+    );
+    return { outcome: "stopped", resumed, reason, ...(known ? {} : { error }), ...counts };
+  }
+}
+
+interface RunContext {
+  deps: SyncDeps;
+  db: Db;
+  log: SyncLog;
+  signal: AbortSignal;
+  progress: RunProgress;
+  counts: SyncCounts;
+  pace: SyncPace;
+  options: SyncOptions;
+  runStartedAt: Date;
+}
+
+/** Walks GET /links from `cursor` (null: the first page), recording each page before saving the cursor past it. */
+async function listLinks(run: RunContext, cursor: string | null, listedBefore: number): Promise<void> {
+  const { db, deps, progress, signal } = run;
+  let listed = listedBefore;
+  let resumedCursor = cursor !== null;
+  for (;;) {
+    signal.throwIfAborted();
+    let page;
+    try {
+      page = await deps.api.listLinks({ cursor: cursor ?? undefined, limit: run.options.pageSize }, { mode: "queued" });
+    } catch (error) {
+      // A saved cursor the upstream no longer accepts (expired, or from before an upgrade): list again from the top.
+      if (resumedCursor && isUpstreamError(error) && (error.status === 400 || error.status === 422)) {
+        run.log.warn({ err: error }, "the saved GET /links cursor was refused; listing again from the first page");
+        cursor = null;
+        listed = 0;
+        resumedCursor = false;
+        continue;
+      }
+      if (isUpstreamError(error)) throw new SyncStopped(`Listing links failed (${failureText(error)}); the run resumes from the same page later.`);
+      throw error;
+    }
+    resumedCursor = false;
+    await upsertListedLinks(db, page.links, new Date());
+    listed += page.links.length;
+    run.counts.listed += page.links.length;
+    const next = page.next_cursor || null;
+    // Checkpoint: the page is in the table before the cursor moves past it, so a restart never skips a page.
+    if (next && next !== cursor) {
+      progress.reset("listing", listed, 0, progress.lastError);
+      await progress.checkpoint({ phase: "listing", listCursor: next });
+      cursor = next;
+      continue;
+    }
+    progress.reset("details", 0, 0, progress.lastError);
+    await progress.checkpoint({ phase: "details", listCursor: null });
+    return;
+  }
+}
+
+/** Reads the details of every stale link, a few in flight, each after a slot of the sync's own pacer. */
+async function readDetails(run: RunContext, doneBefore: number): Promise<void> {
+  const { db, deps, progress, counts, options } = run;
+  const freshSince = new Date(run.runStartedAt.getTime() - options.freshForMs);
+  const queue = await staleLinkIds(db, { runStartedAt: run.runStartedAt, freshSince });
+  progress.reset("details", doneBefore, doneBefore + queue.length, progress.lastError);
+  await progress.checkpoint({ phase: "details", listCursor: null });
+
+  const pacer = new SyncPacer(run.pace);
+  const retried = new Set<string>();
+  const stop = new AbortController();
+  const signal = AbortSignal.any([run.signal, stop.signal]);
+  let failure: unknown;
+  let next = 0;
+  let failedInARow = 0;
+
+  const readOne = async (linkId: string): Promise<void> => {
+    try {
+      const link = await deps.api.getLink(linkId, { mode: "queued" });
+      await recordLinks(db, [link], new Date());
+      counts.fetched++;
+      failedInARow = 0;
+    } catch (error) {
+      // Not an upstream answer (the budget's store, the database): nothing later would go better, so the run stops.
+      if (!isUpstreamError(error)) throw error;
+      if (error.status === 404) {
+        counts.notFound++;
+        failedInARow = 0;
+        progress.lastError = `link ${linkId} is not found upstream (404); its row is kept as last read`;
+      } else if (error.status === 410) {
+        await markLinkDeleted(db, linkId, new Date());
+        counts.fetched++;
+        failedInARow = 0;
+      } else if (error.status === 429 && !retried.has(linkId)) {
+        // The budget has closed the keys until Retry-After; the link waits its turn again at the end of the queue.
+        retried.add(linkId);
+        queue.push(linkId);
+        return;
+      } else {
+        counts.failed++;
+        failedInARow++;
+        progress.lastError = `link ${linkId} could not be read (${failureText(error)})`;
+        if (failedInARow >= options.maxConsecutiveFailures) {
+          throw new SyncStopped(`Stopped after ${failedInARow} failed reads in a row (last: ${failureText(error)}); the run resumes later.`);
+        }
+      }
+    }
+    progress.advance();
+  };
+
+  const worker = async (): Promise<void> => {
+    while (!signal.aborted) {
+      // The slot first, then the link: reads start in exactly the queue's order.
+      try {
+        await pacer.acquire(signal);
+      } catch {
+        return;
+      }
+      const linkId = queue[next++];
+      if (linkId === undefined) return;
+      try {
+        await readOne(linkId);
+      } catch (error) {
+        failure ??= error;
+        stop.abort(error);
+        return;
+      }
+    }
+  };
+
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  if (failure !== undefined) throw failure;
+  run.signal.throwIfAborted();
+}
+
+/** Progress of the run, written with the heartbeat every interval and at each checkpoint. */
+class RunProgress {
+  phase: SyncProgress["phase"] = "listing";
+  done = 0;
+  total = 0;
+  lastError: string | null = null;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private writing: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly owner: string,
+    private readonly intervalMs: number,
+    private readonly onProgress: ((progress: SyncProgress) => void) | undefined,
+    private readonly onLost: () => void,
+  ) {}
+
+  reset(phase: SyncProgress["phase"], done: number, total: number, lastError: string | null): void {
+    this.phase = phase;
+    this.done = done;
+    this.total = total;
+    this.lastError = lastError;
+    this.onProgress?.({ phase, done, total });
+  }
+
+  advance(): void {
+    this.done++;
+    this.onProgress?.({ phase: this.phase, done: this.done, total: this.total });
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => {
+      this.write().catch(() => undefined);
+    }, this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  /** Ends the heartbeat; resolves once the last write is done, so nothing lands after the lease is given up. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.writing;
+  }
+
+  /** Writes progress now (with what must be saved at this point); throws once the lease is no longer ours. */
+  async checkpoint(columns: SyncProgressColumns): Promise<void> {
+    if (!(await this.write(columns))) throw new SyncStopped("Another instance took the sync over (this one's heartbeat was late).");
+  }
+
+  /** One write at a time, in order: a late heartbeat must not overwrite a newer checkpoint. */
+  private write(columns: SyncProgressColumns = {}): Promise<boolean> {
+    const mine = this.writing.then(async () => {
+      const ours = await renewSyncLease(this.db, this.owner, { done: this.done, total: this.total, lastError: this.lastError, ...columns });
+      if (!ours) this.onLost();
+      return ours;
+    });
+    this.writing = mine.catch(() => undefined);
+    return mine;
+  }
+}
+
+/** An upstream failure in Linkdesk's words: status and error code, never the upstream's own message. */
+function failureText(error: UpstreamError): string {
+  switch (error.kind) {
+    case "timeout":
+      return "no answer in time";
+    case "network":
+      return "upstream unreachable";
+    case "invalid_response":
+      return "unexpected response";
+    case "http":
+      return `HTTP ${error.status}${error.errorCode ? ` ${error.errorCode}` : ""}`;
+  }
+}
+
+function stopReason(error: unknown): string {
+  if (error instanceof SyncStopped) return error.message;
+  if (error instanceof BudgetUnavailable) return `${error.message} The sync resumes where it stopped.`;
+  if (isUpstreamError(error)) return `Stopped: ${failureText(error)}; the run resumes later.`;
+  return "Stopped by an internal error (see the server log); the run resumes later.";
+}
+
+function optionsOf(deps: SyncDeps): SyncOptions {
+  const options = { ...SYNC_DEFAULTS };
+  for (const key of Object.keys(SYNC_DEFAULTS) as (keyof SyncOptions)[]) options[key] = deps[key] ?? SYNC_DEFAULTS[key];
+  return options;
+}

@@ -1,0 +1,93 @@
+import "server-only";
+import { and, count, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { linkSnapshots, links } from "../db/schema";
+import type { WireLinksPage } from "../upstream/schemas";
+
+// What the sync writes into the read model beyond whole Link objects (those go through recordLinks): the listing's
+// ids, a link learnt deleted from a 410, and the snapshots of counts. Plus the order it reads details in.
+
+// Rows per INSERT: three parameters each, far below PostgreSQL's 65,535 per statement.
+const UPSERT_CHUNK = 1000;
+
+/**
+ * Records links as listed by GET /links: new ids are inserted bare (details come later); known ones get their
+ * created_at and listed_at, and nothing else, so details read earlier (or by a person's click meanwhile) stay.
+ */
+export async function upsertListedLinks(db: Db, listed: WireLinksPage["links"], listedAt: Date): Promise<void> {
+  for (let start = 0; start < listed.length; start += UPSERT_CHUNK) {
+    const rows = listed.slice(start, start + UPSERT_CHUNK).map((l) => ({ linkId: l.link_id, createdAt: new Date(l.created_at), listedAt }));
+    await db
+      .insert(links)
+      .values(rows)
+      .onConflictDoUpdate({ target: links.linkId, set: { createdAt: sql`excluded.created_at`, listedAt: sql`excluded.listed_at` } });
+  }
+}
+
+/**
+ * The links a run still has to read, in the order it reads them: links in state error first (what staff act on),
+ * then links never read, then newest first. Stale means not read since `freshSince` (the run's start, less a few
+ * minutes: a link a person just opened need not be read again). A link known deleted and no longer listed is left
+ * alone: it cannot come back, and the upstream answers for it until it purges it.
+ */
+export async function staleLinkIds(db: Db, { runStartedAt, freshSince }: { runStartedAt: Date; freshSince: Date }): Promise<string[]> {
+  const rows = await db
+    .select({ linkId: links.linkId })
+    .from(links)
+    .where(
+      and(
+        or(isNull(links.seenAt), lt(links.seenAt, freshSince)),
+        or(sql`${links.state} is distinct from 'deleted'`, gte(links.listedAt, runStartedAt)),
+      ),
+    )
+    .orderBy(
+      sql`case when ${links.state} = 'error' then 0 else 1 end`,
+      sql`case when ${links.seenAt} is null then 0 else 1 end`,
+      sql`${links.createdAt} desc nulls last`,
+      links.linkId,
+    );
+  return rows.map((r) => r.linkId);
+}
+
+/**
+ * The upstream answered 410 link_error.deleted: the link is deleted, its details are no longer served. The row keeps
+ * what was last read, now marked deleted from this moment (its removal counts from the first time it was seen so).
+ */
+export async function markLinkDeleted(db: Db, linkId: string, seenAt: Date): Promise<void> {
+  await db
+    .update(links)
+    .set({
+      state: "deleted",
+      raw: sql`case when ${links.raw} is null then null else jsonb_set(${links.raw}, '{state}', '"deleted"') end`,
+      seenAt,
+      deletedSeenAt: sql`coalesce(${links.deletedSeenAt}, ${seenAt.toISOString()}::timestamptz)`,
+      updatedAt: seenAt,
+    })
+    .where(eq(links.linkId, linkId));
+}
+
+export interface LinkSnapshot {
+  id: number;
+  at: Date;
+  total: number;
+  byState: Record<string, number>;
+  byErrorCode: Record<string, number>;
+}
+
+/**
+ * Counts of the read model by state and by error_code, kept for the Health trends. `total` is every row, deleted and
+ * not-yet-read links included; links whose details were never read have no state and are left out of `byState`.
+ */
+export async function writeLinkSnapshot(db: Db, at = new Date()): Promise<LinkSnapshot> {
+  const rows = await db.select({ state: links.state, errorCode: links.errorCode, n: count() }).from(links).groupBy(links.state, links.errorCode);
+  const byState: Record<string, number> = {};
+  const byErrorCode: Record<string, number> = {};
+  let total = 0;
+  for (const row of rows) {
+    total += row.n;
+    if (row.state !== null) byState[row.state] = (byState[row.state] ?? 0) + row.n;
+    if (row.errorCode !== null) byErrorCode[row.errorCode] = (byErrorCode[row.errorCode] ?? 0) + row.n;
+  }
+  const [snapshot] = await db.insert(linkSnapshots).values({ at, total, byState, byErrorCode }).returning();
+  return snapshot!;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { RETRY_STOPPED_AFTER_MS, syncDue } from "./scheduler";
+
+const now = new Date("2026-11-20T12:00:00Z");
+const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
+const idle = { phase: "idle" as const, running: false, runFinishedAt: ago(5), requestedAt: null };
+
+describe("syncDue", () => {
+  it("starts a run when the interval has passed since the last one finished", () => {
+    expect(syncDue({ status: idle, now, intervalMinutes: 15 }).due).toBe(false);
+    expect(syncDue({ status: { ...idle, runFinishedAt: ago(15) }, now, intervalMinutes: 15 }).due).toBe(true);
+    expect(syncDue({ status: { ...idle, runFinishedAt: null }, now, intervalMinutes: 15 }).due).toBe(true);
+  });
+
+  it("with an interval of 0, runs only on demand", () => {
+    expect(syncDue({ status: { ...idle, runFinishedAt: null }, now, intervalMinutes: 0 }).due).toBe(false);
+    expect(syncDue({ status: { ...idle, requestedAt: ago(0) }, now, intervalMinutes: 0 }).due).toBe(true);
+  });
+
+  it("never starts beside a live run, and resumes an unfinished one", () => {
+    expect(syncDue({ status: { ...idle, running: true, requestedAt: ago(0) }, now, intervalMinutes: 15 }).due).toBe(false);
+    expect(syncDue({ status: { ...idle, phase: "details" }, now, intervalMinutes: 0 })).toEqual({ due: true, reason: "resuming an unfinished run" });
+  });
+
+  it("waits a little after a run stopped early, unless someone asks for a run since", () => {
+    const stopped = { ...idle, phase: "details" as const };
+    expect(syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: ago(1) }).due).toBe(false);
+    expect(syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: new Date(now.getTime() - RETRY_STOPPED_AFTER_MS) }).due).toBe(true);
+    expect(syncDue({ status: { ...stopped, requestedAt: ago(0.5) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) }).due).toBe(true);
+    expect(syncDue({ status: { ...stopped, requestedAt: ago(2) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) }).due).toBe(false);
+  });
+});
