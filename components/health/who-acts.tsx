@@ -1,7 +1,6 @@
 import Link from "next/link";
 import { LINK_ERROR_INFO, WHO_ACTS_LABELS, type WhoActs } from "@/lib/links/error-codes";
 import type { WhoActsShare } from "@/lib/links/health";
-import { LINK_ERROR_CODES, type LinkErrorCode } from "@/lib/upstream/schemas";
 import { WHO_ACTS_COLORS } from "./colors";
 import { formatCount, formatShare } from "./format";
 import { linksHref } from "./links-href";
@@ -12,16 +11,9 @@ const WHO_ACTS_HINTS: Record<WhoActs, string> = {
   service: "Faults inside the linking service; report persistent ones to its support with the link ids.",
 };
 
-/** The error codes of each group, from the one table of meanings. */
-const codesOf = (group: WhoActs): LinkErrorCode[] => LINK_ERROR_CODES.filter((code) => LINK_ERROR_INFO[code].whoActs === group);
-
-/**
- * The list's URL contract filters one error code at a time: a group's total opens the list only when the group is a
- * single code. TODO(lead): with a `who_acts` parameter in linkListParamsSchema, link every group total.
- */
-function groupHref(group: WhoActs): string | null {
-  const codes = codesOf(group);
-  return codes.length === 1 ? linksHref({ error_code: codes[0] }) : null;
+/** A group's total opens the list of the links whose error code that party must resolve. */
+function groupHref(group: WhoActs): string {
+  return linksHref({ who_acts: group });
 }
 
 /** Who must act on the links in error: the user, a wait on an institution or provider, or the service itself. */

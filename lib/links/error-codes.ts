@@ -4,7 +4,13 @@ import type { LinkErrorCode, LinkState } from "../upstream/schemas";
 // Health. "Who acts" groups the codes for managers: the end user, a wait on an institution or provider, or the
 // service (or Linkdesk's side) itself.
 
-export type WhoActs = "user" | "wait" | "service";
+export const WHO_ACTS = ["user", "wait", "service"] as const;
+export type WhoActs = (typeof WHO_ACTS)[number];
+
+/** The error codes whose fix lies with one party. */
+export function errorCodesActedOnBy(group: WhoActs): LinkErrorCode[] {
+  return (Object.keys(LINK_ERROR_INFO) as LinkErrorCode[]).filter((code) => LINK_ERROR_INFO[code].whoActs === group);
+}
 
 export interface ErrorCodeInfo {
   label: string;

@@ -6,6 +6,7 @@ import { withTestDatabases } from "../db/test-databases";
 import { LINK_SORTS, type LinkListParams } from "../schemas/links";
 import { wireLink } from "../upstream/fixtures";
 import type { LinkErrorCode, LinkState, WireLink } from "../upstream/schemas";
+import { LINK_ERROR_INFO } from "./error-codes";
 import {
   DEFAULT_LINK_SORT,
   facetOptions,
@@ -107,6 +108,7 @@ function expectedIds(params: LinkListParams): string[] {
     const r = row;
     if (params.state && r?.state !== params.state) continue;
     if (params.error_code && r?.errorCode !== params.error_code) continue;
+    if (params.who_acts && !(r?.errorCode && LINK_ERROR_INFO[r.errorCode as LinkErrorCode]?.whoActs === params.who_acts)) continue;
     if (params.institution && r?.institutionId !== params.institution && r?.institutionName?.toLowerCase() !== params.institution.toLowerCase()) continue;
     if (params.provider && r?.provider !== params.provider) continue;
     if (params.tag && !r?.linkTags.includes(params.tag)) continue;
@@ -305,6 +307,8 @@ describe.each(databases)("links list on $kind", (target) => {
   const single: [string, LinkListParams][] = [
     ["state", { state: "error" }],
     ["error_code", { error_code: "auth_expired" }],
+    ["who must act: the user", { who_acts: "user" }],
+    ["who must act: a wait", { who_acts: "wait" }],
     ["institution by id", { institution: "wells" }],
     ["institution by name, any case", { institution: "bank of america" }],
     ["provider", { provider: "mx" }],
@@ -335,7 +339,7 @@ describe.each(databases)("links list on $kind", (target) => {
     ["contradicting filters", { state: "connected", error_code: "auth_expired" }],
   ];
   it("filters meaningfully: every filter narrows, and the fixture covers each", async () => {
-    for (const [, params] of single.slice(0, 11)) expect(expectedIds(params).length, JSON.stringify(params)).toBeGreaterThan(0);
+    for (const [, params] of single.slice(0, 13)) expect(expectedIds(params).length, JSON.stringify(params)).toBeGreaterThan(0);
     for (const [, params] of combos.slice(0, -1)) expect(expectedIds(params).length, JSON.stringify(params)).toBeGreaterThan(0);
     expect(expectedIds({ q: "lk_0" })).not.toContain("lkx01");
     expect(expectedIds({ q: "team" })).toEqual([]);

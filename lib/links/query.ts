@@ -1,6 +1,7 @@
 import "server-only";
-import { and, arrayContains, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, max, or, type SQL, sql } from "drizzle-orm";
+import { and, arrayContains, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, max, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { errorCodesActedOnBy } from "./error-codes";
 import { csvField } from "../audit/query";
 import type { Db } from "../db/client";
 import { links } from "../db/schema";
@@ -97,7 +98,7 @@ export function linkListSearchParams(params: LinkListParams, changes: Partial<Re
   return search;
 }
 
-const FILTER_PARAMS = ["state", "error_code", "institution", "provider", "tag", "product_error", "stale", "q"] as const satisfies readonly LinkListParam[];
+const FILTER_PARAMS = ["state", "error_code", "who_acts", "institution", "provider", "tag", "product_error", "stale", "q"] as const satisfies readonly LinkListParam[];
 
 /** Whether any filter (not sort or page) is set. */
 export function hasLinkFilters(params: LinkListParams): boolean {
@@ -164,6 +165,7 @@ async function whereOf(db: Db, params: LinkListParams, now: Date): Promise<SQL |
   const conditions: (SQL | undefined)[] = [];
   if (params.state) conditions.push(eq(links.state, params.state));
   if (params.error_code) conditions.push(eq(links.errorCode, params.error_code));
+  if (params.who_acts) conditions.push(inArray(links.errorCode, errorCodesActedOnBy(params.who_acts)));
   if (params.institution) conditions.push(await institutionCondition(db, params.institution));
   if (params.provider) conditions.push(eq(links.provider, params.provider));
   if (params.tag) conditions.push(arrayContains(links.linkTags, [params.tag]));

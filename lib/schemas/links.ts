@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WHO_ACTS } from "../links/error-codes";
 import { LINK_ERROR_CODES, LINK_STATES } from "../upstream/schemas";
 
 // Shared by the exchange form and the exchange action. The spec's sample token is UUID-shaped.
@@ -15,6 +16,8 @@ export const LINK_SORTS = ["created_at", "last_refreshed_at", "institution_name"
 export const linkListParamsSchema = z.object({
   state: z.enum(LINK_STATES).optional(),
   error_code: z.enum(LINK_ERROR_CODES).optional(),
+  /** Links whose error code the user, a wait, or the service must resolve (Health's groups). */
+  who_acts: z.enum(WHO_ACTS).optional(),
   institution: z.string().trim().min(1).max(200).optional(),
   provider: z.string().trim().min(1).max(100).optional(),
   tag: z.string().trim().min(1).max(200).optional(),

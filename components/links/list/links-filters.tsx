@@ -1,7 +1,7 @@
 import { type DataTableFilter, DataTableIgnoredParams, DataTableToolbar } from "@/components/data-table/data-table-toolbar";
 import type { DroppedLinkParam, LinkFacets } from "@/lib/links/query";
 import type { LinkListParams } from "@/lib/schemas/links";
-import { ERROR_CODE_OPTIONS, PARAM_LABELS, STATE_OPTIONS } from "./options";
+import { ERROR_CODE_OPTIONS, PARAM_LABELS, STATE_OPTIONS, WHO_ACTS_OPTIONS } from "./options";
 
 const count = (n: number) => n.toLocaleString("en");
 
@@ -12,6 +12,7 @@ export async function LinksFilters({ params, facets }: { params: LinkListParams;
     { kind: "text", name: "q", label: "Search", value: params.q, placeholder: "Link id or tag", mono: true, wide: true },
     { kind: "select", name: "state", label: "State", value: params.state, options: STATE_OPTIONS, anyLabel: "Any state" },
     { kind: "select", name: "error_code", label: "Error code", value: params.error_code, options: ERROR_CODE_OPTIONS, anyLabel: "Any error code" },
+    { kind: "select", name: "who_acts", label: "Who must act", value: params.who_acts, options: WHO_ACTS_OPTIONS, anyLabel: "Anyone" },
     {
       kind: "select",
       name: "institution",

@@ -1,6 +1,6 @@
 import type { FilterOption } from "@/components/data-table/data-table-toolbar";
 import type { LinkListParams } from "@/lib/schemas/links";
-import { type ErrorCodeInfo, LINK_ERROR_INFO, LINK_STATE_LABELS, type WhoActs } from "@/lib/links/error-codes";
+import { type ErrorCodeInfo, LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS, WHO_ACTS_LABELS, type WhoActs } from "@/lib/links/error-codes";
 import { LINK_ERROR_CODES, LINK_STATES, type LinkErrorCode, type LinkState } from "@/lib/upstream/schemas";
 
 // The links list's option lists, shared by its cells and its filters: a state or an error code reads the same in the
@@ -8,6 +8,8 @@ import { LINK_ERROR_CODES, LINK_STATES, type LinkErrorCode, type LinkState } fro
 
 const isState = (value: string): value is LinkState => (LINK_STATES as readonly string[]).includes(value);
 const isErrorCode = (value: string): value is LinkErrorCode => (LINK_ERROR_CODES as readonly string[]).includes(value);
+
+export const WHO_ACTS_OPTIONS: readonly FilterOption[] = WHO_ACTS.map((group) => ({ value: group, label: WHO_ACTS_LABELS[group] }));
 
 export const STATE_OPTIONS: readonly FilterOption[] = LINK_STATES.map((state) => ({ value: state, label: LINK_STATE_LABELS[state] }));
 
@@ -42,6 +44,7 @@ export const WHO_ACTS_TONES: Record<WhoActs, string> = {
 export const PARAM_LABELS = {
   state: "State",
   error_code: "Error code",
+  who_acts: "Who must act",
   institution: "Institution",
   provider: "Provider",
   tag: "Tag",
