@@ -1,4 +1,5 @@
 // Numbers and times for the Health page, one way everywhere on it.
+import { formatAgo } from "@/components/data-table/relative-time";
 
 const counts = new Intl.NumberFormat("en-US");
 const percents = new Intl.NumberFormat("en-US", { style: "percent", maximumFractionDigits: 1 });
@@ -14,13 +15,7 @@ export function formatShare(share: number): string {
 /** 2026-11-20 12:00 UTC: the same for every reader, like the audit trail. */
 export const formatUtc = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-/** "just now", "4 min ago", "3 h ago", "2 days ago". */
+/** "just now", "4 min ago", "3 h ago": the data table's wording, for one way of saying it across the app. */
 export function timeAgo(at: Date, now: Date = new Date()): string {
-  const seconds = Math.max(0, Math.round((now.getTime() - at.getTime()) / 1000));
-  if (seconds < 45) return "just now";
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.round(minutes / 60);
-  if (hours < 48) return `${hours} h ago`;
-  return `${Math.round(hours / 24)} days ago`;
+  return formatAgo(at.getTime(), now.getTime());
 }
