@@ -1,55 +1,13 @@
 import type { NextRequest } from "next/server";
 import { parseAuditFilters, streamAuditCsv } from "@/lib/audit/query";
-import { currentStaff } from "@/lib/auth";
-import { can } from "@/lib/auth/roles";
-import { getDb } from "@/lib/db/client";
-import { logger } from "@/lib/logger";
+import { csvExport } from "@/lib/http/csv-export";
 
-// The Audit page's "Export CSV": every row of the filtered view, streamed in keyset batches so a million rows cost
-// the server no more memory than one batch.
-
-const noStore = { "Cache-Control": "no-store" };
-
-export async function GET(request: NextRequest) {
-  const staff = await currentStaff();
-  if (!staff) return Response.json({ error: "Sign in to export the audit trail." }, { status: 401, headers: noStore });
-  if (!can(staff.role, "read")) return Response.json({ error: "Your role may not read the audit trail." }, { status: 403, headers: noStore });
-
-  const { filters, dropped } = parseAuditFilters(request.nextUrl.searchParams);
-  // The page links here with valid filters only; exporting a wider view than asked for, silently, would mislead.
-  if (dropped.length > 0) {
-    return Response.json(
-      { error: "Some filters are not valid.", ignored: dropped.map(({ param, reason }) => ({ param, reason })) },
-      { status: 400, headers: noStore },
-    );
-  }
-
-  const { db } = await getDb();
-  const chunks = streamAuditCsv(db, filters);
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await chunks.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      } catch (error) {
-        // Headers are gone already: failing the stream makes the browser report a failed download, not a short file.
-        logger().error({ err: error }, "audit export failed while streaming");
-        controller.error(error);
-      }
-    },
-    async cancel() {
-      await chunks.return();
-    },
-  });
-
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
-  return new Response(stream, {
-    headers: {
-      ...noStore,
-      "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="linkdesk-audit-${stamp}.csv"`,
-    },
+// The Audit page's "Export CSV": every row of the filtered view (a million rows stream in keyset batches).
+export function GET(request: NextRequest) {
+  return csvExport({
+    what: "the audit trail",
+    filename: "audit",
+    parse: () => parseAuditFilters(request.nextUrl.searchParams),
+    rows: streamAuditCsv,
   });
 }
