@@ -36,6 +36,7 @@ describe.each(databases)("$kind", (target) => {
       "0004_budget_functions",
       "0005_bulk_jobs",
       "0006_links_read_model",
+      "0007_links_state_refreshed_index",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([

@@ -222,6 +222,8 @@ export const links = pgTable(
     index("links_provider_idx").on(t.provider, t.linkId),
     index("links_created_at_idx").on(t.createdAt.desc().nullsFirst(), t.linkId),
     index("links_last_refreshed_idx").on(t.lastRefreshedAt, t.linkId),
+    // "State + not refreshed in N days" counts tens of thousands of rows: an index-only range per state.
+    index("links_state_refreshed_idx").on(t.state, t.lastRefreshedAt),
     index("links_seen_at_idx").on(t.seenAt),
     index("links_tags_idx").using("gin", t.linkTags),
     index("links_product_errors_idx").using("gin", t.productErrorCodes),

@@ -1,0 +1,1 @@
+CREATE INDEX "links_state_refreshed_idx" ON "links" USING btree ("state","last_refreshed_at");
