@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { type AuditEntry, auditLog, auditOutcomes } from "../db/schema";
 import { AUDIT_ACTION_KEYS } from "./actions";
+import { type DroppedParam, type RawParams, parseFieldByField, searchParamsToRecord } from "../http/url-params";
 
 // Reading the audit trail: the Audit page's filters (kept in the URL), its pages and its CSV export. Every query pages
 // by keyset on (at desc, id desc), which each audit_log index ends in, so the cost of a page does not grow with the
@@ -78,13 +79,7 @@ export const AUDIT_FILTER_PARAMS = Object.keys(auditFilterFields.shape) as Audit
 export type AuditFilters = Partial<z.output<typeof auditFilterFields>>;
 
 /** A URL parameter that was ignored, with the value as given (show it as text only) and why. */
-export interface DroppedFilter {
-  param: AuditFilterParam;
-  value: string;
-  reason: string;
-}
-
-type RawParams = Record<string, string | string[] | undefined>;
+export type DroppedFilter = DroppedParam<AuditFilterParam>;
 
 /**
  * The URL's search parameters to filters, forgivingly: a bad value is dropped and reported, never thrown, so a
@@ -92,20 +87,8 @@ type RawParams = Record<string, string | string[] | undefined>;
  * unknown parameters are ignored.
  */
 export const auditFiltersSchema = z.custom<RawParams>((value) => typeof value === "object" && value !== null).transform((params) => {
-  const filters: AuditFilters = {};
-  const dropped: DroppedFilter[] = [];
-  for (const param of AUDIT_FILTER_PARAMS) {
-    const raw = params[param];
-    if (raw === undefined || (typeof raw === "string" && raw.trim() === "")) continue;
-    if (Array.isArray(raw)) {
-      dropped.push({ param, value: raw.join(", "), reason: "given more than once" });
-      continue;
-    }
-    const parsed = auditFilterFields.shape[param].safeParse(raw);
-    // Each field's schema produces that field's type; TypeScript cannot follow the key through the loop.
-    if (parsed.success) (filters as Record<AuditFilterParam, unknown>)[param] = parsed.data;
-    else dropped.push({ param, value: raw, reason: parsed.error.issues[0]?.message ?? "invalid" });
-  }
+  const { values, dropped } = parseFieldByField(auditFilterFields.shape, AUDIT_FILTER_PARAMS, params);
+  const filters = values as AuditFilters;
   if (filters.from && filters.to && filters.from.at >= filters.to.before) {
     dropped.push({ param: "from", value: filters.from.text, reason: "after the end of the range" });
     dropped.push({ param: "to", value: filters.to.text, reason: "before the start of the range" });
@@ -119,14 +102,6 @@ export function parseAuditFilters(params: RawParams | URLSearchParams): { filter
   return auditFiltersSchema.parse(params instanceof URLSearchParams ? searchParamsToRecord(params) : params);
 }
 
-function searchParamsToRecord(params: URLSearchParams): RawParams {
-  const record: RawParams = {};
-  for (const key of new Set(params.keys())) {
-    const values = params.getAll(key);
-    record[key] = values.length === 1 ? values[0] : values;
-  }
-  return record;
-}
 
 /** The filters back to URL parameters, in a fixed order; the cursor only when asked for (the next page's link). */
 export function auditFiltersToSearchParams(filters: AuditFilters, cursor?: AuditCursor | null): URLSearchParams {

@@ -7,6 +7,7 @@ import type { Db } from "../db/client";
 import { links } from "../db/schema";
 import { LINK_SORTS, type LinkListParams, linkListParamsSchema } from "../schemas/links";
 import { PRODUCTS } from "../upstream/schemas";
+import { type DroppedParam, type RawParams, parseFieldByField } from "../http/url-params";
 
 // Reading the links read model for the Links page: its URL parameters, one page of the filtered and sorted view with
 // the count of the whole view, the filter dropdowns' options, and the CSV export of the same view.
@@ -25,36 +26,15 @@ export type LinkListParam = keyof LinkListParams;
 export const LINK_LIST_PARAMS = Object.keys(linkListParamsSchema.shape) as LinkListParam[];
 
 /** A URL parameter that was ignored, with the value as given (show it as text only) and why. */
-export interface DroppedLinkParam {
-  param: LinkListParam;
-  value: string;
-  reason: string;
-}
-
-type RawParams = Record<string, string | string[] | undefined>;
+export type DroppedLinkParam = DroppedParam<LinkListParam>;
 
 /**
- * The URL's search parameters to the list's parameters, field by field and forgivingly: a bad value is dropped and
- * reported, never thrown, so a hand-edited or stale link still shows a page. Blank values (a GET form sends every
- * field) mean "not set"; unknown parameters (`id` of the open-by-id box among them) are ignored.
+ * The URL's search parameters to the list's parameters, forgivingly (see lib/http/url-params.ts); the `id` of the
+ * open-by-id box is not a list parameter and is ignored.
  */
 export function parseLinkListParams(input: RawParams | URLSearchParams): { params: LinkListParams; dropped: DroppedLinkParam[] } {
-  const raw = input instanceof URLSearchParams ? searchParamsToRecord(input) : input;
-  const params: LinkListParams = {};
-  const dropped: DroppedLinkParam[] = [];
-  for (const param of LINK_LIST_PARAMS) {
-    const value = raw[param];
-    if (value === undefined || (typeof value === "string" && value.trim() === "")) continue;
-    if (Array.isArray(value)) {
-      dropped.push({ param, value: value.join(", "), reason: "given more than once" });
-      continue;
-    }
-    const parsed = linkListParamsSchema.shape[param].safeParse(value);
-    // Each field's schema produces that field's type; TypeScript cannot follow the key through the loop.
-    if (parsed.success) (params as Record<LinkListParam, unknown>)[param] = parsed.data;
-    else dropped.push({ param, value, reason: reasonOf(parsed.error.issues[0]) });
-  }
-  return { params, dropped };
+  const { values, dropped } = parseFieldByField(linkListParamsSchema.shape, LINK_LIST_PARAMS, input, reasonOf);
+  return { params: values as LinkListParams, dropped };
 }
 
 /** Zod's messages list every allowed value; the page says it in a few words. */
@@ -73,14 +53,6 @@ function reasonOf(issue: { code: string; message: string } | undefined): string 
   }
 }
 
-function searchParamsToRecord(params: URLSearchParams): RawParams {
-  const record: RawParams = {};
-  for (const key of new Set(params.keys())) {
-    const values = params.getAll(key);
-    record[key] = values.length === 1 ? values[0] : values;
-  }
-  return record;
-}
 
 /**
  * The parameters back to a query string in a fixed order (the order of linkListParamsSchema), without page 1, so one
