@@ -14,7 +14,7 @@ import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";
 import { createSandbox } from "../../sandbox/server";
 import { createScratchDatabase } from "./scratch-database";
-import { median, ms, percentile } from "./stats";
+import { median, ms, percentile, time } from "./stats";
 
 const ROWS = 1_000_000;
 
@@ -139,16 +139,6 @@ async function measure(
     ]);
   }
   return result;
-}
-
-async function time(runs: number, warmup: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
-    const started = performance.now();
-    await fn();
-    if (i >= warmup) samples.push(performance.now() - started);
-  }
-  return samples;
 }
 
 /**

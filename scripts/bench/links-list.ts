@@ -11,7 +11,7 @@ import { createDatabase, type Database } from "../../lib/db/client";
 import { cachedFacetOptions, facetOptions, listLinks, readModelAsOf, streamLinksCsv } from "../../lib/links/query";
 import type { LinkListParams } from "../../lib/schemas/links";
 import { createScratchDatabase } from "./scratch-database";
-import { median, ms, percentile } from "./stats";
+import { median, ms, percentile, time } from "./stats";
 
 const LINKS = 100_000;
 
@@ -107,16 +107,6 @@ async function measure(label: string, database: Database, runs: number): Promise
   for await (const chunk of streamLinksCsv(db, {})) bytes += chunk.length;
   result.push([`${label}: CSV export of all ${LINKS.toLocaleString("en")} links`, `${((performance.now() - exportStarted) / 1000).toFixed(2)} s`, `${(bytes / 1e6).toFixed(1)} MB`]);
   return result;
-}
-
-async function time(runs: number, warmup: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
-    const started = performance.now();
-    await fn();
-    if (i >= warmup) samples.push(performance.now() - started);
-  }
-  return samples;
 }
 
 /**
