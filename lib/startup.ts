@@ -5,7 +5,7 @@ import { ConfigError, getEnv } from "./env";
 
 /**
  * Runs once per server start: refuses to serve with missing or invalid configuration (naming the variable), brings
- * the database up to date, and in demo mode creates the demo accounts.
+ * the database up to date, in demo mode creates the demo accounts, then starts the links sync's scheduler.
  */
 export async function startServer(): Promise<void> {
   let env;
