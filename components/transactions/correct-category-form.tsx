@@ -35,7 +35,7 @@ export function CorrectCategoryForm({
     <form
       onSubmit={form.handleSubmit((values) => correct.execute(values))}
       noValidate
-      className="flex flex-wrap items-start gap-2"
+      className="grid grid-cols-[minmax(7rem,1fr)_minmax(7rem,1fr)_auto] items-start gap-2"
       aria-label={`Correct category of transaction ${transactionId}`}
     >
       <label className="sr-only" htmlFor={`category-${transactionId}`}>
@@ -43,7 +43,7 @@ export function CorrectCategoryForm({
       </label>
       <select
         id={`category-${transactionId}`}
-        className="rounded border border-slate-300 px-2 py-1 text-sm"
+        className="w-full min-w-0 rounded border border-slate-300 px-2 py-1 text-sm"
         {...form.register("category", {
           onChange: () => form.setValue("subcategory", undefined),
         })}
@@ -59,7 +59,7 @@ export function CorrectCategoryForm({
       </label>
       <select
         id={`subcategory-${transactionId}`}
-        className="rounded border border-slate-300 px-2 py-1 text-sm"
+        className="w-full min-w-0 rounded border border-slate-300 px-2 py-1 text-sm"
         {...form.register("subcategory", { setValueAs: (v: string) => (v === "" ? undefined : v) })}
       >
         <option value="">(keep or default)</option>
@@ -77,15 +77,15 @@ export function CorrectCategoryForm({
         {correct.isPending ? "Saving…" : "Save"}
       </button>
       {errors.subcategory?.message || serverFieldError?.subcategory ? (
-        <p className="w-full text-sm text-red-700">{errors.subcategory?.message ?? serverFieldError?.subcategory?.[0]}</p>
+        <p className="col-span-3 text-sm text-red-700">{errors.subcategory?.message ?? serverFieldError?.subcategory?.[0]}</p>
       ) : null}
       {correct.result.serverError ? (
-        <p role="alert" className="w-full text-sm text-red-700">
+        <p role="alert" className="col-span-3 text-sm text-red-700">
           {correct.result.serverError}
         </p>
       ) : null}
       {correct.result.data ? (
-        <p role="status" className="w-full text-sm text-emerald-800">
+        <p role="status" className="col-span-3 text-sm text-emerald-800">
           Corrected to {categoryLabel(correct.result.data.updated?.enrichment?.category.value ?? category)}.{" "}
           {correct.result.data.similarCount > 0 ? `${correct.result.data.similarCount} similar past transactions found.` : null}{" "}
           <button
@@ -99,7 +99,7 @@ export function CorrectCategoryForm({
         </p>
       ) : null}
       {correct.result.data && correct.result.data.similarCount > 0 && !bulk.result.data ? (
-        <div className="w-full rounded border border-indigo-200 bg-indigo-50 px-2 py-1.5 text-sm">
+        <div className="col-span-3 rounded border border-indigo-200 bg-indigo-50 px-2 py-1.5 text-sm">
           <button
             type="button"
             disabled={bulk.isPending}
@@ -130,14 +130,18 @@ export function CorrectCategoryForm({
           ) : null}
         </div>
       ) : null}
-      {bulk.result.data ? <BulkProgress jobId={bulk.result.data.jobId} /> : null}
+      {bulk.result.data ? (
+        <div className="col-span-3">
+          <BulkProgress jobId={bulk.result.data.jobId} />
+        </div>
+      ) : null}
       {undo.result.serverError ? (
-        <p role="alert" className="w-full text-sm text-red-700">
+        <p role="alert" className="col-span-3 text-sm text-red-700">
           {undo.result.serverError}
         </p>
       ) : null}
       {undo.result.data ? (
-        <p role="status" className="w-full text-sm text-slate-700">
+        <p role="status" className="col-span-3 text-sm text-slate-700">
           Restored {categoryLabel(undo.result.data.restored.category)}.
         </p>
       ) : null}
