@@ -78,3 +78,16 @@ describe.each(databases)("verifyCredentials on $kind", (target) => {
     expect(await verifyCredentials("ghost-x@example.com", "guess", context(ip))).toMatchObject({ ok: false, reason: "locked" });
   });
 });
+
+describe.each(databases)("sign-in attempts on $kind", (target) => {
+  it("keeps only the throttle window of a subject's attempts", async () => {
+    const { signInAttempts } = await import("../db/schema");
+    const { db } = target.database;
+    const subject = "email:old@example.com";
+    await db.insert(signInAttempts).values([{ subject, succeeded: false, at: new Date(Date.now() - 2 * 60 * 60_000) }]);
+    await verifyCredentials("old@example.com", "guess", { db, ip: null, demoMode: false, sleep: async () => undefined });
+    const rows = await db.select().from(signInAttempts).where(eq(signInAttempts.subject, subject));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.at.getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+});

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { and, eq, gt, inArray } from "drizzle-orm";
+import { and, eq, gt, inArray, lt } from "drizzle-orm";
 import { appendAudit } from "../audit/append";
 import type { Db } from "../db/client";
 import { normalizeEmail, signInAttempts, staff, type Staff } from "../db/schema";
@@ -76,6 +76,10 @@ export async function verifyCredentials(emailInput: string, password: string, ct
   const valid = usable ? await verifyPassword(password, account.passwordHash!) : await verifyAgainstDecoy(password);
 
   await ctx.db.insert(signInAttempts).values(subjects.map((subject) => ({ subject, succeeded: valid, at: new Date(now()) })));
+  // Only the throttle window matters: older attempts of these subjects go (the audit trail keeps the history).
+  await ctx.db
+    .delete(signInAttempts)
+    .where(and(inArray(signInAttempts.subject, subjects), lt(signInAttempts.at, new Date(now() - THROTTLE_WINDOW_MS))));
   if (!valid || !account) {
     await audit("refused", account, account?.disabledAt ? "disabled" : "invalid credentials");
     return { ok: false, reason: "invalid" };
