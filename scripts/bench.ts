@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, side by side where they compare. Figures, not assertions.
 import { benchSandboxServe } from "../sandbox/bench-serve";
 import { benchAudit } from "./bench/audit";
+import { benchAuditPage } from "./bench/audit-page";
 import { benchBudget } from "./bench/budget";
 import { benchBudgetThroughput } from "./bench/budget-throughput";
 import { benchFirstLoadJs } from "./bench/first-load-js";
@@ -17,6 +18,7 @@ interface Result {
 const suites: Record<string, () => Promise<Result>> = {
   client: () => benchUpstreamClient(),
   audit: () => benchAudit(),
+  "audit-page": () => benchAuditPage(),
   budget: () => benchBudget(),
   "budget-throughput": () => benchBudgetThroughput(),
   "first-load-js": () => benchFirstLoadJs(),

@@ -146,7 +146,7 @@ async function measure(
  * corrections that succeed), 5,000 links. The indexes are dropped for the load and rebuilt from their own
  * definitions afterwards, which is several times faster than maintaining five B-trees row by row.
  */
-async function bulkLoad({ db }: Database): Promise<void> {
+export async function bulkLoad({ db }: Database): Promise<void> {
   const { rows: indexes } = await db.execute<{ name: string; definition: string }>(
     sql`select indexname as name, indexdef as definition from pg_indexes where tablename = 'audit_log' and indexname <> 'audit_log_pkey'`,
   );
