@@ -8,6 +8,7 @@ export const metadata: Metadata = {
   title: { default: "Linkdesk", template: "%s · Linkdesk" },
   description: "Operate the bank connections held with the linking API",
   robots: { index: false, follow: false },
+  icons: { icon: "/favicon.svg" },
 };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
