@@ -7,6 +7,8 @@ import { getEnv } from "@/lib/env";
 // Sends visitors without a valid session to sign in, then back to where they were going. Only a first gate: every
 // page, server action and route checks the session and role itself.
 
+const PATH_HEADER = "x-linkdesk-path";
+
 const PUBLIC = [/^\/sign-in(\/|$)/, /^\/api\/auth\//, /^\/api\/health$/];
 
 const { auth } = NextAuth(() => {
@@ -18,7 +20,13 @@ const { auth } = NextAuth(() => {
       ...base.callbacks,
       authorized({ auth: session, request }) {
         const { pathname, search } = request.nextUrl;
-        if (session?.user?.id || PUBLIC.some((pattern) => pattern.test(pathname))) return true;
+        if (PUBLIC.some((pattern) => pattern.test(pathname))) return true;
+        if (session?.user?.id) {
+          // The page's own check (which also knows disabled accounts and ended sessions) sends the person back here.
+          const headers = new Headers(request.headers);
+          headers.set(PATH_HEADER, `${pathname}${search}`);
+          return NextResponse.next({ request: { headers } });
+        }
         // Scripts get a status, not a sign-in page.
         if (pathname.startsWith("/api/")) return NextResponse.json({ error: "Sign in first." }, { status: 401 });
         const signIn = new URL("/sign-in", request.nextUrl);

@@ -48,12 +48,19 @@ for (const role of ROLES) {
   });
 }
 
-test("signing out ends the session", async ({ page }) => {
+test("signing out ends the session on the server, even if the old cookie comes back", async ({ page, context }) => {
   await signInAs(page, "support");
+  const before = await context.cookies();
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in/);
   await page.goto("/links");
   await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Flinks/);
+
+  // A response in flight (or a copied cookie) re-setting the old session must not sign the person back in.
+  await context.clearCookies();
+  await context.addCookies(before);
+  await page.goto("/audit");
+  await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Faudit/);
 });
 
 test("a tampered session cookie counts as signed out", async ({ page, context }) => {

@@ -1,3 +1,4 @@
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { Header } from "@/components/shell/header";
 import { Sidebar } from "@/components/shell/sidebar";
@@ -6,8 +7,12 @@ import { visibleNavItems } from "@/components/shell/nav-items";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
   const staff = await currentStaff();
-  // The proxy already sends visitors without a session to sign in; this also catches disabled accounts.
-  if (!staff) redirect("/sign-in");
+  // The proxy already sends visitors without a session to sign in; this also catches disabled accounts and sessions
+  // ended by a sign-out, and brings the person back to the page afterwards.
+  if (!staff) {
+    const path = (await headers()).get("x-linkdesk-path");
+    redirect(path && path !== "/" ? `/sign-in?callbackUrl=${encodeURIComponent(path)}` : "/sign-in");
+  }
   return (
     <div className="flex min-h-screen">
       <Sidebar items={visibleNavItems(staff.role)} />

@@ -4,7 +4,10 @@ import { randomUUID } from "node:crypto";
 import { AuthError } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { eq } from "drizzle-orm";
 import { appendAudit } from "../audit/append";
+import { getDb } from "../db/client";
+import { staff as staffTable } from "../db/schema";
 import { clientAddress, currentStaff, signIn, signOut } from "../auth";
 import { safeCallbackPath, signInSchema } from "../schemas/auth";
 
@@ -36,6 +39,9 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
 export async function signOutAction(): Promise<void> {
   const staff = await currentStaff();
   if (staff) {
+    // Ends every session of this person on the server; clearing the cookie alone could be undone by a response in flight.
+    const { db } = await getDb();
+    await db.update(staffTable).set({ sessionsValidAfter: new Date() }).where(eq(staffTable.id, staff.id));
     await appendAudit({
       actor: { id: staff.id, email: staff.email, role: staff.role },
       action: "auth.sign_out",

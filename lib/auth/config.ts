@@ -26,6 +26,8 @@ export function authConfig(opts: { secret: string; maxAgeHours: number }): NextA
       },
       session({ session, token }) {
         if (token.sub) session.user.id = token.sub;
+        // The server compares it with the account's sessions_valid_after: signing out ends a session everywhere.
+        if (typeof token.signedInAt === "number") (session as typeof session & { signedInAt?: number }).signedInAt = token.signedInAt;
         return session;
       },
     },

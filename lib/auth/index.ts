@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import NextAuth, { CredentialsSignin } from "next-auth";
+import NextAuth, { CredentialsSignin, type Session } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { headers } from "next/headers";
 import { cache } from "react";
@@ -107,11 +107,13 @@ export function ssoProvider(): { id: string; name: string } | null {
  * Cached per request.
  */
 export const currentStaff = cache(async (): Promise<SignedInStaff | null> => {
-  const session = await auth();
+  const session = (await auth()) as (Session & { signedInAt?: number }) | null;
   const id = session?.user?.id;
   if (!id) return null;
   const { db } = await getDb();
   const [row] = await db.select().from(staff).where(eq(staff.id, id)).limit(1);
   if (!row || row.disabledAt !== null || !isRole(row.role)) return null;
+  // A session older than the account's last sign-out is over, even if a late response re-set its cookie.
+  if (row.sessionsValidAfter && (session?.signedInAt ?? 0) <= row.sessionsValidAfter.getTime()) return null;
   return { id: row.id, email: row.email, name: row.name, role: row.role };
 });

@@ -37,6 +37,7 @@ describe.each(databases)("$kind", (target) => {
       "0005_bulk_jobs",
       "0006_links_read_model",
       "0007_links_state_refreshed_index",
+      "0008_staff_sessions_valid_after",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([

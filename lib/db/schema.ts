@@ -33,6 +33,8 @@ export const staff = pgTable(
     passwordHash: text("password_hash"),
     authSource: text("auth_source", { enum: authSources }).notNull().default("password"),
     disabledAt: timestamptz("disabled_at"),
+    /** Sessions that began at or before this moment are over (sign-out ends them on the server, not only the cookie). */
+    sessionsValidAfter: timestamptz("sessions_valid_after"),
     createdAt: timestamptz("created_at").notNull().defaultNow(),
     updatedAt: timestamptz("updated_at")
       .notNull()
