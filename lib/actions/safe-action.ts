@@ -7,6 +7,7 @@ import { type AuditRecord, appendAudit } from "../audit/append";
 import { AUDIT_ACTION_KEYS } from "../audit/actions";
 import { BudgetExceeded, BudgetUnavailable, describeScope, secondsUntil } from "../budget/budget";
 import { clientAddress, currentStaff } from "../auth";
+import { databaseErrorOf } from "../db/errors";
 import { PERMISSION_LABELS, PERMISSIONS, ROLE_LABELS, can } from "../auth/roles";
 import { logger } from "../logger";
 import { describeUpstreamError, isUpstreamError } from "../upstream/errors";
@@ -56,7 +57,9 @@ export const actionClient = createSafeActionClient({
       const { title, detail } = describeUpstreamError(error);
       return `${title}. ${detail}`;
     }
-    logger().error({ err: error, correlationId: reference }, "server action failed");
+    // A failed query's message quotes its parameters (a password hash, say): log the database's own error instead.
+    const dbError = databaseErrorOf(error);
+    logger().error(dbError ? { db: dbError, correlationId: reference } : { err: error, correlationId: reference }, "server action failed");
     return `Something went wrong on Linkdesk's side.${reference ? ` Reference: ${reference}` : ""}`;
   },
 }).use(async ({ next, metadata, clientInput }) => {
