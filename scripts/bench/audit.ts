@@ -2,18 +2,15 @@
 // first page, unfiltered and filtered. On PGlite always, and on PostgreSQL in a scratch database when DATABASE_URL
 // is set.
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { desc, sql } from "drizzle-orm";
 import { appendAudit } from "../../lib/audit/append";
 import { type AuditFilters, listAudit } from "../../lib/audit/query";
-import { createDatabase, type Database } from "../../lib/db/client";
+import type { Database } from "../../lib/db/client";
 import { auditLog } from "../../lib/db/schema";
 import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";
 import { createSandbox } from "../../sandbox/server";
-import { createScratchDatabase } from "./scratch-database";
+import { onBenchDatabases } from "./scratch-database";
 import { median, ms, percentile, time } from "./stats";
 
 const ROWS = 1_000_000;
@@ -23,35 +20,7 @@ export async function benchAudit({ appends = 200, pages = 50 } = {}): Promise<{ 
   // The yardstick for "append adds under 5 %": one correction's round trip through lib/upstream to a local sandbox.
   const correctionMs = await correctionRoundTrip(appends);
   rows.push(["correction round trip (lib/upstream → sandbox)", `median ${ms(correctionMs)}`, "5 % of it is the append budget"]);
-  // A data folder rather than memory: a million rows and their indexes are better kept out of the wasm heap.
-  const folder = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-audit-"));
-  try {
-    const pglite = await createDatabase({ dataDir: path.join(folder, "pglite") });
-    try {
-      rows.push(...(await measure("PGlite", pglite, { appends, pages, correctionMs })));
-    } finally {
-      await pglite.close();
-    }
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
-
-  const serverUrl = process.env.DATABASE_URL;
-  if (serverUrl) {
-    const scratch = await createScratchDatabase(serverUrl);
-    try {
-      const postgres = await createDatabase({ url: scratch.url });
-      try {
-        rows.push(...(await measure("PostgreSQL", postgres, { appends, pages, correctionMs })));
-      } finally {
-        await postgres.close();
-      }
-    } finally {
-      await scratch.drop();
-    }
-  } else {
-    rows.push(["PostgreSQL", "skipped: DATABASE_URL is not set"]);
-  }
+  rows.push(...(await onBenchDatabases("audit", (label, database) => measure(label, database, { appends, pages, correctionMs }))));
   return { name: `audit trail at ${ROWS.toLocaleString("en")} rows: appending one row, first page of the Audit page`, rows };
 }
 

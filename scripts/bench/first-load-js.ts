@@ -1,47 +1,21 @@
 // First-load JavaScript of a page: every script the browser fetches to show it, gzip-compressed, as a newcomer would
 // download it. Drives the built dashboard in Debian's Chromium against the sandbox.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { chromium } from "@playwright/test";
-import { DEMO_ACCOUNTS } from "../../lib/auth/demo";
-import { SANDBOX_DEFAULTS } from "../../sandbox/defaults";
-import { build, buildIsStale, startDashboard, startSandbox } from "../processes";
+import { launchChromium, signedInContext, startBenchDashboard } from "./dashboard";
 
 export async function benchFirstLoadJs(pages = ["/links", "/health", "/audit", "/rate-limits"]): Promise<{ name: string; rows: string[][] }> {
-  if (buildIsStale()) await build();
-  const { mkdtempSync, rmSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const path = await import("node:path");
   const dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-js-"));
-  const sandbox = await startSandbox({ port: 4170, quiet: true, env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret } });
-  const dashboard = await startDashboard({
-    port: 3170,
-    host: "127.0.0.1",
-    quiet: true,
-    env: {
-      UPSTREAM_BASE_URL: sandbox.url,
-      UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
-      UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
-      UPSTREAM_SANDBOX: "1",
-      AUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
-      LINKDESK_DATA_DIR: dataDir,
-      DATABASE_URL: "",
-      LOG_LEVEL: "silent",
-    },
-  });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+  const dashboard = await startBenchDashboard({ port: 3170, dataDir });
+  const browser = await launchChromium();
   try {
-    const context = await browser.newContext({ baseURL: dashboard.url });
-    const page = await context.newPage();
-    const admin = DEMO_ACCOUNTS.find((a) => a.role === "admin")!;
-    await page.goto("/sign-in");
-    await page.getByLabel("Email").fill(admin.email);
-    await page.getByLabel("Password").fill(admin.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+    const signedIn = await signedInContext(browser, dashboard.url, "admin");
     const rows: string[][] = [];
     for (const target of pages) {
       // A fresh context per page: nothing cached from the previous one.
-      const fresh = await browser.newContext({ baseURL: dashboard.url, storageState: await context.storageState() });
+      const fresh = await browser.newContext({ baseURL: dashboard.url, storageState: await signedIn.storageState() });
       const p = await fresh.newPage();
       const scripts = new Map<string, Promise<Buffer>>();
       p.on("response", (response) => {
@@ -61,7 +35,6 @@ export async function benchFirstLoadJs(pages = ["/links", "/health", "/audit", "
   } finally {
     await browser.close();
     await dashboard.stop();
-    await sandbox.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

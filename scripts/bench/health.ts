@@ -1,50 +1,23 @@
 // Health at 100,000 links: the summary (three aggregate queries) and the 30-day trend, on PGlite and, when
 // DATABASE_URL is set, on PostgreSQL in a scratch database.
 import { sql } from "drizzle-orm";
-import { type Db, createDatabase } from "../../lib/db/client";
-import { createScratchDatabase } from "./scratch-database";
+import type { Db } from "../../lib/db/client";
+import { onBenchDatabases } from "./scratch-database";
 import { healthSummary, healthTrend } from "../../lib/links/health";
-import { median, ms, percentile } from "./stats";
+import { median, ms, percentile, time } from "./stats";
 
 const NOW = new Date();
 
 export async function benchHealth(): Promise<{ name: string; rows: string[][] }> {
-  const rows: string[][] = [];
-  const targets: { label: string; open: () => Promise<{ db: Db; close: () => Promise<void> }> }[] = [
-    { label: "PGlite", open: async () => createDatabase({ dataDir: "memory" }) },
-  ];
-  if (process.env.DATABASE_URL) {
-    targets.push({
-      label: "PostgreSQL",
-      open: async () => {
-        const scratch = await createScratchDatabase(process.env.DATABASE_URL!);
-        const database = await createDatabase({ url: scratch.url });
-        return { db: database.db, close: async () => { await database.close(); await scratch.drop(); } };
-      },
-    });
-  }
-  for (const target of targets) {
-    const { db, close } = await target.open();
-    try {
-      await fill100k(db);
-      const times: number[] = [];
-      for (let i = 0; i < 9; i++) {
-        const started = performance.now();
-        await healthSummary(db, { now: NOW });
-        times.push(performance.now() - started);
-      }
-      const trend: number[] = [];
-      for (let i = 0; i < 9; i++) {
-        const started = performance.now();
-        await healthTrend(db, { days: 30, now: NOW });
-        trend.push(performance.now() - started);
-      }
-      rows.push([`${target.label}: healthSummary, 100,000 links`, `median ${ms(median(times))}`, `p99 ${ms(percentile(times, 99))}`]);
-      rows.push([`${target.label}: healthTrend, 30 days of 10-minute snapshots`, `median ${ms(median(trend))}`, `p99 ${ms(percentile(trend, 99))}`]);
-    } finally {
-      await close();
-    }
-  }
+  const rows = await onBenchDatabases("health", async (label, { db }) => {
+    await fill100k(db);
+    const summary = await time(9, 1, () => healthSummary(db, { now: NOW }));
+    const trend = await time(9, 1, () => healthTrend(db, { days: 30, now: NOW }));
+    return [
+      [`${label}: healthSummary, 100,000 links`, `median ${ms(median(summary))}`, `p99 ${ms(percentile(summary, 99))}`],
+      [`${label}: healthTrend, 30 days of 10-minute snapshots`, `median ${ms(median(trend))}`, `p99 ${ms(percentile(trend, 99))}`],
+    ];
+  });
   return { name: "Health page queries at 100,000 links", rows };
 }
 

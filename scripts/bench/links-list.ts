@@ -2,15 +2,12 @@
 // change (the goals of issue 5: p50 under 150 ms and under 50 ms). On PGlite always, and on PostgreSQL in a scratch
 // database when DATABASE_URL is set. Figures, not assertions. Run alone: `tsx --conditions=react-server
 // scripts/bench/links-list.ts`.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { sql } from "drizzle-orm";
-import { createDatabase, type Database } from "../../lib/db/client";
+import type { Database } from "../../lib/db/client";
 import { cachedFacetOptions, facetOptions, listLinks, readModelAsOf, streamLinksCsv } from "../../lib/links/query";
 import type { LinkListParams } from "../../lib/schemas/links";
-import { createScratchDatabase } from "./scratch-database";
+import { onBenchDatabases } from "./scratch-database";
 import { median, ms, percentile, time } from "./stats";
 
 const LINKS = 100_000;
@@ -39,35 +36,7 @@ const VIEWS: View[] = [
 
 export async function benchLinksList({ runs = 50 }: { runs?: number } = {}): Promise<{ name: string; rows: string[][] }> {
   const rows: string[][] = [];
-  // A data folder rather than memory: 100,000 links with their raw JSON are better kept out of the wasm heap.
-  const folder = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-links-"));
-  try {
-    const pglite = await createDatabase({ dataDir: path.join(folder, "pglite") });
-    try {
-      rows.push(...(await measure("PGlite", pglite, runs)));
-    } finally {
-      await pglite.close();
-    }
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
-
-  const serverUrl = process.env.DATABASE_URL;
-  if (serverUrl) {
-    const scratch = await createScratchDatabase(serverUrl);
-    try {
-      const postgres = await createDatabase({ url: scratch.url });
-      try {
-        rows.push(...(await measure("PostgreSQL", postgres, runs)));
-      } finally {
-        await postgres.close();
-      }
-    } finally {
-      await scratch.drop();
-    }
-  } else {
-    rows.push(["PostgreSQL", "skipped: DATABASE_URL is not set"]);
-  }
+  rows.push(...(await onBenchDatabases("links", (label, database) => measure(label, database, runs))));
   return { name: `links list at ${LINKS.toLocaleString("en")} links: server time of listLinks (page of 50 + count)`, rows };
 }
 

@@ -1,0 +1,61 @@
+import { type Browser, type BrowserContext, chromium } from "@playwright/test";
+import { DEMO_ACCOUNTS } from "../../lib/auth/demo";
+import type { Role } from "../../lib/auth/roles";
+import { SANDBOX_DEFAULTS } from "../../sandbox/defaults";
+import { build, buildIsStale, startDashboard, startSandbox } from "../processes";
+
+// The built dashboard on a sandbox, for benchmarks that measure what a browser or a client over HTTP sees.
+
+export async function startBenchDashboard(opts: { port: number; dataDir: string; env?: Record<string, string> }) {
+  if (buildIsStale()) await build();
+  const sandbox = await startSandbox({
+    port: opts.port + 1000,
+    quiet: true,
+    env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret },
+  });
+  try {
+    const dashboard = await startDashboard({
+      port: opts.port,
+      host: "127.0.0.1",
+      quiet: true,
+      env: {
+        UPSTREAM_BASE_URL: sandbox.url,
+        UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
+        UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
+        UPSTREAM_SANDBOX: "1",
+        AUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
+        LINKDESK_DATA_DIR: opts.dataDir,
+        DATABASE_URL: "",
+        LOG_LEVEL: "silent",
+        ...opts.env,
+      },
+    });
+    return {
+      url: dashboard.url,
+      stop: async () => {
+        await dashboard.stop();
+        await sandbox.stop();
+      },
+    };
+  } catch (error) {
+    await sandbox.stop();
+    throw error;
+  }
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+}
+
+/** A browser context signed in as the demo account of `role`, through the sign-in page. */
+export async function signedInContext(browser: Browser, baseURL: string, role: Role): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  const account = DEMO_ACCOUNTS.find((a) => a.role === role)!;
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(account.email);
+  await page.getByLabel("Password").fill(account.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+  return context;
+}
