@@ -2,10 +2,16 @@ import "server-only";
 import { ensureDemoAccounts } from "./auth/demo-accounts";
 import { getDb } from "./db/client";
 import { ConfigError, getEnv } from "./env";
+import { drainHttpRequests, trackHttpRequests } from "./http/in-flight-requests";
+import { takeStartSnapshots } from "./links/history";
+import { flushLogger, logger } from "./logger";
+import { installShutdownSignals, onShutdown } from "./shutdown";
 
 /**
- * Runs once per server start: refuses to serve with missing or invalid configuration (naming the variable), brings
- * the database up to date, in demo mode creates the demo accounts, then starts the links sync's scheduler.
+ * Runs once per server start: refuses to serve with missing or invalid configuration (naming the variable), takes
+ * over SIGTERM/SIGINT for the graceful shutdown (lib/shutdown.ts), brings the database up to date, in demo mode creates
+ * the demo accounts, takes a snapshot of the links read model for the Health trends (and in demo mode, once, seeds their
+ * history), then starts the links sync's scheduler and the job engine.
  */
 export async function startServer(): Promise<void> {
   let env;
@@ -16,6 +22,17 @@ export async function startServer(): Promise<void> {
     console.error(`Linkdesk cannot start. ${error.message}\nSee README.md, "Configuration".`);
     process.exit(1);
   }
+  const shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_S * 1000;
+  installShutdownSignals({ timeoutMs: shutdownTimeoutMs, log: () => logger().child({ component: "shutdown" }) });
+  trackHttpRequests();
+  onShutdown("http requests", drainHttpRequests, "requests");
+  onShutdown("log", flushLogger, "close");
+  if (!env.NEXT_MANUAL_SIG_HANDLE) {
+    logger().warn(
+      {},
+      "NEXT_MANUAL_SIG_HANDLE is not set (the dashboard was not started by npm start): Next.js's own SIGTERM handler may end the process before the shutdown has released its leases and closed the database",
+    );
+  }
   try {
     const { db } = await getDb();
     if (env.UPSTREAM_SANDBOX) await ensureDemoAccounts(db);
@@ -23,5 +40,18 @@ export async function startServer(): Promise<void> {
     console.error(`Linkdesk cannot start: the database is not available. ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+  try {
+    const { db } = await getDb();
+    const taken = await takeStartSnapshots(db, { demo: env.UPSTREAM_SANDBOX });
+    if (taken.demoSeeded > 0) logger().info({ snapshots: taken.demoSeeded }, "demo mode: seeded the Health trends with made-up history");
+  } catch (error) {
+    // The trends are not worth refusing to start over; the next sync takes a snapshot anyway.
+    logger().warn({ err: error }, "could not take the start-up snapshot of the links read model");
+  }
   (await import("./sync/scheduler")).startSyncScheduler();
+  // Unfinished jobs resume on their own: this instance takes over items whose leases lapse (all of them, on the
+  // embedded database, which no other process can hold).
+  const jobs = await import("./jobs");
+  await jobs.startJobRunner();
+  jobs.stopJobRunnerAtShutdown(shutdownTimeoutMs);
 }

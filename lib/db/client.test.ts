@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { closeDb, createDatabase, DataDirInUseError, getDb } from "./client";
+import { shutDownNow } from "../shutdown";
+import { closeDb, createDatabase, DatabaseClosedError, DataDirInUseError, databaseAnswers, getDb } from "./client";
 import { auditLog } from "./schema";
 
 // Only the storage settings matter here; the rest of the configuration is lib/env.ts's business and tests.
@@ -54,7 +55,8 @@ describe("the embedded database (PGlite)", () => {
     } finally {
       await reopened.close();
     }
-  });
+    // Two embedded databases opened on disk: seconds each on a busy machine.
+  }, 90_000);
 
   it("refuses a data folder that another live process holds, without touching it", async () => {
     const dataDir = path.join(root, "held", "pglite");
@@ -68,4 +70,26 @@ describe("the embedded database (PGlite)", () => {
     expect(readFileSync(lockFile, "utf8")).toBe(String(process.ppid));
     expect(existsSync(dataDir)).toBe(false);
   });
+});
+
+// Last in this file: the server's shutdown closes the process-wide database for good.
+describe("the process-wide database and the server's lifecycle", () => {
+  it("answers the readiness check while open, and the shutdown closes it for good (it is not reopened)", async () => {
+    // The folder the first test made: opening an existing database is much quicker than creating one. Closed first,
+    // in case that test stopped half-way.
+    await closeDb();
+    const dataDir = path.join(root, "data");
+    storageEnv.LINKDESK_DATA_DIR = dataDir;
+    // Nothing opened yet: nothing to ask, and the check does not open it.
+    expect(await databaseAnswers(1_000)).toBe(false);
+    await getDb();
+    expect(await databaseAnswers(1_000)).toBe(true);
+
+    const outcome = await shutDownNow("SIGTERM");
+
+    expect(outcome.clean).toBe(true);
+    expect(existsSync(path.join(dataDir, "pglite.lock"))).toBe(false);
+    expect(await databaseAnswers(1_000)).toBe(false);
+    await expect(getDb()).rejects.toBeInstanceOf(DatabaseClosedError);
+  }, 60_000);
 });

@@ -2,13 +2,14 @@ import "server-only";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import type { Assume } from "drizzle-orm";
+import { type Assume, sql } from "drizzle-orm";
 import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { Pool } from "pg";
 import { getEnv } from "../env";
 import { logger } from "../logger";
+import { onShutdown } from "../shutdown";
 import { migrateDatabase } from "./migrate";
 import * as schema from "./schema";
 
@@ -40,17 +41,44 @@ export interface DatabaseOptions {
 
 // Enough for a few dashboard instances on one server's default max_connections (100).
 const POOL_SIZE = 10;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Opens a database and brings it up to the checked-in migrations. The caller owns it and must close() it. */
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
   return options.url ? openPostgres(options.url, options.migrationsFolder) : openPglite(options.dataDir ?? "memory", options.migrationsFolder);
 }
 
+/**
+ * Transactions that always give their connection back. drizzle's own (node-postgres, pool) sends BEGIN before its
+ * try/finally: when the connection drops right then (a database restart), the client is never released, and after
+ * POOL_SIZE such drops every query waits for a slot forever (and pool.end() never returns). Here the client is taken
+ * and released around the whole transaction, and a transaction that failed leaves its connection closed, not reused.
+ */
+function transactionsOn(pool: Pool): Db["transaction"] {
+  return async <T>(work: Parameters<Db["transaction"]>[0], config?: Parameters<Db["transaction"]>[1]): Promise<T> => {
+    const client = await pool.connect();
+    let failed = false;
+    try {
+      return (await drizzleNodePg({ client, schema }).transaction(work, config)) as T;
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      client.release(failed);
+    }
+  };
+}
+
 async function openPostgres(url: string, migrationsFolder: string | undefined): Promise<Database> {
-  const pool = new Pool({ connectionString: url, max: POOL_SIZE });
+  // A connection attempt to an unreachable server gives up instead of waiting for the operating system's TCP timeout
+  // (minutes), which would hold pool slots and pile up behind readiness probes.
+  const pool = new Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // pg emits this when the server drops an idle pooled connection (restart, failover); unhandled, it would crash the
   // process. The pool replaces the connection by itself.
   pool.on("error", (error) => reportIdleConnectionError(error));
+  // A connection lost while checked out (between two statements of a transaction) emits on its client, not the pool:
+  // without a listener that crashes the process. The statement in progress or the next one fails on its own.
+  pool.on("connect", (client) => client.on("error", (error) => reportIdleConnectionError(error)));
   try {
     await migrateDatabase({ kind: "postgres", client: pool }, migrationsFolder);
   } catch (error) {
@@ -58,6 +86,7 @@ async function openPostgres(url: string, migrationsFolder: string | undefined): 
     throw error;
   }
   const db: Db = drizzleNodePg({ client: pool, schema });
+  db.transaction = transactionsOn(pool);
   return { db, kind: "postgres", client: pool, close: once(() => pool.end()) };
 }
 
@@ -155,11 +184,23 @@ function reportIdleConnectionError(error: Error): void {
 interface Shared {
   pending?: Promise<Database>;
   hooksInstalled?: boolean;
+  /** Closed by the server's shutdown: never opened again in this process. */
+  closedForShutdown?: boolean;
 }
 const shared: Shared = ((globalThis as { [key: symbol]: Shared })[Symbol.for("linkdesk.db")] ??= {});
 
+/** The database was closed because the server is shutting down. */
+export class DatabaseClosedError extends Error {
+  constructor() {
+    super("The database is closed: the server is shutting down.");
+    this.name = "DatabaseClosedError";
+  }
+}
+
 /** The process-wide database, from DATABASE_URL or else PGlite in LINKDESK_DATA_DIR/pglite; migrated on first use. */
 export function getDb(): Promise<Database> {
+  // Reopening after the shutdown closed it would leave PGlite open when the process exits.
+  if (shared.closedForShutdown) return Promise.reject(new DatabaseClosedError());
   if (!shared.pending) {
     const env = getEnv();
     const pending = createDatabase({ url: env.DATABASE_URL, dataDir: path.join(env.LINKDESK_DATA_DIR, "pglite") });
@@ -181,21 +222,40 @@ export async function closeDb(): Promise<void> {
   await database?.close();
 }
 
+/**
+ * Whether the process-wide database answers a trivial query within `timeoutMs` (the readiness probe). Never throws,
+ * never opens a database the process has not opened yet: before start-up has opened it there is nothing to ask.
+ */
+export async function databaseAnswers(timeoutMs: number): Promise<boolean> {
+  const pending = shared.pending;
+  if (!pending) return false;
+  const query = pending.then(({ db }) => db.execute(sql`select 1`)).then(
+    () => true,
+    () => false,
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([query, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function installShutdownHooks(): void {
   if (shared.hooksInstalled) return;
   shared.hooksInstalled = true;
-  // With nothing else scheduled, closing lets the loop drain; the second beforeExit then finds nothing open.
+  // Scripts and tests whose work simply ends: with nothing else scheduled, closing lets the loop drain.
   process.on("beforeExit", () => void closeDb());
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
-      // Listening to a signal replaces Node's default of exiting. If another listener (Next.js's server) is there, it
-      // exits when done; alone, re-raise the signal once closed so the process still ends as it would have.
-      const alone = process.listenerCount(signal) === 0;
-      void closeDb()
-        .catch((error: unknown) => console.error("Closing the database failed:", error))
-        .finally(() => {
-          if (alone) process.kill(process.pid, signal);
-        });
-    });
-  }
+  // A server closes it as the last part of its shutdown, after the work and requests that use it are done.
+  onShutdown(
+    "database",
+    async () => {
+      shared.closedForShutdown = true;
+      await closeDb();
+    },
+    "close",
+  );
 }

@@ -38,6 +38,10 @@ describe.each(databases)("$kind", (target) => {
       "0006_links_read_model",
       "0007_links_state_refreshed_index",
       "0008_staff_sessions_valid_after",
+      "0009_jobs",
+      "0010_drop_bulk_jobs",
+      "0011_staff_password_change_required",
+      "0012_staff_preferences_snapshot_source",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([
@@ -45,11 +49,13 @@ describe.each(databases)("$kind", (target) => {
       "budget_closures",
       "budget_events",
       "budget_reservations",
-      "bulk_jobs",
+      "job_items",
+      "jobs",
       "link_snapshots",
       "links",
       "sign_in_attempts",
       "staff",
+      "staff_preferences",
       "sync_state",
     ]);
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, type ExtraConfigColumn, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, type ExtraConfigColumn, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { ROLES } from "../auth/roles";
 
 // The one PostgreSQL schema, shared by PGlite and a real server. Change it here, then run
@@ -35,6 +35,11 @@ export const staff = pgTable(
     disabledAt: timestamptz("disabled_at"),
     /** Sessions that began at or before this moment are over (sign-out ends them on the server, not only the cookie). */
     sessionsValidAfter: timestamptz("sessions_valid_after"),
+    /**
+     * The password was set by someone else (an admin, `npm run staff`): it serves once, to sign in and choose one's
+     * own. Until then nothing else is allowed. Demo accounts never have it.
+     */
+    passwordChangeRequired: boolean("password_change_required").notNull().default(false),
     createdAt: timestamptz("created_at").notNull().defaultNow(),
     updatedAt: timestamptz("updated_at")
       .notNull()
@@ -49,6 +54,23 @@ export const staff = pgTable(
 );
 
 export type Staff = typeof staff.$inferSelect;
+
+/**
+ * A person's own settings, by name (the links table's columns and density, say): they follow the person from browser
+ * to browser and render on the server as chosen. The value is validated on every read (lib/preferences).
+ */
+export const staffPreferences = pgTable(
+  "staff_preferences",
+  {
+    staffId: uuid("staff_id")
+      .notNull()
+      .references(() => staff.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    value: jsonb("value").notNull(),
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.staffId, t.name] })],
+);
 export type NewStaff = typeof staff.$inferInsert;
 
 /** One row per sign-in try, by email and by IP, for slowing down and locking out guessing. */
@@ -151,40 +173,105 @@ export const budgetEvents = pgTable(
   (t) => [index("budget_events_at_idx").on(t.at)],
 );
 
-export const bulkJobStatuses = ["running", "done"] as const;
-export type BulkJobStatus = (typeof bulkJobStatuses)[number];
+export const jobStates = ["running", "paused", "cancelled", "done"] as const;
+export type JobState = (typeof jobStates)[number];
 
 /**
- * A bulk correction in progress or finished. The instance that started it works through it in queued mode and writes
- * progress here, so any instance can show it; a job whose heartbeat stopped (its instance ended) reads as interrupted.
+ * A durable job (lib/jobs): long upstream work that outlives the tab, the request and the instance that started it.
+ * What it will do is its items; any instance works on any running job. A job is done when no item is left to work.
  */
-export const bulkJobs = pgTable(
-  "bulk_jobs",
+export const jobs = pgTable(
+  "jobs",
   {
     id: uuid("id").primaryKey().defaultRandom(),
+    /** A kind of lib/jobs/kinds.ts: what an item does and how its outcome is checked. */
     kind: text("kind").notNull(),
-    linkId: text("link_id").notNull(),
+    state: text("state", { enum: jobStates }).notNull().default("running"),
+    /** What the job does, in words, for lists. */
+    title: text("title").notNull(),
+    /** The link every item works on, for per-link jobs (a correction); null for jobs over many links (an import). */
+    linkId: text("link_id"),
+    /** Kind-specific facts shared by the items (e.g. the file an import came from). */
+    params: jsonb("params").notNull().default(sql`'{}'::jsonb`),
+    /** Items of one job this instance works on at once (the rate budget still paces the calls). */
+    concurrency: integer("concurrency").notNull().default(1),
+    /** The person who started it: every item's audit row is theirs. */
     createdBy: uuid("created_by").notNull(),
     createdByEmail: text("created_by_email").notNull(),
-    status: text("status", { enum: bulkJobStatuses }).notNull().default("running"),
+    createdByRole: text("created_by_role").notNull(),
+    /** The job this one undoes. */
+    undoesJobId: uuid("undoes_job_id"),
+    /** Recognises the same work asked for twice (an import file's content hash); unique per kind. */
+    dedupeKey: text("dedupe_key"),
     total: integer("total").notNull(),
-    done: integer("done").notNull().default(0),
-    failed: integer("failed").notNull().default(0),
-    /** What is applied: the category pair. */
-    payload: jsonb("payload").notNull(),
-    eta: timestamptz("eta"),
-    lastError: text("last_error"),
     createdAt: timestamptz("created_at").notNull().defaultNow(),
-    /** Heartbeat: set at every item. */
+    finishedAt: timestamptz("finished_at"),
     updatedAt: timestamptz("updated_at").notNull().defaultNow(),
   },
   (t) => [
-    check("bulk_jobs_status_check", sql`${t.status} in (${quotedList(bulkJobStatuses)})`),
-    index("bulk_jobs_created_by_idx").on(t.createdBy, t.createdAt),
+    check("jobs_state_check", sql`${t.state} in (${quotedList(jobStates)})`),
+    index("jobs_created_at_idx").on(t.createdAt.desc().nullsFirst(), t.id),
+    index("jobs_state_idx").on(t.state),
+    index("jobs_link_id_idx").on(t.linkId, t.createdAt),
+    uniqueIndex("jobs_kind_dedupe_key_idx").on(t.kind, t.dedupeKey),
   ],
 );
 
-export type BulkJob = typeof bulkJobs.$inferSelect;
+export type Job = typeof jobs.$inferSelect;
+
+export const jobItemStates = ["pending", "sent", "done", "failed", "skipped", "cancelled"] as const;
+export type JobItemState = (typeof jobItemStates)[number];
+
+/**
+ * One planned upstream call of a job. `sent` means the call may have reached the upstream and no answer is recorded:
+ * before anything is resent, the outcome is checked against the upstream. Claims are leases (lease_owner until
+ * lease_until, renewed by heartbeats); a lapsed lease is taken over by any instance.
+ */
+export const jobItems = pgTable(
+  "job_items",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    jobId: uuid("job_id")
+      .notNull()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    /** Order within the job. */
+    seq: integer("seq").notNull(),
+    /** Items of one group run one after another in seq order (an imported link, then its transaction batches). */
+    groupKey: text("group_key"),
+    linkId: text("link_id"),
+    /** What the call is about: a transaction id, an import position. */
+    targetId: text("target_id"),
+    input: jsonb("input").notNull(),
+    state: text("state", { enum: jobItemStates }).notNull().default("pending"),
+    /** Calls sent for this item. */
+    attempts: integer("attempts").notNull().default(0),
+    /** Not to be worked before this (backing off after a failure or a 429). */
+    notBefore: timestamptz("not_before"),
+    /** The instance holding the item's lease, or, once settled, the one that settled it. */
+    leaseOwner: text("lease_owner"),
+    leaseUntil: timestamptz("lease_until"),
+    /** Of the last call: the same id is on its audit row and its log line. */
+    correlationId: uuid("correlation_id"),
+    upstreamStatus: integer("upstream_status"),
+    upstreamErrorCode: text("upstream_error_code"),
+    /** Why it failed or was skipped, in words. */
+    reason: text("reason"),
+    result: jsonb("result"),
+    sentAt: timestamptz("sent_at"),
+    finishedAt: timestamptz("finished_at"),
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    check("job_items_state_check", sql`${t.state} in (${quotedList(jobItemStates)})`),
+    uniqueIndex("job_items_job_seq_idx").on(t.jobId, t.seq),
+    index("job_items_job_state_seq_idx").on(t.jobId, t.state, t.seq),
+    index("job_items_job_group_seq_idx").on(t.jobId, t.groupKey, t.seq),
+    index("job_items_lease_owner_idx").on(t.leaseOwner),
+    index("job_items_job_finished_idx").on(t.jobId, t.finishedAt),
+  ],
+);
+
+export type JobItem = typeof jobItems.$inferSelect;
 
 /**
  * The read model of links: what GET /links/{id} last answered for each link, plus what Linkdesk derives for filtering
@@ -234,7 +321,10 @@ export const links = pgTable(
 
 export type LinkRow = typeof links.$inferSelect;
 
-/** Counts of links by state and by error code, taken after each sync, for the Health trends. */
+export const linkSnapshotSources = ["sync", "start", "demo"] as const;
+export type LinkSnapshotSource = (typeof linkSnapshotSources)[number];
+
+/** Counts of links by state and by error code, taken after each sync and at start, for the Health trends. */
 export const linkSnapshots = pgTable(
   "link_snapshots",
   {
@@ -243,8 +333,10 @@ export const linkSnapshots = pgTable(
     total: integer("total").notNull(),
     byState: jsonb("by_state").$type<Record<string, number>>().notNull(),
     byErrorCode: jsonb("by_error_code").$type<Record<string, number>>().notNull(),
+    /** What took it: "sync" (after a run), "start" (at a dashboard's start), "demo" (made-up history, demo mode only). */
+    source: text("source", { enum: linkSnapshotSources }).notNull().default("sync"),
   },
-  (t) => [index("link_snapshots_at_idx").on(t.at)],
+  (t) => [index("link_snapshots_at_idx").on(t.at), check("link_snapshots_source_check", sql`${t.source} in (${quotedList(linkSnapshotSources)})`)],
 );
 
 /**

@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { Client } from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { parseStorageEnv } from "../env";
 import { createDatabase, type Database } from "./client";
+import { createScratchPostgresDatabase as createScratchDatabaseOn } from "./scratch-database";
 
 // Only the storage settings: unit tests have no upstream or session secret to configure.
 const serverUrl = parseStorageEnv().DATABASE_URL;
@@ -76,29 +75,8 @@ function openTarget(kind: Database["kind"], open: () => Promise<Opened>) {
 /** Whether DATABASE_URL names a PostgreSQL server to test against as well. */
 export const hasPostgresServer = serverUrl !== undefined;
 
-/**
- * A new, empty database `linkdesk_test_<random>` on the DATABASE_URL server; the database DATABASE_URL names is only
- * used to issue CREATE and DROP DATABASE, never written to.
- */
+/** A new, empty database on the DATABASE_URL server (see scratch-database.ts). */
 export async function createScratchPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!serverUrl) throw new Error("DATABASE_URL is not set: there is no PostgreSQL server to test against.");
-  const name = `linkdesk_test_${randomBytes(6).toString("hex")}`;
-  await withServer((client) => client.query(`create database "${name}"`));
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    // FORCE ends sessions a failed test may have left open (PostgreSQL 13 and later).
-    drop: () => withServer((client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
-  };
-}
-
-async function withServer<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
+  return createScratchDatabaseOn(serverUrl);
 }

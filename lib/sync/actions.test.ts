@@ -13,7 +13,11 @@ import { auditLog, links, staff, syncState } from "../db/schema";
 let signedIn: SignedInStaff | null = null;
 let database: Database;
 
-vi.mock("../auth", () => ({ currentStaff: async () => signedIn, clientAddress: () => "203.0.113.9" }));
+vi.mock("../auth", () => ({
+  currentStaff: async () => signedIn,
+  sessionAccount: async () => signedIn && { ...signedIn, authSource: "password", passwordChangeRequired: false },
+  clientAddress: () => "203.0.113.9",
+}));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));

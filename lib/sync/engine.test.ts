@@ -8,7 +8,8 @@ import { linkSnapshots, links, syncState } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
-import { type SyncDeps, runSync } from "./engine";
+import { HEARTBEAT_MS, LEASE_TTL_MS } from "../leases/timing";
+import { SYNC_DEFAULTS, type SyncDeps, type SyncLog, runSync } from "./engine";
 import { requestSync } from "./lease";
 import { getSyncStatus } from "./status";
 
@@ -259,10 +260,49 @@ describe.each(databases)("links sync on $kind", (target) => {
     }
   });
 
-  it("runs one sync at a time: of two at once, one works and the other declines", async () => {
-    const [a, b] = await Promise.all([runSync(depsFor(db()).deps), runSync(depsFor(db()).deps)]);
+  it("runs one sync at a time: of two at once, one works and the other declines, naming the holder", async () => {
+    const lines: { msg: string; obj: object }[] = [];
+    const log: SyncLog = { info: (obj, msg) => lines.push({ obj, msg }), warn: () => undefined, error: () => undefined };
+    const [a, b] = await Promise.all([
+      runSync(depsFor(db(), { owner: "instance-a", log }).deps),
+      runSync(depsFor(db(), { owner: "instance-b", log }).deps),
+    ]);
     expect([a.outcome, b.outcome].sort()).toEqual(["completed", "declined"]);
+    const declined = a.outcome === "declined" ? a : b;
+    const holder = a.outcome === "declined" ? "instance-b" : "instance-a";
+    expect(declined).toMatchObject({ outcome: "declined", holder });
+    // Only the holder says it took the lease.
+    expect(lines.filter((line) => line.msg === "sync lease taken")).toEqual([{ msg: "sync lease taken", obj: { owner: holder, resumed: false } }]);
     expect(requestsTo(await statsOf(), "GET /links/{id}")).toBe(listed.length);
+  });
+
+  it("keeps its heartbeat within the lease's TTL while it waits for the upstream or a budget slot", async () => {
+    expect(SYNC_DEFAULTS.progressIntervalMs).toBeLessThanOrEqual(HEARTBEAT_MS);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { deps } = depsFor(db(), { concurrency: 1 });
+    const getLink = deps.api.getLink;
+    let waiting = false;
+    // The first detail read waits, as a read does for a slot of a full budget; nothing else moves meanwhile.
+    deps.api = { ...deps.api, getLink: async (linkId, opts) => {
+      if (!waiting) {
+        waiting = true;
+        await held;
+      }
+      return getLink(linkId, opts);
+    } };
+    const run = runSync(deps);
+    const heartbeats = new Set<number>();
+    const deadline = Date.now() + 4 * HEARTBEAT_MS;
+    while (heartbeats.size < 3 && Date.now() < deadline) {
+      const [row] = await db().select().from(syncState);
+      if (waiting && row?.heartbeatAt) heartbeats.add(row.heartbeatAt.getTime());
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    release();
+    expect(await run).toMatchObject({ outcome: "completed" });
+    // Three distinct heartbeats while one read was held: the lease was renewed during the wait.
+    expect(heartbeats.size).toBe(3);
   });
 
   it("takes over from a holder whose heartbeat stopped, not from a live one", async () => {
@@ -288,6 +328,46 @@ describe.each(databases)("links sync on $kind", (target) => {
     expect(requestsTo(await statsOf(), "GET /links")).toBe(1);
     const [state] = await db().select().from(syncState);
     expect(state).toMatchObject({ owner: null, phase: "idle" });
+  });
+
+  it("counts progress one way: a run taken over from a dead holder keeps its total", async () => {
+    const stopper = new AbortController();
+    await runSync(
+      depsFor(db(), {
+        signal: stopper.signal,
+        concurrency: 2,
+        onProgress: (p) => {
+          if (p.phase === "details" && p.done >= 40) stopper.abort(new Error("crash"));
+        },
+      }).deps,
+    );
+    const [paused] = await db().select().from(syncState);
+    expect(paused).toMatchObject({ phase: "details", total: listed.length });
+    // The holder died: its last heartbeat, a second before, had written fewer reads than it had made, and a person
+    // opened a few links meanwhile (their details are fresh now).
+    const lagging = paused!.done - 12;
+    await db().update(syncState).set({ owner: "dead-instance", heartbeatAt: sql`now() - interval '1 minute'`, done: lagging });
+    const unread = await db().select({ linkId: links.linkId }).from(links).where(sql`${links.seenAt} is null`).limit(5);
+    await db().update(links).set({ seenAt: new Date() }).where(inArray(links.linkId, unread.map((r) => r.linkId)));
+
+    const seen: { done: number; total: number }[] = [];
+    const taker = depsFor(db(), { onProgress: (p) => p.phase === "details" && seen.push({ done: p.done, total: p.total }) });
+    expect(await runSync(taker.deps)).toMatchObject({ outcome: "completed", resumed: true });
+    // It starts from what was stored, then counts from the database: every link read, by the dead holder or a person.
+    expect(seen.slice(0, 2)).toEqual([
+      { done: lagging, total: listed.length },
+      { done: paused!.done + 5, total: listed.length },
+    ]);
+    expect(seen.every((p) => p.total === listed.length)).toBe(true);
+    expect(seen.at(-1)).toEqual({ done: listed.length, total: listed.length });
+  });
+
+  it("takes over a dead holder's run once its heartbeat is older than the lease's TTL", async () => {
+    await db().insert(syncState).values({ id: "current", owner: "dead-instance", phase: "details", runStartedAt: new Date(), heartbeatAt: sql`now() - (${LEASE_TTL_MS - 3_000}::int * interval '1 millisecond')` });
+    expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "declined", holder: "dead-instance" });
+    await db().update(syncState).set({ heartbeatAt: sql`now() - (${LEASE_TTL_MS + 1_000}::int * interval '1 millisecond')` });
+    expect((await getSyncStatus(db(), { pace: UNPACED })).running).toBe(false);
+    expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "completed", resumed: true });
   });
 
   it("shows progress with an ETA while running, and answers a refresh-all request", async () => {

@@ -1,12 +1,13 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { type Budget, BudgetUnavailable } from "../budget/budget";
+import { type Budget, isBudgetUnavailable } from "../budget/budget";
 import type { Db } from "../db/client";
+import { HEARTBEAT_MS } from "../leases/timing";
 import { recordLinks } from "../links/read-model";
 import { type UpstreamError, isUpstreamError } from "../upstream/errors";
 import type { UpstreamApi } from "../upstream/index";
-import { acquireSyncLease, finishSyncRun, releaseSyncLease, renewSyncLease, type SyncProgressColumns, type SyncStateRow } from "./lease";
+import { acquireSyncLease, finishSyncRun, readSyncState, releaseSyncLease, renewSyncLease, type SyncProgressColumns, type SyncStateRow } from "./lease";
 import { type SyncPace, SyncPacer, syncPaceOf } from "./pacer";
 import { type LinkSnapshot, markLinkDeleted, staleLinkIds, upsertListedLinks, writeLinkSnapshot } from "./queries";
 
@@ -54,7 +55,10 @@ export interface SyncDeps {
   freshForMs?: number;
   /** Failed reads in a row (upstream down, credentials refused) after which the run stops, to resume later. */
   maxConsecutiveFailures?: number;
-  /** How often progress and the heartbeat are written. */
+  /**
+   * How often progress and the heartbeat are written: on a timer of its own, so the heartbeat goes on while the run
+   * waits for budget slots or a slow upstream. At most HEARTBEAT_MS.
+   */
   progressIntervalMs?: number;
   onProgress?: (progress: SyncProgress) => void;
   log?: SyncLog;
@@ -67,7 +71,7 @@ export const SYNC_DEFAULTS: Readonly<SyncOptions> = {
   pageSize: 5000,
   freshForMs: 5 * 60_000,
   maxConsecutiveFailures: 20,
-  progressIntervalMs: 1000,
+  progressIntervalMs: Math.min(1000, HEARTBEAT_MS),
 };
 
 export interface SyncCounts {
@@ -82,7 +86,7 @@ export interface SyncCounts {
 }
 
 export type SyncRunResult =
-  | { outcome: "declined"; reason: string }
+  | { outcome: "declined"; reason: string; /** The instance holding the lease, as it names itself. */ holder: string | null }
   | ({ outcome: "completed"; resumed: boolean; snapshot: LinkSnapshot } & SyncCounts)
   | ({ outcome: "stopped"; resumed: boolean; reason: string; error?: unknown } & SyncCounts);
 
@@ -94,13 +98,18 @@ export class SyncStopped extends Error {
   }
 }
 
+/** A holder's name in sync_state: which host and process runs the sync, unique per run. */
+export function newSyncOwner(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
 const silent: SyncLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Runs one sync, or resumes the unfinished one; declines at once when another holder's heartbeat is fresh. */
 export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
   const { db } = deps;
   const log = deps.log ?? silent;
-  const owner = deps.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const owner = deps.owner ?? newSyncOwner();
   const options = optionsOf(deps);
   if (!Number.isInteger(options.pageSize) || options.pageSize < 500 || options.pageSize > 5000) {
     throw new RangeError(`GET /links pages hold 500 to 5000 links, got ${options.pageSize}`);
@@ -108,7 +117,10 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
   const pace = deps.pace ?? syncPaceOf(deps.budget, deps.share);
 
   const taken = await acquireSyncLease(db, owner);
-  if (!taken) return { outcome: "declined", reason: "Another instance is syncing the links (its heartbeat is fresh)." };
+  if (!taken) {
+    const { owner: holder } = await readSyncState(db);
+    return { outcome: "declined", reason: "Another instance is syncing the links (its heartbeat is fresh).", holder };
+  }
 
   const internal = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, internal.signal]) : internal.signal;
@@ -117,6 +129,10 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
   );
   const counts: SyncCounts = { listed: 0, fetched: 0, failed: 0, notFound: 0 };
   const resumed = taken.phase !== "idle" && taken.runStartedAt !== null;
+  log.info(
+    { owner, resumed, ...(resumed ? { phase: taken.phase, done: taken.done, total: taken.total, runStartedAt: taken.runStartedAt } : {}) },
+    "sync lease taken",
+  );
   const run: RunContext = { deps, db, log, signal, progress, counts, pace, options, runStartedAt: taken.runStartedAt ?? new Date() };
 
   try {
@@ -127,13 +143,12 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
       progress.reset("listing", 0, 0, null);
       await progress.checkpoint({ phase: "listing", listCursor: null, runStartedAt: run.runStartedAt });
     } else {
-      log.info({ phase: taken.phase, done: taken.done, total: taken.total, runStartedAt: taken.runStartedAt }, "resuming the links sync");
       progress.reset(taken.phase === "listing" ? "listing" : "details", taken.done, taken.total, taken.lastError);
     }
     progress.start();
 
     if (state.phase === "listing") await listLinks(run, state.listCursor, state.done);
-    await readDetails(run, state.phase === "details" ? state.done : 0);
+    await readDetails(run, state.phase === "details" ? state.total : 0);
 
     const snapshot = await writeLinkSnapshot(db);
     const problems = counts.failed + counts.notFound;
@@ -146,7 +161,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
     await progress.stop();
     const callerAborted = deps.signal?.aborted === true && error === deps.signal.reason;
     const reason = callerAborted ? "Stopped on request; the run resumes where it stopped." : stopReason(error);
-    const known = callerAborted || error instanceof SyncStopped || isUpstreamError(error) || error instanceof BudgetUnavailable;
+    const known = callerAborted || error instanceof SyncStopped || isUpstreamError(error) || isBudgetUnavailable(error);
     if (!known) log.error({ err: error }, "links sync failed");
     else log.warn({ reason, ...counts }, "links sync stopped");
     // Best effort: if the database is what failed, the heartbeat goes stale and the next holder resumes anyway.
@@ -209,12 +224,19 @@ async function listLinks(run: RunContext, cursor: string | null, listedBefore: n
   }
 }
 
-/** Reads the details of every stale link, a few in flight, each after a slot of the sync's own pacer. */
-async function readDetails(run: RunContext, doneBefore: number): Promise<void> {
+/**
+ * Reads the details of every stale link, a few in flight, each after a slot of the sync's own pacer. Progress is
+ * counted one way, from the database: the run's total is the number of stale links when its details phase began
+ * (`totalBefore`, kept across a resume), and done is that total less the links still stale. A resumed run thus
+ * carries on from the same total, whatever the last heartbeat had written of done before its holder died.
+ */
+async function readDetails(run: RunContext, totalBefore: number): Promise<void> {
   const { db, deps, progress, counts, options } = run;
   const freshSince = new Date(run.runStartedAt.getTime() - options.freshForMs);
   const queue = await staleLinkIds(db, { runStartedAt: run.runStartedAt, freshSince });
-  progress.reset("details", doneBefore, doneBefore + queue.length, progress.lastError);
+  // More stale links than the saved total only when the holder died before saving it: then this is the start.
+  const total = Math.max(totalBefore, queue.length);
+  progress.reset("details", total - queue.length, total, progress.lastError);
   await progress.checkpoint({ phase: "details", listCursor: null });
 
   const pacer = new SyncPacer(run.pace);
@@ -361,7 +383,7 @@ function failureText(error: UpstreamError): string {
 
 function stopReason(error: unknown): string {
   if (error instanceof SyncStopped) return error.message;
-  if (error instanceof BudgetUnavailable) return `${error.message} The sync resumes where it stopped.`;
+  if (isBudgetUnavailable(error)) return `${error.message} The sync resumes where it stopped.`;
   if (isUpstreamError(error)) return `Stopped: ${failureText(error)}; the run resumes later.`;
   return "Stopped by an internal error (see the server log); the run resumes later.";
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { syncState } from "../db/schema";
+import { LEASE_TTL_MS } from "../leases/timing";
 
 // One sync at a time across every dashboard instance: the sync_state row is the lease. An instance takes it with one
 // conditional UPDATE (free, or its holder's heartbeat is stale), which PostgreSQL serialises on the row: of two
@@ -11,8 +12,12 @@ import { syncState } from "../db/schema";
 
 export const SYNC_STATE_ID = "current";
 
-/** A holder whose heartbeat is older than this is taken to have crashed, and its run is taken over. */
-export const LEASE_STALE_MS = 60_000;
+/**
+ * A holder whose heartbeat is older than this is taken to have crashed, and its run is taken over: the lease TTL
+ * shared with the job engine (lib/leases/timing.ts). The holder renews well within it (every progress write); a holder
+ * that stops on purpose releases the lease at once instead.
+ */
+export const LEASE_STALE_MS = LEASE_TTL_MS;
 
 export type SyncStateRow = typeof syncState.$inferSelect;
 

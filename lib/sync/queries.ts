@@ -1,7 +1,7 @@
 import "server-only";
 import { and, count, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { linkSnapshots, links } from "../db/schema";
+import { type LinkSnapshotSource, linkSnapshots, links } from "../db/schema";
 import type { WireLinksPage } from "../upstream/schemas";
 
 // What the sync writes into the read model beyond whole Link objects (those go through recordLinks): the listing's
@@ -72,13 +72,14 @@ export interface LinkSnapshot {
   total: number;
   byState: Record<string, number>;
   byErrorCode: Record<string, number>;
+  source: LinkSnapshotSource;
 }
 
 /**
  * Counts of the read model by state and by error_code, kept for the Health trends. `total` is every row, deleted and
  * not-yet-read links included; links whose details were never read have no state and are left out of `byState`.
  */
-export async function writeLinkSnapshot(db: Db, at = new Date()): Promise<LinkSnapshot> {
+export async function writeLinkSnapshot(db: Db, at = new Date(), source: LinkSnapshotSource = "sync"): Promise<LinkSnapshot> {
   const rows = await db.select({ state: links.state, errorCode: links.errorCode, n: count() }).from(links).groupBy(links.state, links.errorCode);
   const byState: Record<string, number> = {};
   const byErrorCode: Record<string, number> = {};
@@ -88,6 +89,6 @@ export async function writeLinkSnapshot(db: Db, at = new Date()): Promise<LinkSn
     if (row.state !== null) byState[row.state] = (byState[row.state] ?? 0) + row.n;
     if (row.errorCode !== null) byErrorCode[row.errorCode] = (byErrorCode[row.errorCode] ?? 0) + row.n;
   }
-  const [snapshot] = await db.insert(linkSnapshots).values({ at, total, byState, byErrorCode }).returning();
+  const [snapshot] = await db.insert(linkSnapshots).values({ at, total, byState, byErrorCode, source }).returning();
   return snapshot!;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { RETRY_STOPPED_AFTER_MS, syncDue } from "./scheduler";
+import { LEASE_TTL_MS } from "../leases/timing";
+import { LEASE_STALE_MS } from "./lease";
+import { RETRY_STOPPED_AFTER_MS, SCHEDULER_TICK_MS, syncDue } from "./scheduler";
 
 const now = new Date("2026-11-20T12:00:00Z");
 const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
@@ -28,5 +30,12 @@ describe("syncDue", () => {
     expect(syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: new Date(now.getTime() - RETRY_STOPPED_AFTER_MS) }).due).toBe(true);
     expect(syncDue({ status: { ...stopped, requestedAt: ago(0.5) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) }).due).toBe(true);
     expect(syncDue({ status: { ...stopped, requestedAt: ago(2) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) }).due).toBe(false);
+  });
+});
+
+describe("takeover of a dead holder's run", () => {
+  it("happens within 20 s: the lease lapses after the shared TTL and idle instances look every poll interval", () => {
+    expect(LEASE_STALE_MS).toBe(LEASE_TTL_MS);
+    expect(LEASE_STALE_MS + SCHEDULER_TICK_MS).toBeLessThan(20_000);
   });
 });

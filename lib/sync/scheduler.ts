@@ -1,18 +1,27 @@
 import "server-only";
 import { getBudget } from "../budget";
-import { getDb } from "../db/client";
+import { type Db, getDb } from "../db/client";
 import { getEnv } from "../env";
 import { logger } from "../logger";
 import { UpstreamApi, upstream } from "../upstream";
-import { type SyncDeps, type SyncRunResult, runSync } from "./engine";
+import { TAKEOVER_POLL_MS } from "../leases/timing";
+import { isShuttingDown, onShutdown } from "../shutdown";
+import { type SyncDeps, type SyncRunResult, newSyncOwner, runSync } from "./engine";
+import { releaseSyncLease } from "./lease";
 import { getSyncStatus } from "./status";
 import type { SyncStatus } from "./types";
 
-// The background sync in the server process: a timer looks every 30 s whether a run is due (the interval has passed
-// since the last one finished, someone asked for "refresh all", or a run stopped half-way) and starts it. Never two
-// runs in one process; across instances the lease decides (runSync declines when another holder is alive).
+// The background sync in the server process: a timer looks every TAKEOVER_POLL_MS (2 s) whether a run is due (the
+// interval has passed since the last one finished, someone asked for "refresh all", or a run stopped half-way, its
+// holder dead once its heartbeat is LEASE_TTL_MS old, or released by an instance that shut down) and starts it.
+// Looking is one read of the sync_state row by its primary key, so every instance can afford it that often; a killed
+// holder's run moves within about 17 s. Never two runs in one process; across instances the lease decides (runSync
+// declines when another holder is alive). On shutdown the run stops after its reads in flight and gives the lease up
+// at once, so another instance resumes it at its next look.
 
-export const SCHEDULER_TICK_MS = 30_000;
+export const SCHEDULER_TICK_MS = TAKEOVER_POLL_MS;
+/** On shutdown, how long the run may take to finish its reads in flight before its lease is given up regardless. */
+export const SHUTDOWN_RUN_WAIT_MS = 3_000;
 /** A run that stopped (upstream down, database away) is retried after this long, not at every tick. */
 export const RETRY_STOPPED_AFTER_MS = 2 * 60_000;
 /** The first look after the server starts: soon, but after the start-up work. */
@@ -60,20 +69,25 @@ interface SchedulerState {
   timer?: ReturnType<typeof setInterval>;
   running?: Promise<SyncRunResult | null>;
   lastStoppedAt?: Date;
+  /** The run in progress in this process: its name in sync_state, and how to stop it. */
+  current?: { owner: string; db: Db; stop: AbortController };
+  stopped?: boolean;
 }
 
 // On globalThis: Next.js may evaluate this module more than once in one process, and there must be one timer.
 const shared: SchedulerState = ((globalThis as { [key: symbol]: SchedulerState })[Symbol.for("linkdesk.sync-scheduler")] ??= {});
 
 /**
- * Starts the background sync in this server process (once; later calls do nothing). The timer is unref'd: it never
- * keeps a process alive on its own.
+ * Starts the background sync in this server process (once; later calls do nothing) and makes it part of the server's
+ * shutdown. The timer is unref'd: it never keeps a process alive on its own.
  */
 export function startSyncScheduler(): void {
-  if (shared.timer) return;
+  if (shared.timer || shared.stopped) return;
   shared.timer = setInterval(() => void tick(), SCHEDULER_TICK_MS);
   shared.timer.unref();
   setTimeout(() => void tick(), FIRST_TICK_MS).unref();
+  onShutdown("sync scheduler", stopSyncScheduler, "stop-intake");
+  onShutdown("sync run", finishSyncRunForShutdown, "drain");
 }
 
 /** Looks at once whether a run is due (after "refresh all"), if the scheduler runs in this process. */
@@ -81,16 +95,54 @@ export function kickSyncScheduler(): void {
   if (shared.timer) void tick();
 }
 
+/** No run starts any more; the run in progress stops after its reads in flight and releases its lease. */
+export function stopSyncScheduler(): void {
+  shared.stopped = true;
+  clearInterval(shared.timer);
+  shared.timer = undefined;
+  shared.current?.stop.abort(new Error("The server is shutting down."));
+}
+
+/**
+ * Waits for the stopped run to give its lease up. A read the upstream is slow to answer is not worth waiting the whole
+ * shutdown for: reads are idempotent, so after SHUTDOWN_RUN_WAIT_MS the lease is released on the run's behalf and the
+ * next holder reads that link again.
+ */
+async function finishSyncRunForShutdown(signal: AbortSignal): Promise<void> {
+  const { running, current } = shared;
+  if (!running) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gaveUp = new Promise<"gave up">((resolve) => {
+    timer = setTimeout(() => resolve("gave up"), SHUTDOWN_RUN_WAIT_MS);
+    signal.addEventListener("abort", () => resolve("gave up"), { once: true });
+  });
+  try {
+    const outcome = await Promise.race([running, gaveUp]);
+    if (outcome === "gave up" && current) {
+      const released = await releaseSyncLease(current.db, current.owner);
+      logger().child({ component: "sync" }).warn({ released }, "the sync's reads in flight did not finish in time; its lease was released for it");
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function tick(): Promise<SyncRunResult | null> {
   shared.running ??= (async () => {
+    if (shared.stopped || isShuttingDown()) return null;
     const log = logger().child({ component: "sync" });
     try {
-      const deps = await defaultSyncDeps();
-      const status = await getSyncStatus(deps.db);
+      // The cheap look first (one row by its key); the run's dependencies only when a run is due.
+      const status = await getSyncStatus((await getDb()).db);
       const { due, reason } = syncDue({ status, now: new Date(), intervalMinutes: getEnv().SYNC_INTERVAL_MINUTES, lastStoppedAt: shared.lastStoppedAt });
-      if (!due) return null;
-      log.info({ reason }, "starting a links sync");
-      const result = await runSync(deps);
+      if (!due || shared.stopped) return null;
+      log.debug({ reason }, "a links sync is due");
+      const deps = await defaultSyncDeps();
+      const current = { owner: newSyncOwner(), db: deps.db, stop: new AbortController() };
+      shared.current = current;
+      const result = await runSync({ ...deps, owner: current.owner, signal: current.stop.signal });
+      // Another instance took the lease first (both saw the run due at once): say who holds it, once per decline.
+      if (result.outcome === "declined") log.info({ reason, holder: result.holder }, `sync lease declined (held by ${result.holder ?? "another instance"})`);
       if (result.outcome === "stopped") shared.lastStoppedAt = new Date();
       if (result.outcome === "completed") shared.lastStoppedAt = undefined;
       return result;
@@ -99,6 +151,7 @@ function tick(): Promise<SyncRunResult | null> {
       shared.lastStoppedAt = new Date();
       return null;
     } finally {
+      shared.current = undefined;
       shared.running = undefined;
     }
   })();

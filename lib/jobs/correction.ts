@@ -1,0 +1,206 @@
+import "server-only";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import type { Job } from "../db/schema";
+import { forgetTransactionHistory, noteCorrectedTransactions } from "../transactions/history";
+import { findTransactions } from "../transactions/read";
+import type { CallOptions, UpstreamApi } from "../upstream";
+import { categorySchema, subcategorySchema, type WireTransaction } from "../upstream/schemas";
+import { categoryLabel, subcategoryLabel } from "../upstream/taxonomy";
+import { type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind";
+import { type Actor, type NewJobItem, insertJob, readJob } from "./store";
+import { jobItems } from "../db/schema";
+import { and, asc, eq } from "drizzle-orm";
+
+// Correcting transactions' categories as a job: one Correct Enrichment call per transaction, each checked by reading
+// the transaction back when its answer was lost. What a transaction had before comes from the upstream (read when the
+// job is planned), never from the browser.
+
+export const CORRECTION_KIND = "correction";
+export const CORRECTION_ENDPOINT = "POST /links/{id}/transactions/{txn_id}/enrichment";
+
+export const categoryPairSchema = z.object({ category: categorySchema, subcategory: subcategorySchema.optional() });
+export type CategoryPair = z.infer<typeof categoryPairSchema>;
+
+export const correctionItemSchema = z.object({
+  transactionId: z.string().min(1),
+  /** The transaction's date: a check reads that one day instead of the whole history. */
+  date: z.string().optional(),
+  /** As the upstream had it when the job was planned; null when it had no category. */
+  before: categoryPairSchema.nullable(),
+  after: categoryPairSchema,
+  /** Undo only: the category the undone correction set. If the transaction no longer has it, the undo is skipped. */
+  expect: categoryPairSchema.optional(),
+});
+export type CorrectionItem = z.infer<typeof correctionItemSchema>;
+
+export interface CorrectionResult {
+  category: string;
+  subcategory?: string;
+}
+
+export function pairOf(t: WireTransaction | undefined): CategoryPair | null {
+  const category = t?.enrichment?.category?.value;
+  if (!category) return null;
+  const subcategory = t?.enrichment?.subcategory?.value;
+  return { category, ...(subcategory ? { subcategory } : {}) } as CategoryPair;
+}
+
+/** Whether a transaction's category is `pair` (a pair without subcategory matches any subcategory of it). */
+export function hasPair(current: CategoryPair | null, pair: CategoryPair): boolean {
+  return current !== null && current.category === pair.category && (pair.subcategory === undefined || current.subcategory === pair.subcategory);
+}
+
+export function describePair(pair: CategoryPair | null | undefined): string {
+  if (!pair) return "no category";
+  return pair.subcategory ? `${categoryLabel(pair.category)} › ${subcategoryLabel(pair.subcategory)}` : categoryLabel(pair.category);
+}
+
+/**
+ * A correction that got no answer (a timeout, a dropped connection, a crash) may still be applied upstream for a while:
+ * a slow upstream finishes a request it has read even after the client gave up. Until this long after it was sent, a
+ * check that does not find it is not believed; it checks again, so a slow correction is never sent twice. A call that
+ * got an answer (even a 5xx) is over upstream, and its check is believed at once. 30 s is three times the client's
+ * default timeout: a correction still unapplied by then is taken as dropped (an assumption; no upstream figure exists).
+ */
+export const CORRECTION_SETTLE_MS = 30_000;
+
+/** A correction job works on one link (the job's), though an item may name its own. */
+const linkOf = (ctx: ItemContext) => ctx.item.linkId ?? ctx.job.linkId!;
+
+const wire = (pair: CategoryPair) => ({ category: pair.category, ...(pair.subcategory ? { subcategory: pair.subcategory } : {}) });
+
+export function createCorrectionKind(opts: { settleMs?: number } = {}): JobKind<CorrectionItem, CorrectionResult> {
+  const settleMs = opts.settleMs ?? CORRECTION_SETTLE_MS;
+  return {
+    kind: CORRECTION_KIND,
+    label: "Category correction",
+    permission: "correct",
+    // Two calls in flight keep the per-link slot busy while the previous answer is recorded; the budget paces them.
+    concurrency: 2,
+    endpoint: CORRECTION_ENDPOINT,
+    inputSchema: correctionItemSchema,
+    async execute(input, ctx) {
+      const linkId = linkOf(ctx);
+      if (input.expect) {
+        const [current] = (await findTransactions(ctx.api, linkId, [input], ctx.readOptions)).values();
+        if (!hasPair(pairOf(current), input.expect)) {
+          throw new SkipItem(`Changed since: it is now ${describePair(pairOf(current))}, so it was left as it is.`);
+        }
+      }
+      const response = await ctx.api.correctEnrichment(linkId, input.transactionId, wire(input.after), ctx.callOptions);
+      // The correction desk's cached copy of the link shows the change at once.
+      noteCorrectedTransactions(linkId, response.transactions);
+      const updated = response.transactions.find((t) => t.transaction_id === input.transactionId) ?? response.transactions[0];
+      return { category: updated?.enrichment?.category?.value ?? input.after.category, subcategory: updated?.enrichment?.subcategory?.value };
+    },
+    async verify(input, ctx) {
+      const current = pairOf((await findTransactions(ctx.api, linkOf(ctx), [input], ctx.readOptions)).get(input.transactionId));
+      // Whatever the check found, the cached copy of the link may be out of date: the next view reads it again.
+      forgetTransactionHistory(linkOf(ctx));
+      if (hasPair(current, input.after)) return { applied: true, result: { category: current!.category, subcategory: current!.subcategory } };
+      const sentAgoMs = ctx.item.sentAt ? Date.now() - ctx.item.sentAt.getTime() : Infinity;
+      if (ctx.item.upstreamStatus === null && sentAgoMs < settleMs) {
+        const waitMs = settleMs - sentAgoMs;
+        throw new NotSettledYet(
+          `The last call got no answer and the upstream may still apply it, so it is checked again in ${Math.ceil(waitMs / 1000)} s before anything is sent again.`,
+          waitMs,
+        );
+      }
+      return { applied: false };
+    },
+    audit(input, job, item) {
+      return {
+        action: job.undoesJobId ? "transaction.undo_correction" : "transaction.correct",
+        targetType: "transaction",
+        targetId: input.transactionId,
+        linkId: item.linkId ?? job.linkId ?? undefined,
+        input: { ...wire(input.after), ...(job.undoesJobId ? { undoes: job.undoesJobId } : {}) },
+        before: input.before,
+        after: input.after,
+      };
+    },
+    describeResult: (result) => describePair(result as CategoryPair),
+  };
+}
+
+export const correctionKind = createCorrectionKind();
+
+/** Planning refused the job, with the reason in words (a transaction not on the link, nothing to undo…). */
+export class PlanRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PlanRefused";
+  }
+}
+
+export interface PlannedCorrection {
+  transactionId: string;
+  category: CategoryPair["category"];
+  subcategory?: CategoryPair["subcategory"];
+}
+
+/**
+ * Plans a correction job: reads the transactions from the upstream (refusing ids that are not on the link), records
+ * what each had, and marks those already in the target category as skipped. Returns the job, already running.
+ */
+export async function startCorrectionJob(
+  db: Db,
+  api: UpstreamApi,
+  actor: Actor,
+  linkId: string,
+  corrections: PlannedCorrection[],
+  opts: CallOptions = {},
+): Promise<Job> {
+  const current = await findTransactions(api, linkId, corrections, opts);
+  const missing = corrections.filter((c) => !current.has(c.transactionId)).map((c) => c.transactionId);
+  if (missing.length > 0) {
+    throw new PlanRefused(`${missing.length === 1 ? "This transaction is" : `${missing.length} transactions are`} not on link ${linkId}: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? "…" : ""}.`);
+  }
+  const items: NewJobItem[] = corrections.map((c) => {
+    const t = current.get(c.transactionId)!;
+    const after = { category: c.category, ...(c.subcategory ? { subcategory: c.subcategory } : {}) } as CategoryPair;
+    const before = pairOf(t);
+    const input: CorrectionItem = { transactionId: c.transactionId, date: t.date, before, after };
+    const same = before !== null && before.category === after.category && before.subcategory === after.subcategory;
+    return { input, targetId: c.transactionId, ...(same ? { state: "skipped" as const, reason: "Already in that category: no call needed." } : {}) };
+  });
+  const targets = new Set(corrections.map((c) => describePair({ category: c.category, subcategory: c.subcategory })));
+  const title = `${corrections.length} transaction${corrections.length === 1 ? "" : "s"} to ${targets.size === 1 ? [...targets][0] : "several categories"}`;
+  return insertJob(db, { kind: CORRECTION_KIND, title, linkId, createdBy: actor, concurrency: correctionKind.concurrency, items });
+}
+
+/**
+ * Plans the undo of a correction job as a job of its own: each corrected transaction goes back to what it had, unless
+ * it was changed again since (then it is skipped, saying so: an undo never overwrites a later change).
+ */
+export async function startUndoJob(db: Db, api: UpstreamApi, actor: Actor, jobId: string, opts: CallOptions = {}): Promise<Job> {
+  const original = await readJob(db, jobId);
+  if (!original || original.kind !== CORRECTION_KIND || !original.linkId) throw new PlanRefused("That job is not a category correction.");
+  if (original.state === "running" || original.state === "paused") throw new PlanRefused("Pause or cancel the job, or let it finish, before undoing it.");
+  const done = await db
+    .select()
+    .from(jobItems)
+    .where(and(eq(jobItems.jobId, jobId), eq(jobItems.state, "done")))
+    .orderBy(asc(jobItems.seq));
+  if (done.length === 0) throw new PlanRefused("Nothing of that job went through, so there is nothing to undo.");
+  const parsed = done.map((row) => correctionItemSchema.parse(row.input));
+  const current = await findTransactions(api, original.linkId, parsed, opts);
+  const items: NewJobItem[] = parsed.map((item) => {
+    const now = pairOf(current.get(item.transactionId));
+    const base = { targetId: item.transactionId };
+    if (!item.before) return { ...base, input: { ...item, before: now, after: item.after }, state: "skipped" as const, reason: "It had no category before, so there is nothing to put back." };
+    const input: CorrectionItem = { transactionId: item.transactionId, date: item.date, before: now, after: item.before, expect: item.after };
+    if (!hasPair(now, item.after)) return { ...base, input, state: "skipped" as const, reason: `Changed since: it is now ${describePair(now)}, so it was left as it is.` };
+    return { ...base, input };
+  });
+  return insertJob(db, {
+    kind: CORRECTION_KIND,
+    title: `Undo: ${original.title}`,
+    linkId: original.linkId,
+    createdBy: actor,
+    concurrency: correctionKind.concurrency,
+    undoesJobId: original.id,
+    items,
+  });
+}

@@ -1,0 +1,251 @@
+import { randomUUID } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startSandbox, type TestSandbox } from "../../sandbox/test-support";
+import { Budget } from "../budget/budget";
+import { createMemoryStore } from "../budget/memory-store";
+import type { Db } from "../db/client";
+import { auditLog, jobItems, jobs } from "../db/schema";
+import { withTestDatabases } from "../db/test-databases";
+import { importTag } from "../import/plan";
+import { UpstreamClient } from "../upstream/client";
+import { UpstreamApi } from "../upstream/index";
+import { transactionsPageSchema } from "../upstream/schemas";
+import { JobRunner } from "./engine";
+import { IMPORT_KIND, createImportKind, readImportOutcomes, resumeCancelledImport, startImportJob, streamImportOutcomesCsv } from "./import";
+import { applyControl, readJob } from "./store";
+import { listJobItems, readJobView, streamJobItemsCsv } from "./view";
+
+// The import kind on the real engine against the sandbox: a fleet file becomes links with all their transactions,
+// each exactly once; an answer lost after the upstream applied the call is found by the link's tag (or the batch's
+// original ids) and never resent.
+
+const databases = withTestDatabases();
+let upstream: TestSandbox;
+beforeAll(async () => {
+  upstream = await startSandbox({ links: 20 });
+});
+afterAll(() => upstream?.close());
+
+const runners: JobRunner[] = [];
+afterEach(async () => {
+  await Promise.all(runners.splice(0).map((r) => r.stop(100)));
+  await upstream.raw("DELETE", "/_sandbox/faults");
+});
+
+function api(importTimeoutMs = 30_000) {
+  const { clientId, clientSecret } = upstream.sandbox.state.options;
+  const budget = new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
+  return new UpstreamApi(new UpstreamClient({ baseUrl: upstream.base, clientId, clientSecret, gate: budget }), importTimeoutMs);
+}
+
+function run(db: Db, opts: { importTimeoutMs?: number; settleMs?: number } = {}) {
+  const kind = createImportKind({ settleMs: opts.settleMs ?? 60_000 });
+  const runner = new JobRunner({ db, api: api(opts.importTimeoutMs), kinds: new Map([[IMPORT_KIND, kind]]), pollMs: 50, leaseMs: 5_000, heartbeatMs: 1_000, log: process.env.DEBUG_JOBS ? { info: console.log, warn: console.log, error: console.log } : undefined });
+  runners.push(runner);
+  runner.start();
+  return runner;
+}
+
+const actor = { id: randomUUID(), email: "ops@example.com", role: "ops" };
+const account = (id: string) => ({ account_id: id, name: `Account ${id}`, type: "checking", balances: { current: 1 } });
+
+/** A fleet file (NDJSON): `sizes[i]` transactions for link i; a unique marker keeps each file's hash apart. */
+function fleet(sizes: number[], marker = randomUUID()) {
+  return sizes
+    .map((n, i) =>
+      JSON.stringify({
+        customer_user: { id: `user-${marker}-${i}` },
+        institution_id: "chase",
+        accounts: [account("a1")],
+        transactions: Array.from({ length: n }, (_, k) => ({ account_id: "a1", transaction_id: `t${k}`, amount: "-1.00", date: `2024-0${1 + (k % 9)}-0${1 + (k % 9)}` })),
+      }),
+    )
+    .join("\n");
+}
+
+async function start(db: Db, text: string) {
+  const result = await startImportJob(db, actor, { bytes: new TextEncoder().encode(text), name: "fleet.ndjson" }, 6);
+  if (result.outcome !== "started") throw new Error("not started");
+  return result.job;
+}
+
+async function until(db: Db, jobId: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await readJob(db, jobId);
+    if (job?.finishedAt) return job;
+    if (Date.now() > deadline) {
+      const items = await db.select().from(jobItems).where(eq(jobItems.jobId, jobId));
+      throw new Error(`job ${jobId} still ${job?.state}: ${items.map((i) => `${i.seq} ${i.state} ${i.attempts} ${i.reason ?? ""}`).join("; ")}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function stats(): Promise<Record<string, { requests: number; statuses: Record<string, number> }>> {
+  return ((await upstream.raw("GET", "/_sandbox/stats")).json as { byEndpoint: Record<string, { requests: number; statuses: Record<string, number> }> }).byEndpoint;
+}
+const requests = async (endpoint: string) => (await stats())[endpoint]?.requests ?? 0;
+
+async function linksTagged(tag: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const [id, entry] of upstream.sandbox.state.store["byId"] as Map<string, { record: { link_tags: string[] } | null }>) if (entry.record?.link_tags.includes(tag)) found.push(id);
+  return found;
+}
+
+async function transactionsOf(linkId: string): Promise<number> {
+  const page = transactionsPageSchema.parse((await upstream.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1`)).json);
+  return page.total;
+}
+
+describe.each(databases)("import jobs on $kind", (database) => {
+  const db = () => database.database.db;
+
+  it("imports every valid link of a fleet file with all its transactions, once each, with one audit row per call", async () => {
+    const before = { imports: await requests("POST /links/import"), batches: await requests("POST /links/{id}/import/transactions") };
+    const job = await start(db(), fleet([3, 9_000, 0]));
+    expect(job.total).toBe(1 + 3 + 1);
+    run(db());
+    expect((await until(db(), job.id)).state).toBe("done");
+    const outcomes = await readImportOutcomes(db(), job.id);
+    expect(outcomes.map((o) => [o.position, o.state, o.linkState, o.errorCode, o.transactions])).toEqual([
+      [0, "done", "error", "auth_expired", 3],
+      [1, "done", "error", "auth_expired", 9_000],
+      [2, "done", "error", "auth_expired", 0],
+    ]);
+    for (const [position, o] of outcomes.entries()) {
+      expect(await linksTagged(importTag(job.id, position))).toEqual([o.linkId]);
+      expect(await transactionsOf(o.linkId!)).toBe([3, 9_000, 0][position]);
+    }
+    expect(await requests("POST /links/import")).toBe(before.imports + 3);
+    expect(await requests("POST /links/{id}/import/transactions")).toBe(before.batches + 2);
+    const audit = await db().select().from(auditLog).where(eq(auditLog.actorId, actor.id));
+    const ofJob = audit.filter((row) => (row.input as { job?: string } | null)?.job === job.id);
+    expect(ofJob.map((row) => row.action).sort()).toEqual(["link.import", "link.import", "link.import", "link.import_batch", "link.import_batch"]);
+    expect(ofJob.every((row) => row.outcome === "ok" && row.linkId !== null)).toBe(true);
+    // The items know their links (the items table and the CSV show them).
+    const items = await db().select().from(jobItems).where(eq(jobItems.jobId, job.id));
+    expect(items.every((item) => item.linkId !== null)).toBe(true);
+  });
+
+  it("an import whose answer is lost after the upstream applied it is found by its tag, not resent", async () => {
+    // The first import call is applied, then its answer arrives broken (as a dropped proxy connection would).
+    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ malformed: true, paths: ["/links/import"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    const before = await requests("POST /links/import");
+    const job = await start(db(), fleet([5]));
+    run(db());
+    expect((await until(db(), job.id)).state).toBe("done");
+    expect(await requests("POST /links/import")).toBe(before + 1);
+    const [linkId] = await linksTagged(importTag(job.id, 0));
+    expect(await linksTagged(importTag(job.id, 0))).toHaveLength(1);
+    const [item] = await db().select().from(jobItems).where(eq(jobItems.jobId, job.id));
+    expect(item).toMatchObject({ state: "done", attempts: 1, linkId });
+    const [row] = await db().select().from(auditLog).where(and(eq(auditLog.action, "link.import"), eq(auditLog.linkId, linkId!)));
+    expect(row?.input).toMatchObject({ verified: expect.stringContaining("applied") });
+  });
+
+  it("an import applied after the client timed out is waited for, then found: never sent twice", async () => {
+    // The sandbox applies the import, then holds its answer beyond the client's timeout.
+    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ answerDelayMs: 2_500, paths: ["/links/import"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    const before = await requests("POST /links/import");
+    const job = await start(db(), fleet([2]));
+    run(db(), { importTimeoutMs: 300, settleMs: 20_000 });
+    expect((await until(db(), job.id, 15_000)).state).toBe("done");
+    expect(await requests("POST /links/import")).toBe(before + 1);
+    expect(await linksTagged(importTag(job.id, 0))).toHaveLength(1);
+  });
+
+  it("a batch whose answer is lost is found by its transactions' original ids, not resent", async () => {
+    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ malformed: true, paths: ["/import/transactions"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    const before = await requests("POST /links/{id}/import/transactions");
+    const job = await start(db(), fleet([4_500]));
+    run(db());
+    expect((await until(db(), job.id)).state).toBe("done");
+    expect(await requests("POST /links/{id}/import/transactions")).toBe(before + 1);
+    const [outcome] = await readImportOutcomes(db(), job.id);
+    expect(await transactionsOf(outcome!.linkId!)).toBe(4_500);
+  });
+
+  it("a batch the upstream failed (5xx) is checked, found missing, and sent again once", async () => {
+    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ status: 503, paths: ["/import/transactions"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    const before = await requests("POST /links/{id}/import/transactions");
+    const job = await start(db(), fleet([4_100]));
+    run(db(), { settleMs: 0 });
+    expect((await until(db(), job.id)).state).toBe("done");
+    expect(await requests("POST /links/{id}/import/transactions")).toBe(before + 2);
+    const [outcome] = await readImportOutcomes(db(), job.id);
+    expect(await transactionsOf(outcome!.linkId!)).toBe(4_100);
+    const batch = (await db().select().from(jobItems).where(eq(jobItems.jobId, job.id))).find((item) => item.seq === 1);
+    expect(batch).toMatchObject({ state: "done", attempts: 2 });
+  });
+
+  it("the same file again is recognised by its content and not planned twice", async () => {
+    const text = fleet([1, 1]);
+    const job = await start(db(), text);
+    const again = await startImportJob(db(), actor, { bytes: new TextEncoder().encode(text), name: "renamed.ndjson" }, 6);
+    expect(again).toMatchObject({ outcome: "existing", existing: { id: job.id } });
+    expect(await db().select().from(jobs).where(eq(jobs.dedupeKey, job.dedupeKey!))).toHaveLength(1);
+  });
+
+  it("a batch whose link was deleted upstream before its check ends failed, with the reason in words, after one check", async () => {
+    // The batch is applied but its answer arrives broken; before it is checked, the link is deleted upstream.
+    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ malformed: true, paths: ["/import/transactions"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    const before = await requests("POST /links/{id}/import/transactions");
+    const job = await start(db(), fleet([4_500]));
+    run(db());
+    let linkId: string | null = null;
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline && !linkId; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      const batch = (await db().select().from(jobItems).where(eq(jobItems.jobId, job.id))).find((item) => item.seq === 1);
+      if (batch?.state === "sent" && batch.reason) linkId = batch.linkId;
+    }
+    expect(linkId).not.toBeNull();
+    expect((await upstream.api("DELETE", `/links/${linkId}`)).status).toBeLessThan(300);
+    expect((await until(db(), job.id, 20_000)).state).toBe("done");
+    const batch = (await db().select().from(jobItems).where(eq(jobItems.jobId, job.id))).find((item) => item.seq === 1);
+    expect(batch).toMatchObject({ state: "failed", attempts: 1, upstreamStatus: 410 });
+    expect(batch?.reason).toContain(`Link ${linkId} was deleted upstream after it was imported`);
+    expect(await requests("POST /links/{id}/import/transactions")).toBe(before + 1);
+    const [outcome] = await readImportOutcomes(db(), job.id);
+    expect(outcome).toMatchObject({ state: "failed", reason: expect.stringContaining("was deleted upstream") });
+  });
+
+  it("credentials in provider_data are sent, then not kept, and never reach a job's views, CSVs or JSON", async () => {
+    const secret = `hunter2-${randomUUID()}`;
+    const text = JSON.stringify({
+      customer_user: { id: `user-${randomUUID()}` },
+      institution_id: "chase",
+      provider_data: { user_id: "u-123", password: secret },
+      accounts: [account("a1")],
+      transactions: Array.from({ length: 4_100 }, (_, k) => ({ account_id: "a1", transaction_id: `t${k}`, amount: "-1.00", date: "2024-02-02" })),
+    });
+    const job = await start(db(), text);
+    run(db());
+    expect((await until(db(), job.id)).state).toBe("done");
+    const [outcome] = await readImportOutcomes(db(), job.id);
+    // The credentials did their work: the link is connected.
+    expect(outcome).toMatchObject({ state: "done", linkState: "connected" });
+    const rows = await db().select().from(jobItems).where(eq(jobItems.jobId, job.id));
+    expect(rows).toHaveLength(2);
+    expect(JSON.stringify(rows)).not.toContain(secret);
+    expect(JSON.stringify(await db().select().from(auditLog).where(eq(auditLog.actorId, actor.id)))).not.toContain(secret);
+    const seen = [
+      JSON.stringify(await readJobView(db(), job.id)),
+      JSON.stringify(await listJobItems(db(), job)),
+      JSON.stringify(await readImportOutcomes(db(), job.id)),
+    ];
+    for await (const chunk of streamJobItemsCsv(db(), job)) seen.push(chunk);
+    for await (const chunk of streamImportOutcomesCsv(db(), job.id)) seen.push(chunk);
+    for (const text of seen) expect(text).not.toContain(secret);
+  });
+
+  it("a cancelled import can be resumed: its cancelled calls (never sent) run, nothing is doubled", async () => {
+    const job = await start(db(), fleet([1, 1, 1]));
+    expect(await applyControl(db(), job.id, "cancel", "ops@example.com")).toBe("cancelled");
+    expect(await resumeCancelledImport(db(), job.id)).toBe(true);
+    run(db());
+    expect((await until(db(), job.id)).state).toBe("done");
+    for (const position of [0, 1, 2]) expect(await linksTagged(importTag(job.id, position))).toHaveLength(1);
+    expect(await resumeCancelledImport(db(), job.id)).toBe(false);
+  });
+});
