@@ -1,0 +1,21 @@
+import { csvExport } from "@/lib/http/csv-export";
+import { IMPORT_KIND, streamImportOutcomesCsv } from "@/lib/jobs/import";
+import { readJob } from "@/lib/jobs/store";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// An import job's results per link as CSV: where each link of the file stands, the link it made, and why it failed.
+// (Every call, with its upstream status: the job's own export, /jobs/{id}/export.)
+export async function GET(_request: Request, { params }: { params: Promise<{ jobId: string }> }) {
+  const { jobId } = await params;
+  return csvExport({
+    what: "import results",
+    filename: `import-${jobId.slice(0, 8)}-links`,
+    parse: () => ({ filters: { jobId }, dropped: UUID.test(jobId) ? [] : [{ param: "jobId", reason: "not a job id" }] }),
+    async *rows(db, filters) {
+      const job = await readJob(db, filters.jobId);
+      if (!job || job.kind !== IMPORT_KIND) return;
+      yield* streamImportOutcomesCsv(db, job.id);
+    },
+  });
+}

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { currentStaff } from "@/lib/auth";
+import { can } from "@/lib/auth/roles";
+import { MAX_INSTITUTION_NAMES } from "@/lib/import/limits";
+import { institutionNames } from "@/lib/upstream/institutions";
+import { importInstitutionIdSchema } from "@/lib/upstream/schemas";
+
+const noStore = { "Cache-Control": "no-store" };
+
+const idsSchema = z.array(importInstitutionIdSchema).min(1).max(MAX_INSTITUTION_NAMES);
+
+// Names of the institutions an import preview shows (?id=chase&id=mx.chase), for the roles that may import. Each
+// distinct id is looked up once through the rate budget and cached in this process; an id the upstream does not know
+// is null, and ids not looked up (the budget said no, or the upstream failed) are listed as unresolved: the page then
+// shows the id alone.
+export async function GET(request: Request) {
+  const staff = await currentStaff();
+  if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
+  if (!can(staff.role, "import")) return Response.json({ error: "Your role may not import links." }, { status: 403, headers: noStore });
+  const parsed = idsSchema.safeParse([...new Set(new URL(request.url).searchParams.getAll("id"))]);
+  if (!parsed.success) {
+    return Response.json({ error: `Give 1 to ${MAX_INSTITUTION_NAMES} institution ids (id=…), each an institution id or <provider>.<id>.` }, { status: 400, headers: noStore });
+  }
+  const { names, missing } = await institutionNames(parsed.data);
+  return Response.json({ names: Object.fromEntries(names), unresolved: missing }, { headers: noStore });
+}

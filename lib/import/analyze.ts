@@ -1,0 +1,142 @@
+import { hasProviderCredentials } from "./credentials";
+import { arrayElementLines, checkFileSize, decodeUtf8, type FileProblem, type ImportFormat, parseImportText } from "./parse";
+import { type CallCounts, type PlannedLink, planImportBatches } from "./plan";
+import { type LinkProblem, validateImportLink } from "./validate";
+
+// A whole file, from its bytes to what the Import page previews and the server plans: the same function runs in the
+// browser's worker (for the preview) and in the server action (which trusts nothing the browser says).
+
+export interface LinkReport {
+  position: number;
+  line: number;
+  customerUserId: string | null;
+  institutionId: string | null;
+  provider: string | null;
+  accounts: number;
+  transactions: number;
+  firstDate: string | null;
+  lastDate: string | null;
+  /** With credentials in provider_data the link is created connected; without, disconnected (error, auth_expired). */
+  willBe: "connected" | "disconnected";
+  /** Upstream calls for this link: the import and its transaction batches (0 when invalid). */
+  calls: number;
+  problems: LinkProblem[];
+  moreProblems: number;
+  warnings: string[];
+}
+
+export interface FileReport {
+  /** Set when the file as a whole cannot be read: nothing else is filled in. */
+  fileProblem: FileProblem | null;
+  format: ImportFormat | null;
+  bytes: number;
+  /** SHA-256 of the file's bytes, hex: the same file uploaded again is recognised by it. */
+  sha256: string;
+  links: LinkReport[];
+  valid: number;
+  invalid: number;
+  transactions: number;
+  calls: CallCounts;
+}
+
+export interface AnalyzedFile {
+  report: FileReport;
+  /** The calls of each valid link, by position (only when asked for: the server plans, the browser previews). */
+  plans: Map<number, PlannedLink>;
+}
+
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
+
+export interface AnalyzeOptions {
+  /** Keep every valid link's calls in `plans` (tests, small files). */
+  keepPlans?: boolean;
+  /**
+   * Called with each valid link's calls as soon as they are planned, in file order, and awaited: the server writes
+   * them away and drops them, so a 20 MB file is never held as planned calls all at once.
+   */
+  onPlan?: (position: number, plan: PlannedLink) => Promise<void> | void;
+  /** The SHA-256 when the caller has it already (the server action hashes the upload to find an earlier import). */
+  sha256?: string;
+}
+
+export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions = {}): Promise<AnalyzedFile> {
+  const empty = (fileProblem: FileProblem, sha256 = ""): AnalyzedFile => ({
+    report: { fileProblem, format: null, bytes: bytes.length, sha256, links: [], valid: 0, invalid: 0, transactions: 0, calls: { imports: 0, batches: 0 } },
+    plans: new Map(),
+  });
+  const sized = checkFileSize(bytes.length);
+  if (sized) return empty(sized);
+  const sha256 = opts.sha256 ?? (await sha256Hex(bytes));
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) return empty(decoded.problem, sha256);
+  const parsed = parseImportText(decoded.text);
+  if (!parsed.ok) return empty(parsed.problem, sha256);
+  // The text is kept only where it may still name lines (an array's links); the rest of a 20 MB file can go.
+  const arrayText = parsed.format === "array" ? decoded.text : null;
+
+  const plans = new Map<number, PlannedLink>();
+  const links: LinkReport[] = [];
+  const calls: CallCounts = { imports: 0, batches: 0 };
+  let transactions = 0;
+  for (const raw of parsed.links) {
+    const value = raw.value as Record<string, unknown> | undefined;
+    const customer = value && typeof value === "object" ? (value.customer_user as Record<string, unknown> | undefined) : undefined;
+    const report: LinkReport = {
+      position: raw.position,
+      line: raw.line,
+      customerUserId: text(customer && typeof customer === "object" ? customer.id : undefined),
+      institutionId: text(value?.institution_id),
+      provider: text(value?.provider),
+      accounts: Array.isArray(value?.accounts) ? value.accounts.length : 0,
+      transactions: Array.isArray(value?.transactions) ? value.transactions.length : 0,
+      firstDate: null,
+      lastDate: null,
+      willBe: value && hasProviderCredentials(value.provider_data) ? "connected" : "disconnected",
+      calls: 0,
+      problems: [],
+      moreProblems: 0,
+      warnings: [],
+    };
+    links.push(report);
+    if (raw.syntax) {
+      report.problems.push({ path: "", message: raw.syntax.message });
+      continue;
+    }
+    const checked = validateImportLink(raw.value);
+    // The checked body is a copy: the parsed JSON of this link is no longer needed (memory of a 20 MB file).
+    raw.value = undefined;
+    report.problems = checked.problems;
+    report.moreProblems = checked.moreProblems;
+    report.warnings = checked.warnings;
+    if (!checked.body) continue;
+    const planned = planImportBatches(checked.body, raw.position);
+    if (!planned.ok) {
+      report.problems.push(planned.problem);
+      continue;
+    }
+    const { plan } = planned;
+    report.firstDate = plan.firstDate;
+    report.lastDate = plan.lastDate;
+    report.calls = 1 + plan.batches.length;
+    calls.imports += 1;
+    calls.batches += plan.batches.length;
+    transactions += plan.transactionCount;
+    if (opts.keepPlans) plans.set(raw.position, plan);
+    if (opts.onPlan) await opts.onPlan(raw.position, plan);
+  }
+  const valid = links.filter((l) => l.problems.length === 0).length;
+  if (parsed.format === "array" && valid < links.length) {
+    // Links with problems are named by their line: found by one more pass, only for a file that needs it.
+    const lines = arrayElementLines(arrayText ?? "");
+    for (const link of links) link.line = lines[link.position] ?? 0;
+  }
+  return {
+    report: { fileProblem: null, format: parsed.format, bytes: bytes.length, sha256, links, valid, invalid: links.length - valid, transactions, calls },
+    plans,
+  };
+}

@@ -1,0 +1,28 @@
+// Limits of an import file, checked in the browser before and while reading it, and again on the server. The upstream's
+// own limits per call (1 MB, 4000 transactions) are in lib/upstream/schemas.ts: a file is split to fit them.
+
+/** The largest file Linkdesk takes: a legacy fleet export of about 20 MB fits with room to spare. */
+export const UPLOAD_MAX_BYTES = 25 * 1024 * 1024;
+export const UPLOAD_MAX_LABEL = "25 MB";
+
+/** JSON nested deeper than this is refused before it is parsed (an Import Link body needs 5 levels). */
+export const MAX_NESTING_DEPTH = 32;
+
+/** Links in one file: a job of this many links runs for days at the upstream's 60 imports a minute. */
+export const MAX_LINKS_PER_FILE = 20_000;
+
+/** Problems listed per link; the rest are counted. */
+export const MAX_PROBLEMS_PER_LINK = 20;
+
+/**
+ * Distinct institutions whose names one preview asks the server for: each unknown id costs one
+ * GET /institutions/{id} from the rate budget, so a fleet of thousands of links names at most this many (the first
+ * ones in the file); the others show their id.
+ */
+export const MAX_INSTITUTION_NAMES = 20;
+
+export function describeBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

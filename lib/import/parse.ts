@@ -1,0 +1,258 @@
+import { describeBytes, MAX_LINKS_PER_FILE, MAX_NESTING_DEPTH, UPLOAD_MAX_BYTES, UPLOAD_MAX_LABEL } from "./limits";
+import { linesOf, scanJson } from "./json-scan";
+
+// From the bytes of an uploaded file to one raw JSON value per link: UTF-8 decoding (refusing bytes that are not), the
+// three formats (one Import Link body, an array of them, NDJSON with one per line), and syntax errors named by line
+// and column. Runs in the browser's worker and in the server action alike.
+
+export type ImportFormat = "object" | "array" | "ndjson";
+
+/** What makes the whole file unreadable. */
+export interface FileProblem {
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface RawLink {
+  /** Position in the file, from 0. */
+  position: number;
+  /** Line where the link starts, from 1. */
+  line: number;
+  /** The parsed JSON, or undefined when this link's own line is not JSON (NDJSON only). */
+  value: unknown;
+  /** A syntax problem of this link alone (NDJSON: the other lines still count). */
+  syntax?: FileProblem;
+}
+
+export type ParsedFile = { ok: true; format: ImportFormat; links: RawLink[] } | { ok: false; problem: FileProblem };
+
+/** The size check made before anything is read. */
+export function checkFileSize(size: number): FileProblem | null {
+  if (size === 0) return { message: "The file is empty." };
+  if (size > UPLOAD_MAX_BYTES) return { message: `The file is ${describeBytes(size)}: over the ${UPLOAD_MAX_LABEL} Linkdesk takes. Split it into smaller files (NDJSON splits anywhere between lines).` };
+  return null;
+}
+
+/** The text of UTF-8 bytes (a leading byte-order mark dropped), or where the first byte that is not UTF-8 is. */
+export function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false; problem: FileProblem } {
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    let line = 1;
+    for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
+    return {
+      ok: false,
+      problem: { message: `The file is not UTF-8 text: byte ${offset + 1} (on line ${line}) is not valid UTF-8. Save the export as UTF-8 and upload it again.`, line },
+    };
+  }
+}
+
+/** Offset of the first byte that does not belong to a valid UTF-8 sequence. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    let need = 0;
+    let min = 0;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+    } else return i;
+    let code = b & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+      code = (code << 6) | (next & 0x3f);
+    }
+    if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return bytes.length;
+}
+
+const problemAt = (text: string, offset: number, message: string): FileProblem => {
+  const [at] = linesOf(text, [offset]);
+  return { message: `Not valid JSON at line ${at!.line}, column ${at!.column}: ${message}.`, line: at!.line, column: at!.column };
+};
+
+const NOT_LINKS: FileProblem = {
+  message: "The file must hold an Import Link body (a JSON object), an array of them, or one per line (NDJSON).",
+};
+
+/**
+ * Whether a parsed value stays within the nesting limit and has no `__proto__` key; walked without recursion, so a
+ * hostile depth cannot overflow the stack.
+ */
+export function guardValue(value: unknown): boolean {
+  // Two parallel stacks rather than one of pairs: a 20 MB file has hundreds of thousands of objects.
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop()!;
+    if (current === null || typeof current !== "object") continue;
+    if (depth > MAX_NESTING_DEPTH) return false;
+    if (Array.isArray(current)) {
+      for (const item of current) {
+        if (item !== null && typeof item === "object") {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    if (Object.hasOwn(current, "__proto__")) return false;
+    for (const key in current) {
+      const item = (current as Record<string, unknown>)[key];
+      if (item !== null && typeof item === "object") {
+        values.push(item);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return true;
+}
+
+/** JSON.parse, when the text is plain JSON within the guards; undefined otherwise (the scanner then says why). */
+function parseFast(text: string): { value: unknown } | undefined {
+  // A NUL character cannot be stored (PostgreSQL text); the scanner names where it is.
+  if (text.includes("\\u0000")) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return guardValue(value) ? { value } : undefined;
+}
+
+/** Line (from 1) of each element of a top-level JSON array, for naming a link by where it is in the file. */
+export function arrayElementLines(text: string): number[] {
+  return linesOf(text, scanJson(text).elementStarts).map((at) => at.line);
+}
+
+/**
+ * Splits a file's text into its links: one object, an array of objects, or NDJSON. Plain JSON takes the fast path
+ * (the runtime's parser, then a walk for the guards); anything else is scanned to say where and why it is wrong.
+ * Links of an array get line 0 here: `arrayElementLines` finds them when they are needed (a link with problems).
+ */
+export function parseImportText(text: string): ParsedFile {
+  if (text.trim() === "") return { ok: false, problem: { message: "The file is empty." } };
+  const fast = parseFast(text);
+  if (fast) {
+    const { value } = fast;
+    if (Array.isArray(value)) {
+      if (value.length === 0) return { ok: false, problem: { message: "The file holds an empty array: no links to import." } };
+      if (value.length > MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(value.length) };
+      return { ok: true, format: "array", links: value.map((item: unknown, position) => ({ position, line: 0, value: item })) };
+    }
+    if (value !== null && typeof value === "object") return { ok: true, format: "object", links: [{ position: 0, line: linesOf(text, [firstNonSpace(text)])[0]!.line, value }] };
+    return { ok: false, problem: NOT_LINKS };
+  }
+  const whole = scanJson(text, 0, text.length, { allowTrailing: true });
+  const trailing = whole.problem === null && text.slice(whole.end).trim() !== "";
+  // A first value that is an object and ends its line, followed by more on later lines: NDJSON, read line by line.
+  const firstEndsLine = whole.problem === null && trailing ? /^[ \t\r]*\n/.test(text.slice(whole.end)) : false;
+  if (whole.top === "object" && (firstEndsLine || (whole.problem !== null && looksLikeNdjson(text)))) return parseNdjson(text);
+  if (whole.problem) return { ok: false, problem: problemAt(text, whole.problem.offset, whole.problem.message) };
+  if (trailing) {
+    return { ok: false, problem: problemAt(text, whole.end + (text.slice(whole.end).length - text.slice(whole.end).trimStart().length), "more text after the end of the JSON value") };
+  }
+  // The scanner found nothing the fast path refused: only a guard it checks differently; name the file as a whole.
+  return { ok: false, problem: NOT_LINKS };
+}
+
+function firstNonSpace(text: string): number {
+  const match = /\S/.exec(text);
+  return match?.index ?? 0;
+}
+
+/** Two or more non-empty lines that each start with "{": a fleet export, one link per line. */
+function looksLikeNdjson(text: string): boolean {
+  let objects = 0;
+  for (const line of text.split("\n", 3)) {
+    const trimmed = line.trim();
+    if (trimmed === "") continue;
+    if (!trimmed.startsWith("{") || !trimmed.endsWith("}")) return false;
+    objects++;
+  }
+  return objects >= 2;
+}
+
+function tooMany(count: number): FileProblem {
+  return { message: `The file holds ${count.toLocaleString("en-US")} links: more than the ${MAX_LINKS_PER_FILE.toLocaleString("en-US")} Linkdesk imports from one file. Split it.` };
+}
+
+function parseNdjson(text: string): ParsedFile {
+  const links: RawLink[] = [];
+  let start = 0;
+  let lineNo = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    lineNo++;
+    let lineEnd = end;
+    if (lineEnd > start && text.charCodeAt(lineEnd - 1) === 0x0d) lineEnd--;
+    if (!isBlank(text, start, lineEnd)) {
+      const position = links.length;
+      if (position >= MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(position + 1) };
+      links.push(ndjsonLink(text, position, lineNo, start, lineEnd));
+    }
+    start = end + 1;
+  }
+  return { ok: true, format: "ndjson", links };
+}
+
+const isBlank = (text: string, from: number, to: number) => {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
+  }
+  return true;
+};
+
+/**
+ * One line of an NDJSON file, parsed when its value is first read: a fleet file's links are then built one at a time
+ * (checked, planned, dropped) rather than all at once, which holds a 20 MB file's memory to about one link's.
+ */
+function ndjsonLink(text: string, position: number, line: number, start: number, end: number): RawLink {
+  let read: { value: unknown; syntax?: FileProblem } | undefined;
+  type Read = { value: unknown; syntax?: FileProblem };
+  const readLine = (): Read => {
+    if (read) return read;
+    const lineText = text.slice(start, end);
+    const fast = parseFast(lineText);
+    if (fast) return (read = { value: fast.value });
+    const scan = scanJson(text, start, end);
+    if (scan.problem) {
+      const column = scan.problem.offset - start + 1;
+      return (read = { value: undefined, syntax: { message: `Line ${line} is not valid JSON at column ${column}: ${scan.problem.message}.`, line, column } });
+    }
+    return (read = { value: JSON.parse(lineText) });
+  };
+  return {
+    position,
+    line,
+    get value() {
+      return readLine().value;
+    },
+    set value(value: unknown) {
+      // Dropping the value once it is checked: a line is never read twice.
+      read = { value, syntax: read?.syntax };
+    },
+    get syntax() {
+      return readLine().syntax;
+    },
+  };
+}
