@@ -5,52 +5,77 @@ import { getDb } from "../db/client";
 import { auditLog } from "../db/schema";
 import { getBudget } from "../budget";
 import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom";
-import { CORRECTION_ENDPOINT, startBulkCorrection } from "../jobs/bulk-correction";
+import {
+  CORRECTION_ENDPOINT,
+  type CategoryPair,
+  PlanRefused,
+  categoryPairSchema,
+  correctionItemSchema,
+  describePair,
+  hasPair,
+  pairOf,
+  startCorrectionJob,
+} from "../jobs/correction";
+import { wakeJobRunner } from "../jobs";
 import { correctCategoryBulkSchema, correctCategorySchema, toWireCorrection, undoCorrectionSchema } from "../schemas/transactions";
+import { noteCorrectedTransactions } from "../transactions/history";
+import { findTransactions } from "../transactions/read";
+import { toTransactionRow } from "../transactions/rows";
+import type { CorrectionMark } from "../transactions/view";
 import { upstream } from "../upstream";
 import { ActionRefused, actionClient, noteUpstream } from "./safe-action";
 
-/** Sets one transaction's category (and subcategory) upstream; answers the updated transaction and similar ones. */
+/** Sets one transaction's category and subcategory upstream; answers the updated transaction and similar ones. */
 export const correctCategory = actionClient
   .metadata({ action: "transaction.correct", permission: "correct" })
   .inputSchema(correctCategorySchema)
   .action(async ({ parsedInput: input, ctx }) => {
     const wire = toWireCorrection(input);
-    ctx.note({
-      targetType: "transaction",
-      targetId: input.transactionId,
-      linkId: input.linkId,
-      input: wire,
-      before: input.previous ?? null,
-      after: wire,
-    });
+    ctx.note({ targetType: "transaction", targetId: input.transactionId, linkId: input.linkId, input: wire, after: wire });
+    // What the transaction has now, from the upstream: the audit's "before" (so the correction can be undone) never
+    // comes from the browser, and a transaction id that is not on the link is refused before anything is changed.
+    const current = (await findTransactions(upstream(), input.linkId, [input], { correlationId: ctx.correlationId })).get(input.transactionId);
+    if (!current) throw new ActionRefused(`Transaction ${input.transactionId} is not on link ${input.linkId}.`);
+    const before = pairOf(current);
+    ctx.note({ before });
     const result = await noteUpstream(ctx.note, () =>
       upstream().correctEnrichment(input.linkId, input.transactionId, wire, { correlationId: ctx.correlationId }),
     );
-    const [updated, ...similar] = result.transactions;
+    noteCorrectedTransactions(input.linkId, result.transactions);
+    const accounts = new Map(result.accounts.map((a) => [a.account_id, a]));
+    const [updated, ...similar] = result.transactions.map((t) => toTransactionRow(t, accounts));
     // What applying the same correction to the similar ones would cost, before anyone starts it.
     const estimate = estimateCost(similar.length, await callHeadroom(await getBudget(), CORRECTION_ENDPOINT, { linkId: input.linkId }));
+    const mark: CorrectionMark = {
+      kind: "corrected",
+      by: ctx.staff.email,
+      at: new Date().toISOString(),
+      correlationId: ctx.correlationId,
+      jobId: null,
+      before,
+      after: wire as CategoryPair,
+      undoable: before !== null,
+    };
     // The correlation id names this correction's audit row, so the person can undo it.
     return {
-      updated,
+      updated: updated ?? null,
+      mark,
       similarCount: similar.length,
-      similar: similar.map((t) => ({
-        transactionId: t.transaction_id,
-        description: t.description ?? t.raw_description ?? "",
-        date: t.date,
-        category: t.enrichment?.category.value,
-        subcategory: t.enrichment?.subcategory?.value,
-      })),
+      similar,
       bulkCost: estimate && similar.length > 0 ? `${similar.length} calls, ${describeDuration(estimate.seconds)} at the per-${estimate.scope} limit (${estimate.limit}/min, ${estimate.remaining} left now)` : null,
       correlationId: ctx.correlationId,
     };
   });
 
-/** Puts back the category a correction replaced, from that correction's audit row. */
+/**
+ * Puts back the category a correction replaced, from that correction's audit row (a single one, or one item of a bulk
+ * job). The transaction is read first: if its category is no longer what the correction set (changed again since, or
+ * already undone), nothing is sent and the person is told what it is now.
+ */
 export const undoCorrection = actionClient
   .metadata({ action: "transaction.undo_correction", permission: "correct" })
   .inputSchema(undoCorrectionSchema)
-  .action(async ({ parsedInput: { correlationId }, ctx }) => {
+  .action(async ({ parsedInput: { correlationId, date }, ctx }) => {
     const { db } = await getDb();
     const [original] = await db
       .select()
@@ -58,22 +83,38 @@ export const undoCorrection = actionClient
       .where(and(eq(auditLog.correlationId, correlationId), eq(auditLog.action, "transaction.correct"), eq(auditLog.outcome, "ok")))
       .limit(1);
     if (!original?.linkId || !original.targetId) throw new ActionRefused("That correction was not found, or it did not go through.");
-    const before = correctCategorySchema.shape.previous.safeParse(original.before);
-    if (!before.success || !before.data) throw new ActionRefused("That correction did not record the category it replaced, so it cannot be undone.");
+    const linkId = original.linkId;
+    const transactionId = original.targetId;
+    ctx.note({ targetType: "transaction", targetId: transactionId, linkId, input: { undoes: correlationId } });
+    const before = correctionItemSchema.shape.before.safeParse(original.before);
+    const after = categoryPairSchema.safeParse(original.after);
+    if (!before.success || !before.data || !after.success) throw new ActionRefused("That correction did not record the category it replaced, so it cannot be undone.");
+    const current = (await findTransactions(upstream(), linkId, [{ transactionId, date }], { correlationId: ctx.correlationId })).get(transactionId);
+    if (!current) throw new ActionRefused(`Transaction ${transactionId} is no longer on link ${linkId}.`);
+    const now = pairOf(current);
+    if (!hasPair(now, after.data)) {
+      throw new ActionRefused(`Changed since: it is now ${describePair(now)}, not ${describePair(after.data)}, so it was left as it is.`);
+    }
     const wire = toWireCorrection(before.data);
-    ctx.note({
-      targetType: "transaction",
-      targetId: original.targetId,
-      linkId: original.linkId,
-      input: { undoes: correlationId, ...wire },
-      before: original.after,
-      after: wire,
-    });
-    await noteUpstream(ctx.note, () => upstream().correctEnrichment(original.linkId!, original.targetId!, wire, { correlationId: ctx.correlationId }));
-    return { restored: wire };
+    ctx.note({ input: { undoes: correlationId, ...wire }, before: now, after: wire });
+    const result = await noteUpstream(ctx.note, () => upstream().correctEnrichment(linkId, transactionId, wire, { correlationId: ctx.correlationId }));
+    noteCorrectedTransactions(linkId, result.transactions);
+    const accounts = new Map(result.accounts.map((a) => [a.account_id, a]));
+    const updated = result.transactions.find((t) => t.transaction_id === transactionId);
+    const mark: CorrectionMark = {
+      kind: "undone",
+      by: ctx.staff.email,
+      at: new Date().toISOString(),
+      correlationId: ctx.correlationId,
+      jobId: null,
+      before: now,
+      after: wire as CategoryPair,
+      undoable: false,
+    };
+    return { restored: wire, linkId, transactionId, updated: updated ? toTransactionRow(updated, accounts) : null, mark };
   });
 
-/** Applies one correction to many transactions of a link, as a queued job within the rate budget. */
+/** Applies one correction to many transactions of a link, as a durable job within the rate budget. */
 export const correctCategoryBulk = actionClient
   .metadata({ action: "transaction.correct_bulk", permission: "correct" })
   .inputSchema(correctCategoryBulkSchema)
@@ -81,7 +122,18 @@ export const correctCategoryBulk = actionClient
     const { db } = await getDb();
     const wire = toWireCorrection(input);
     ctx.note({ targetType: "link", targetId: input.linkId, linkId: input.linkId, input: { ...wire, transactions: input.items.length }, after: wire });
-    const job = await startBulkCorrection(db, ctx.staff, input, ctx.correlationId);
-    ctx.note({ targetType: "bulk_job", targetId: job.id });
-    return { jobId: job.id, total: job.total, eta: job.eta?.toISOString() ?? null };
+    const actor = { id: ctx.staff.id, email: ctx.staff.email, role: ctx.staff.role };
+    const job = await startCorrectionJob(
+      db,
+      upstream(),
+      actor,
+      input.linkId,
+      input.items.map((item) => ({ transactionId: item.transactionId, ...wire })),
+      { correlationId: ctx.correlationId },
+    ).catch((error: unknown) => {
+      throw error instanceof PlanRefused ? new ActionRefused(error.message) : error;
+    });
+    wakeJobRunner();
+    ctx.note({ targetType: "job", targetId: job.id });
+    return { jobId: job.id, total: job.total };
   });

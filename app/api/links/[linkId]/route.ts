@@ -1,6 +1,6 @@
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
-import { BudgetExceeded, BudgetUnavailable, getBudget, secondsUntil } from "@/lib/budget";
+import { getBudget, isBudgetExceeded, isBudgetUnavailable, secondsUntil } from "@/lib/budget";
 import { rateLimitHeaders } from "@/lib/budget/headers";
 import { callHeadroom } from "@/lib/budget/headroom";
 import { describeUpstreamError, isUpstreamError, upstream } from "@/lib/upstream";
@@ -18,13 +18,13 @@ export async function GET(_request: Request, { params }: { params: Promise<{ lin
     const link = await upstream().getLink(linkId);
     return Response.json({ link }, { headers: { ...(await headers()), "Cache-Control": "no-store" } });
   } catch (error) {
-    if (error instanceof BudgetExceeded) {
+    if (isBudgetExceeded(error)) {
       return Response.json(
         { error: error.message },
         { status: 429, headers: { ...(await headers()), "Retry-After": String(secondsUntil(error.nextSlotAt)) } },
       );
     }
-    if (error instanceof BudgetUnavailable) return Response.json({ error: error.message }, { status: 503 });
+    if (isBudgetUnavailable(error)) return Response.json({ error: error.message }, { status: 503 });
     if (isUpstreamError(error)) {
       const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 502;
       return Response.json({ error: describeUpstreamError(error), errorCode: error.errorCode ?? null }, { status, headers: await headers() });

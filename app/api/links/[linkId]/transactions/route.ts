@@ -1,0 +1,31 @@
+import { currentStaff } from "@/lib/auth";
+import { can } from "@/lib/auth/roles";
+import { getDb } from "@/lib/db/client";
+import { upstreamFailureResponse } from "@/lib/http/api-errors";
+import { parseTransactionFilters } from "@/lib/transactions/filters";
+import { transactionHistory } from "@/lib/transactions/history";
+import { transactionsPage } from "@/lib/transactions/view";
+import { upstream } from "@/lib/upstream";
+
+const noStore = { "Cache-Control": "no-store" };
+
+// A link's transactions as the correction desk shows them: filtered (the desk's URL parameters), one page of up to
+// 1,000, with the marks of earlier corrections. `all=1` answers every matching row (a bulk correction of the whole
+// filter). Served from the link's briefly cached history, so filtering and paging spend no upstream calls.
+export async function GET(request: Request, { params }: { params: Promise<{ linkId: string }> }) {
+  const staff = await currentStaff();
+  if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
+  if (!can(staff.role, "read")) return Response.json({ error: "Your role may not read transactions." }, { status: 403, headers: noStore });
+  const { linkId } = await params;
+  const search = new URL(request.url).searchParams;
+  const all = search.get("all") === "1";
+  search.delete("all");
+  const { filters, page, dropped } = parseTransactionFilters(search);
+  try {
+    const history = await transactionHistory(upstream()).get(linkId);
+    const view = await transactionsPage((await getDb()).db, linkId, history, { filters, page }, { all });
+    return Response.json({ ...view, dropped }, { headers: noStore });
+  } catch (error) {
+    return upstreamFailureResponse(error, noStore);
+  }
+}
