@@ -23,6 +23,14 @@ describe("POST /auth/token", () => {
     expect(link.status).toBe(200);
   });
 
+  it("lists the tokens it issued on GET /_sandbox/tokens, for leak tests", async () => {
+    const { access_token } = accessTokenResponseSchema.parse(
+      (await t.raw("POST", "/auth/token", form({ grant_type: "client_credentials", client_id: TEST_CREDENTIALS.clientId, client_secret: TEST_CREDENTIALS.clientSecret }))).json,
+    );
+    const listed = (await t.raw("GET", "/_sandbox/tokens")).json as { tokens: { access_token: string; client_id: string }[] };
+    expect(listed.tokens).toContainEqual(expect.objectContaining({ access_token, client_id: TEST_CREDENTIALS.clientId }));
+  });
+
   it("accepts the client pair as HTTP Basic", async () => {
     const basic = Buffer.from(`${TEST_CREDENTIALS.clientId}:${TEST_CREDENTIALS.clientSecret}`).toString("base64");
     const response = await t.raw("POST", "/auth/token", {

@@ -51,6 +51,18 @@ export class TokenStore {
   }
 
   /**
+   * Every token issued and not yet forgotten, for tests that must prove a client never shows its token to anyone
+   * (GET /_sandbox/tokens). A sandbox token opens only the sandbox.
+   */
+  issued(): { access_token: string; client_id: string; expires_at: string }[] {
+    return [...this.tokens].map(([token, issued]) => ({
+      access_token: token,
+      client_id: issued.clientId,
+      expires_at: new Date(issued.expiresAtMs).toISOString(),
+    }));
+  }
+
+  /**
    * Checks the three auth headers and returns the client id. `expireUpToSeq` (a fault) expires matching tokens for
    * good, as if their lifetime had run out.
    */

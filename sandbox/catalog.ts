@@ -1,42 +1,65 @@
 // Reference data the seed draws from: institutions and a merchant catalog. Categories come from the shared taxonomy
 // (a merchant names only its subcategory; the category is looked up), so a catalog entry cannot drift from it.
 import { categoryOf, type Category, type Subcategory } from "../lib/upstream/taxonomy";
+import { colorFor, type LogoArt, logoPath, monogramOf } from "./logos";
 import { hashSeed, mulberry32, uuidFrom } from "./random";
 
 export interface Institution {
   institution_id: string;
   name: string;
+  /** A path on the sandbox (made absolute as it leaves, see logos.ts), or hostile data on purpose. */
   avatar: string;
+  /** How the sandbox draws its logo; none for an institution whose avatar is not the sandbox's own. */
+  logo?: LogoArt;
   /** Relative frequency among seeded links; 0 = only placed deliberately. */
   weight: number;
+  country: "US" | "GB" | "CA";
+  domain: string | null;
+  /** Brand colours as hex, light and dark theme. */
+  color: string | null;
+  color_dark: string | null;
+  /** Shown first in an institution picker (GET /institutions?featured=true). */
+  featured: boolean;
 }
 
-const ASSETS = "https://logos.sandbox.example";
+type InstitutionSpec = Pick<Institution, "institution_id" | "name" | "avatar" | "weight"> & Partial<Institution>;
+
+const institution = (spec: InstitutionSpec): Institution => ({ country: "US", domain: null, color: null, color_dark: null, featured: false, ...spec });
+
+/** An institution whose logo the sandbox serves at logoPath("institutions", slug), drawn in its brand colour. */
+function bank(institution_id: string, name: string, slug: string, monogram: string, color: string, weight: number, more: Partial<Institution> = {}): Institution {
+  return institution({ institution_id, name, avatar: logoPath("institutions", slug), logo: { monogram, color }, weight, color, ...more });
+}
 
 export const INSTITUTIONS: readonly Institution[] = [
-  { institution_id: "chase", name: "Chase", avatar: `${ASSETS}/institutions/chase.png`, weight: 18 },
-  { institution_id: "bank_of_america", name: "Bank of America", avatar: `${ASSETS}/institutions/bofa.png`, weight: 15 },
-  { institution_id: "wells_fargo", name: "Wells Fargo", avatar: `${ASSETS}/institutions/wells-fargo.png`, weight: 12 },
-  { institution_id: "citi", name: "Citibank", avatar: `${ASSETS}/institutions/citi.png`, weight: 9 },
-  { institution_id: "capital_one", name: "Capital One", avatar: `${ASSETS}/institutions/capital-one.png`, weight: 9 },
-  { institution_id: "us_bank", name: "U.S. Bank", avatar: `${ASSETS}/institutions/us-bank.png`, weight: 6 },
-  { institution_id: "pnc", name: "PNC Bank", avatar: `${ASSETS}/institutions/pnc.png`, weight: 5 },
-  { institution_id: "ally", name: "Ally Bank", avatar: `${ASSETS}/institutions/ally.png`, weight: 5 },
-  { institution_id: "navy_federal", name: "Navy Federal Credit Union", avatar: `${ASSETS}/institutions/nfcu.png`, weight: 4 },
-  { institution_id: "schwab", name: "Charles Schwab", avatar: `${ASSETS}/institutions/schwab.png`, weight: 3 },
+  bank("chase", "Chase", "chase", "CH", "#117aca", 18, { domain: "chase.com", color_dark: "#5aa9e6", featured: true }),
+  bank("bank_of_america", "Bank of America", "bofa", "BA", "#c8102e", 15, { domain: "bankofamerica.com", color_dark: "#ff5a6e", featured: true }),
+  bank("wells_fargo", "Wells Fargo", "wells-fargo", "WF", "#b31b1b", 12, { domain: "wellsfargo.com", color_dark: "#ff6b6b", featured: true }),
+  bank("citi", "Citibank", "citi", "CI", "#056dae", 9, { domain: "citi.com", featured: true }),
+  bank("capital_one", "Capital One", "capital-one", "C1", "#004977", 9, { domain: "capitalone.com" }),
+  bank("us_bank", "U.S. Bank", "us-bank", "US", "#0c2074", 6, { domain: "usbank.com" }),
+  bank("pnc", "PNC Bank", "pnc", "PNC", "#c2410c", 5, { domain: "pnc.com" }),
+  bank("ally", "Ally Bank", "ally", "AL", "#6d28d9", 5, { domain: "ally.com" }),
+  bank("navy_federal", "Navy Federal Credit Union", "nfcu", "NF", "#003366", 4, { domain: "navyfederal.org" }),
+  bank("schwab", "Charles Schwab", "schwab", "CS", "#0369a1", 3, { domain: "schwab.com" }),
   // The upstream's own sandbox institutions (upstream-facts §14); links made through a link session default to these.
-  { institution_id: "instant_bank", name: "Instant Bank", avatar: `${ASSETS}/institutions/instant-bank.png`, weight: 2 },
-  { institution_id: "credentials_bank", name: "Credentials Bank", avatar: `${ASSETS}/institutions/credentials-bank.png`, weight: 2 },
-  { institution_id: "oauth_bank", name: "OAuth Bank", avatar: `${ASSETS}/institutions/oauth-bank.png`, weight: 1 },
+  bank("instant_bank", "Instant Bank", "instant-bank", "IB", "#0f766e", 2, { featured: true }),
+  bank("credentials_bank", "Credentials Bank", "credentials-bank", "CB", "#475569", 2),
+  bank("oauth_bank", "OAuth Bank", "oauth-bank", "OB", "#4338ca", 1),
+  // Outside the US, as the upstream's country codes spell them (GB, not UK).
+  bank("monzo", "Monzo", "monzo", "MO", "#14233c", 0, { country: "GB", domain: "monzo.com" }),
+  bank("rbc", "RBC Royal Bank", "rbc", "RB", "#005daa", 0, { country: "CA", domain: "rbcroyalbank.com" }),
   // Hostile data on purpose: the dashboard must allow-list avatar URL schemes and escape names.
-  { institution_id: "evil_credit_union", name: "Evil Credit Union", avatar: "javascript:alert(document.domain)", weight: 0 },
+  institution({ institution_id: "evil_credit_union", name: "Evil Credit Union", avatar: "javascript:alert(document.domain)", weight: 0, domain: "javascript:alert(1)" }),
   {
-    institution_id: "script_savings",
+    ...bank("script_savings", "", "script-savings", "SS", "#9f1239", 0),
     name: `<script>alert("linkdesk")</script> Savings & "Loan"`,
-    avatar: `${ASSETS}/institutions/script-savings.png`,
-    weight: 0,
   },
 ];
+
+/** The logo of an institution the sandbox does not know (an import naming another institution id). */
+export const GENERIC_INSTITUTION_AVATAR = logoPath("institutions", "generic");
+const GENERIC_INSTITUTION_LOGO: LogoArt = { monogram: "BK", color: "#64748b" };
 
 export const HOSTILE_AVATAR_INSTITUTION_ID = "evil_credit_union";
 export const HOSTILE_NAME_INSTITUTION_ID = "script_savings";
@@ -46,6 +69,18 @@ const institutionsById = new Map(INSTITUTIONS.map((institution) => [institution.
 
 export function findInstitution(institutionId: string): Institution | undefined {
   return institutionsById.get(institutionId);
+}
+
+/** Providers through which an institution can also be named, `<provider>.<institution_id>` (e.g. `mx.chase`). */
+export const ALIAS_PROVIDERS = ["mx", "finicity"] as const;
+
+/** An institution by its id or one of its provider aliases. */
+export function findInstitutionByIdOrAlias(idOrAlias: string): Institution | undefined {
+  const direct = institutionsById.get(idOrAlias);
+  if (direct) return direct;
+  const dot = idOrAlias.indexOf(".");
+  if (dot < 0 || !(ALIAS_PROVIDERS as readonly string[]).includes(idOrAlias.slice(0, dot))) return undefined;
+  return institutionsById.get(idOrAlias.slice(dot + 1));
 }
 
 export interface Brand {
@@ -83,7 +118,7 @@ function brandOf(slug: string, name: string, website: string): Brand {
     id: uuidFrom(mulberry32(hashSeed("merchant", slug))),
     name,
     display_name: name,
-    logo: `${ASSETS}/merchants/${slug}.png`,
+    logo: logoPath("merchants", slug),
     website,
   };
 }
@@ -217,6 +252,26 @@ export const CATALOG: readonly CatalogEntry[] = [
   entry({ slug: "card-payment", subcategory: "credit_cards", role: "bank", amount: [150, 2400], weight: 1, frequency: "monthly", raw: ["CAPITAL ONE ONLINE PMT"], match: ["ONLINE PMT"] }),
   entry({ slug: "irs", subcategory: "federal_tax", role: "bank", amount: [150, 3200], weight: 0.3, raw: ["IRS USATAXPYMT ###########"], match: ["USATAXPYMT"] }),
 ];
+
+/** The logos the sandbox serves, by kind and slug: every catalog institution and merchant (and processor). */
+export const LOGOS: Readonly<Record<"institutions" | "merchants", ReadonlyMap<string, LogoArt>>> = {
+  institutions: new Map([
+    ...INSTITUTIONS.flatMap((institution) => (institution.logo ? [[slugOfLogo(institution.avatar), institution.logo] as const] : [])),
+    [slugOfLogo(GENERIC_INSTITUTION_AVATAR), GENERIC_INSTITUTION_LOGO] as const,
+  ]),
+  merchants: new Map(
+    [...CATALOG.flatMap((entry) => [entry.brand, entry.processor]), ...Object.values(PROCESSORS)]
+      .filter((brand): brand is Brand => brand !== null)
+      .map((brand) => {
+        const slug = slugOfLogo(brand.logo);
+        return [slug, { monogram: monogramOf(slug), color: colorFor(slug) }] as const;
+      }),
+  ),
+};
+
+function slugOfLogo(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1).replace(/\.svg$/, "");
+}
 
 /** Deliberate mistakes the fake categoriser makes, so the correction flow has something real to fix. */
 export const MISCATEGORIES: readonly Subcategory[] = ["taxi", "gaming", "other_general", "pets", "vehicle_rental", "atm_fees"];

@@ -17,6 +17,16 @@ export interface SandboxOptions {
   seed: number;
   /** Enforce the spec's Limits table (default true). */
   rateLimits: boolean;
+  /**
+   * The window the Limits table's "calls per minute" are counted over (default 60 000). Shorter only for benchmarks:
+   * a run at the same calls per window, in a tenth of the time, shows the same share of the limit reached.
+   */
+  rateLimitWindowMs: number;
+  /**
+   * Serve transaction amounts as decimal strings ("12.30"), as the public SDKs carry them, instead of the spec's
+   * numbers (default false). Clients must read both.
+   */
+  amountsAsStrings: boolean;
   /** Imports wait a random time up to this long, as the upstream may take seconds (default 2000; tests use 0). */
   importDelayMs: number;
   /** Fault settings in force from the start. */
@@ -55,7 +65,10 @@ export interface RequestContext {
 
 export interface Reply {
   status: number;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is instead of JSON (the sandbox's logos). */
+  raw?: { contentType: string; text: string };
   headers?: Record<string, string>;
 }
 

@@ -45,13 +45,16 @@ export function parseSandboxEnv(env: Env): ConfigResult {
   if (/[\s/]/.test(host)) errors.push(`SANDBOX_HOST must be a host name or address (got "${host}")`);
   const port = integer("SANDBOX_PORT", 0, 65_535) ?? SANDBOX_DEFAULTS.port;
 
-  let rateLimits: boolean | undefined;
-  const rateLimitsText = text("SANDBOX_RATE_LIMITS")?.toLowerCase();
-  if (rateLimitsText !== undefined) {
-    if (["on", "true", "1"].includes(rateLimitsText)) rateLimits = true;
-    else if (["off", "false", "0"].includes(rateLimitsText)) rateLimits = false;
-    else errors.push(`SANDBOX_RATE_LIMITS must be on or off (got "${rateLimitsText}")`);
-  }
+  const onOff = (name: string): boolean | undefined => {
+    const value = text(name)?.toLowerCase();
+    if (value === undefined) return undefined;
+    if (["on", "true", "1"].includes(value)) return true;
+    if (["off", "false", "0"].includes(value)) return false;
+    errors.push(`${name} must be on or off (got "${value}")`);
+    return undefined;
+  };
+  const rateLimits = onOff("SANDBOX_RATE_LIMITS");
+  const amountsAsStrings = onOff("SANDBOX_AMOUNTS_AS_STRINGS");
 
   const anchorDate = text("SANDBOX_ANCHOR_DATE");
   if (anchorDate !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(anchorDate) || Number.isNaN(Date.parse(anchorDate)))) {
@@ -72,6 +75,7 @@ export function parseSandboxEnv(env: Env): ConfigResult {
     transactionsPerLink: integer("SANDBOX_TRANSACTIONS_PER_LINK", 0, 10_000),
     seed: integer("SANDBOX_SEED", 0, 4_294_967_295),
     rateLimits,
+    amountsAsStrings,
     importDelayMs: integer("SANDBOX_IMPORT_DELAY_MS", 0, 60_000),
     faults: Object.keys(faults).length > 0 ? faults : null,
     // As a program the seed counts back from today, so demo data looks current (refreshed hours ago, not weeks);

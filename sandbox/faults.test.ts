@@ -27,6 +27,17 @@ describe("fault injection", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
   });
 
+  it("handles a slow call even when the client gave up waiting (latencyMs), as a busy server would", async () => {
+    await setFaults({ latencyMs: 400, paths: ["/enrichment"] });
+    const link = first(seeded, "plain");
+    const txn = ((await t.api("GET", `/links/${link}/transactions?size=1`)).json as { transactions: { transaction_id: string }[] }).transactions[0]!;
+    const path = `/links/${link}/transactions/${txn.transaction_id}/enrichment`;
+    const headers = { ...(await t.authHeaders()), "Content-Type": "application/json" };
+    const gaveUp = fetch(`${t.base}${path}`, { method: "POST", headers, body: JSON.stringify({ category: "charity" }), signal: AbortSignal.timeout(100) });
+    await expect(gaveUp).rejects.toThrow();
+    await expect.poll(async () => ((await t.raw("GET", "/_sandbox/stats")).json as { applied: Record<string, number> }).applied[`POST ${path}`], { timeout: 5_000 }).toBe(1);
+  });
+
   it("answers a chosen 5xx with the api_error.internal envelope, until cleared", async () => {
     await setFaults({ status: 502 });
     expect((await t.raw("GET", "/_sandbox/faults")).json).toEqual({ settings: { status: 502 }, remaining: null });
@@ -63,6 +74,18 @@ describe("fault injection", () => {
     const storm = await t.api("GET", "/links", withFault("rateLimitStorm=7"));
     expect(storm.headers.get("retry-after")).toBe("7");
     expect(((await t.raw("GET", "/_sandbox/stats")).json as { rateLimited: number }).rateLimited).toBe(2);
+  });
+
+  it("sends the storm's Retry-After as an HTTP-date when asked (retryAfterDate), never earlier than the seconds", async () => {
+    await setFaults({ rateLimitStorm: 3, retryAfterDate: true });
+    const sentAt = Date.now();
+    const refused = await t.api("GET", "/links");
+    expectError(refused, 429, "api_error.rate_limit_exceeded");
+    const header = refused.headers.get("retry-after")!;
+    expect(header).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    expect(Date.parse(header)).toBeGreaterThanOrEqual(sentAt + 3_000);
+    expect(Date.parse(header) % 1_000).toBe(0);
+    expect(parseFaultHeader("rateLimitStorm=2; retryAfterDate")).toEqual({ rateLimitStorm: 2, retryAfterDate: true });
   });
 
   it("expires the tokens in use (expireTokens): one fresh token and a retry succeed", async () => {

@@ -8,11 +8,15 @@ import type { Rng } from "./random";
 export const faultSettingsSchema = z
   .object({
     latencyMs: z.number().int().min(0).max(120_000).optional(),
+    /** Applies the request, then holds the answer this long: a client that times out has changed things unknowingly. */
+    answerDelayMs: z.number().int().min(0).max(120_000).optional(),
     status: z.number().int().min(500).max(599).optional(),
     failRate: z.number().min(0).max(1).optional(),
     malformed: z.boolean().optional(),
     /** true = Retry-After 1 s; a number = that many seconds. */
     rateLimitStorm: z.union([z.boolean(), z.number().int().min(1).max(3600)]).optional(),
+    /** The storm's Retry-After as an HTTP-date ("Fri, 20 Nov 2026 10:05:00 GMT") instead of seconds: both are HTTP. */
+    retryAfterDate: z.boolean().optional(),
     expireTokens: z.boolean().optional(),
     paths: z.array(z.string().min(1)).min(1).optional(),
     count: z.number().int().positive().optional(),
@@ -24,10 +28,13 @@ export type FaultSettings = z.infer<typeof faultSettingsSchema>;
 /** What to do to one request. */
 export interface ActiveFaults {
   latencyMs: number;
+  answerDelayMs: number;
   status: number | null;
   failRate: number;
   malformed: boolean;
   rateLimitStormSeconds: number | null;
+  /** Retry-After as an HTTP-date rather than delta-seconds. */
+  retryAfterDate: boolean;
   /** Tokens issued at or before this sequence number count as expired; null = no token fault. */
   expireTokensUpToSeq: number | null;
 }
@@ -42,10 +49,12 @@ function appliesTo(paths: string[] | undefined, path: string): boolean {
 const HEADER_KEYS: Record<string, keyof FaultSettings> = {
   latencyms: "latencyMs",
   latency: "latencyMs",
+  answerdelayms: "answerDelayMs",
   status: "status",
   failrate: "failRate",
   malformed: "malformed",
   ratelimitstorm: "rateLimitStorm",
+  retryafterdate: "retryAfterDate",
   expiretokens: "expireTokens",
 };
 
@@ -135,10 +144,12 @@ export class FaultController {
     const failRate = merged.failRate ?? 0;
     return {
       latencyMs: merged.latencyMs ?? 0,
+      answerDelayMs: merged.answerDelayMs ?? 0,
       status: merged.status ?? null,
       failRate,
       malformed: merged.malformed ?? false,
       rateLimitStormSeconds: storm === true ? 1 : typeof storm === "number" ? storm : null,
+      retryAfterDate: merged.retryAfterDate ?? false,
       expireTokensUpToSeq,
     };
   }

@@ -47,6 +47,8 @@ export const ERROR_CATALOG: readonly { code: string; status: number; message: st
   { code: "link_error.forbidden_action", status: 403, message: "The end user did not give permission for this data." },
   { code: "link_error.bad_state", status: 422, message: "The link's state does not allow the call; link_error_code adds detail." },
   { code: "transaction_error.not_found", status: 404, message: "Transaction not found." },
+  { code: "account_error.not_found", status: 404, message: "Sandbox choice (the spec names no code): the link has no account with that id." },
+  { code: "institution_error.not_found", status: 404, message: "Institution not found" },
   { code: "link_session_error.invalid_token_exchange", status: 400, message: "Invalid token for link" },
   { code: "link_session_error.not_found", status: 404, message: "Sandbox only: no such link session." },
   { code: "link_session_error.already_completed", status: 409, message: "Sandbox only: the link session was already completed." },
@@ -69,8 +71,11 @@ export const apiErrors = {
     new ApiError(405, "api_error.method_not_allowed", `Method not allowed; use ${allowed.join(", ")}.`, {}, {
       Allow: allowed.join(", "),
     }),
-  rateLimited: (retryAfterSeconds: number) =>
-    new ApiError(429, "api_error.rate_limit_exceeded", RATE_LIMIT_MESSAGE, {}, { "Retry-After": String(retryAfterSeconds) }),
+  /** With `nowMs`, Retry-After is the HTTP-date of the first whole second at least that many seconds from now. */
+  rateLimited: (retryAfterSeconds: number, nowMs?: number) =>
+    new ApiError(429, "api_error.rate_limit_exceeded", RATE_LIMIT_MESSAGE, {}, {
+      "Retry-After": nowMs === undefined ? String(retryAfterSeconds) : new Date(Math.ceil((nowMs + retryAfterSeconds * 1000) / 1000) * 1000).toUTCString(),
+    }),
   internal: (status: number, why: string) => new ApiError(status, "api_error.internal", `Internal error (${why}).`),
   linkNotFound: () => new ApiError(404, "link_error.not_found", "Link not found."),
   linkDeleted: () => new ApiError(410, "link_error.deleted", "This link was deleted at some earlier time."),
@@ -78,6 +83,8 @@ export const apiErrors = {
   badState: (linkErrorCode: string, message: string) =>
     new ApiError(422, "link_error.bad_state", message, { link_error_code: linkErrorCode }),
   transactionNotFound: () => new ApiError(404, "transaction_error.not_found", "Transaction not found."),
+  accountNotFound: () => new ApiError(404, "account_error.not_found", "Account not found."),
+  institutionNotFound: () => new ApiError(404, "institution_error.not_found", "Institution not found"),
   invalidTokenExchange: (detail: string) =>
     new ApiError(400, "link_session_error.invalid_token_exchange", `Invalid token for link: ${detail}`),
 };

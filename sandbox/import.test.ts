@@ -134,3 +134,39 @@ describe("POST /links/{id}/import/transactions", () => {
     expectError(await t.api("POST", `/links/${first(seeded, "deleted")}/import/transactions`, { body }), 410, "link_error.deleted");
   });
 });
+
+describe("imported values keyed by original id", () => {
+  it("a batch sent twice does not double its transactions: the second replaces the first, keeping the upstream's ids", async () => {
+    const link = linkSchema.parse((await t.api("POST", "/links/import", { body: importBody() })).json);
+    const batch = {
+      transactions: [
+        { account_id: "chk-1", transaction_id: "retry-1", amount: "-10.00", date: "2026-11-18", description: "Corner Hardware" },
+        { account_id: "chk-1", transaction_id: "retry-2", amount: "-20.00", date: "2026-11-18", description: "Corner Hardware" },
+      ],
+    };
+    const read = async () => transactionsPageSchema.parse((await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json);
+    expect((await t.api("POST", `/links/${link.link_id}/import/transactions`, { body: batch })).status).toBe(200);
+    const once = await read();
+    expect((await t.api("POST", `/links/${link.link_id}/import/transactions`, { body: batch })).status).toBe(200);
+    const twice = await read();
+    expect(twice.total).toBe(once.total);
+    expect(once.total).toBe(5);
+    const ids = (page: typeof once) => page.transactions.map((row) => [row.original_id, row.transaction_id]).sort();
+    expect(ids(twice)).toEqual(ids(once));
+    // The import's own first batch, sent again as a batch, is not doubled either.
+    await t.api("POST", `/links/${link.link_id}/import/transactions`, { body: { transactions: transactions.slice(0, 2) } });
+    expect((await read()).total).toBe(5);
+  });
+
+  it("refuses a provider outside the known set and an institution id that is neither an id nor <provider>.<id>", async () => {
+    const provider = await t.api("POST", "/links/import", { body: importBody({ provider: "acme" }) });
+    expect(validationLocations(provider)).toEqual(["body.provider"]);
+    for (const institution_id of ["not an id", "acme.chase", "mx.", "chase/1"]) {
+      const response = await t.api("POST", "/links/import", { body: importBody({ institution_id }) });
+      expect(validationLocations(response), institution_id).toEqual(["body.institution_id"]);
+    }
+    for (const institution_id of ["ins_3", "mx.chase", "yodlee.30188"]) {
+      expect((await t.api("POST", "/links/import", { body: importBody({ institution_id }) })).status, institution_id).toBe(200);
+    }
+  });
+});

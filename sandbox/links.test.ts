@@ -123,11 +123,13 @@ describe("determinism", () => {
     const other = await startSandbox({ links: 1300, seed: 2 });
     try {
       const ids = [first(seeded, "plain"), first(seeded, "error:no_accounts"), first(seeded, "hostile_name")];
+      // Logos are served by each sandbox at its own address: compare everything else.
+      const portless = (from: TestSandbox, body: unknown) => JSON.parse(JSON.stringify(body).replaceAll(from.base, "<sandbox>")) as unknown;
       for (const id of ids) {
-        expect((await again.api("GET", `/links/${id}`)).json).toEqual((await t.api("GET", `/links/${id}`)).json);
+        expect(portless(again, (await again.api("GET", `/links/${id}`)).json)).toEqual(portless(t, (await t.api("GET", `/links/${id}`)).json));
         const path = `/links/${id}/transactions?start_date=1900-01-01&size=1000`;
-        const mine = transactionsPageSchema.parse((await t.api("GET", path)).json);
-        expect(transactionsPageSchema.parse((await again.api("GET", path)).json)).toEqual(mine);
+        const mine = portless(t, transactionsPageSchema.parse((await t.api("GET", path)).json));
+        expect(portless(again, transactionsPageSchema.parse((await again.api("GET", path)).json))).toEqual(mine);
       }
       expect((await other.api("GET", `/links/${ids[0]}`)).status).toBe(404);
     } finally {

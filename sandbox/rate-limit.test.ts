@@ -110,6 +110,22 @@ describe("rate limits over HTTP", () => {
     expectError(await mint(), 429, "api_error.rate_limit_exceeded");
   });
 
+  it("counts over a shorter window when told to (benchmarks), with Retry-After in that window", async () => {
+    const fast = await startSandbox({ links: 64, rateLimits: true, rateLimitWindowMs: 6_000, clock: true });
+    try {
+      const id = first(await fixtures(fast), "plain");
+      const limit = limitOf("GET /links/{id}", "link");
+      for (let i = 0; i < limit; i++) expect((await fast.api("GET", `/links/${id}`)).status).toBe(200);
+      const refused = await fast.api("GET", `/links/${id}`);
+      expectError(refused, 429, "api_error.rate_limit_exceeded");
+      expect(refused.headers.get("retry-after")).toBe("6");
+      fast.clock.advance(6_000);
+      expect((await fast.api("GET", `/links/${id}`)).status).toBe(200);
+    } finally {
+      await fast.close();
+    }
+  });
+
   it("is off with rateLimits: false", async () => {
     const open = await startSandbox({ links: 64 });
     try {

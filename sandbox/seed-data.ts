@@ -168,3 +168,27 @@ export function seedLinkData(dataSeed: number, anchorMs: number, count: number):
   return { accounts, transactions };
 }
 
+
+/**
+ * Hostile data on purpose, for the links of the hostile institutions: markup in an account name and a transaction's
+ * descriptions and merchant, `javascript:` merchant and processor logos. The dashboard must show all of it as text
+ * and load or link none of it.
+ */
+export function makeHostile(data: LinkData): LinkData {
+  const [account] = data.accounts;
+  if (account) account.name = `<script>alert("account")</script> Checking`;
+  const [newest] = data.transactions;
+  if (newest) {
+    const hostileBrand = {
+      id: "00000000-0000-4000-8000-00000000bad0",
+      name: `<img src=x onerror=alert("merchant")>`,
+      display_name: `<img src=x onerror=alert("merchant")>`,
+      logo: "javascript:alert(document.cookie)",
+      website: "javascript:alert(1)",
+    };
+    newest.description = `<script>alert("transaction")</script> Coffee`;
+    newest.raw_description = `<b onmouseover=alert(1)>RAW</b>`;
+    newest.enrichment = { ...newest.enrichment, merchant: hostileBrand, processor: { ...hostileBrand, logo: "javascript:alert(2)" } };
+  }
+  return data;
+}

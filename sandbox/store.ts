@@ -4,9 +4,13 @@ import { randomUUID } from "node:crypto";
 import type { Product } from "../lib/upstream/schemas";
 import { CorrectionMemory } from "./enrich";
 import { base58Id, hashSeed, rngFor, type Rng } from "./random";
-import { seedLinkData } from "./seed-data";
+import { HOSTILE_AVATAR_INSTITUTION_ID, HOSTILE_NAME_INSTITUTION_ID } from "./catalog";
+import { makeHostile, seedLinkData } from "./seed-data";
 import { ROLE_CYCLE, isDeletedSlot, roleOfSlot, seedLink, seedSkeletons, type SeedRole } from "./seed-links";
 import { compareTransactionsNewestFirst, type LinkData, type LinkRecord } from "./types";
+
+/** Seeded links of these institutions also carry hostile accounts and transactions (seed-data.ts makeHostile). */
+const HOSTILE_INSTITUTIONS = new Set([HOSTILE_AVATAR_INSTITUTION_ID, HOSTILE_NAME_INSTITUTION_ID]);
 
 /** About 250,000 generated transactions (~100 MB) at the default 50 per link. */
 const GENERATED_DATA_CACHE_LINKS = 5000;
@@ -153,6 +157,7 @@ export class Store {
         link.dataSeed === null
           ? { accounts: [], transactions: [] }
           : seedLinkData(link.dataSeed, link.origin === "seed" ? this.options.anchorMs : link.createdAtMs, this.options.transactionsPerLink);
+      if (link.origin === "seed" && HOSTILE_INSTITUTIONS.has(link.institution_id)) data = makeHostile(data);
     }
     if (options.forUpdate || link.dataSeed === null) {
       entry.data = data;
@@ -206,9 +211,29 @@ export class Store {
     if (entry) entry.deleted = true;
   }
 
+  /**
+   * Imported values are keyed by their original id (the importer's transaction_id) within a link: importing a
+   * transaction again replaces the earlier import of it (keeping the id the upstream gave it), never doubles it. Within
+   * one request the last one of an original id wins. Transactions imported without an id are always added.
+   */
   appendTransactions(link: LinkRecord, additions: LinkData["transactions"]): void {
     const data = this.dataOf(link, { forUpdate: true });
-    data.transactions.push(...additions);
+    const latest = new Map<string, LinkData["transactions"][number]>();
+    for (const addition of additions) if (addition.original_id) latest.set(addition.original_id, addition);
+    const fresh = additions.filter((addition) => !addition.original_id || latest.get(addition.original_id) === addition);
+    if (latest.size > 0) {
+      const replaced = new Map<string, string>();
+      data.transactions = data.transactions.filter((existing) => {
+        if (!existing.original_id || !latest.has(existing.original_id)) return true;
+        replaced.set(existing.original_id, existing.transaction_id);
+        return false;
+      });
+      for (const addition of fresh) {
+        const earlierId = addition.original_id ? replaced.get(addition.original_id) : undefined;
+        if (earlierId) addition.transaction_id = earlierId;
+      }
+    }
+    data.transactions.push(...fresh);
     data.transactions.sort(compareTransactionsNewestFirst);
   }
 

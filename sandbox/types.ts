@@ -121,3 +121,16 @@ export function compareTransactionsNewestFirst(a: TransactionRecord, b: Transact
   if (a.transaction_id === b.transaction_id) return 0;
   return a.transaction_id < b.transaction_id ? 1 : -1;
 }
+
+/** An amount as a decimal string, the way the public SDKs carry it: at least two decimals, never rounded. */
+export function decimalString(amount: number): string {
+  const text = String(amount);
+  const dot = text.indexOf(".");
+  if (dot < 0) return `${text}.00`;
+  return text.length - dot - 1 < 2 ? `${text}0` : text;
+}
+
+/** A transaction as the wire carries it: the amount as a number (the spec) or as a decimal string (the public SDKs). */
+export function toWireTransaction(transaction: TransactionRecord, amountsAsStrings: boolean): TransactionRecord | (Omit<TransactionRecord, "amount"> & { amount: string }) {
+  return amountsAsStrings ? { ...transaction, amount: decimalString(transaction.amount) } : transaction;
+}

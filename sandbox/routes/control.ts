@@ -1,8 +1,10 @@
 // Sandbox-only routes under /_sandbox (and the error docs the envelopes link to). Never authenticated, faulted,
 // rate limited or counted: tests must be able to steer the sandbox while it misbehaves on purpose.
+import { LOGOS } from "../catalog";
 import type { Route } from "../context";
 import { faultSettingsSchema } from "../faults";
-import { ERROR_CATALOG, parseWith } from "../http";
+import { ApiError, ERROR_CATALOG, parseWith } from "../http";
+import { logoSvg } from "../logos";
 
 export const controlRoutes: Route[] = [
   {
@@ -62,10 +64,36 @@ export const controlRoutes: Route[] = [
   },
   {
     method: "GET",
+    template: "/_sandbox/tokens",
+    control: true,
+    async handle({ world }) {
+      return { status: 200, body: { tokens: world.tokens.issued() } };
+    },
+  },
+  {
+    method: "GET",
     template: "/_sandbox/fixtures",
     control: true,
     async handle({ world }) {
       return { status: 200, body: world.store.fixtures() };
+    },
+  },
+  {
+    // The institution avatars and merchant logos the seed data points at (logos.ts).
+    method: "GET",
+    template: "/_sandbox/logos/{kind}/{file}",
+    control: true,
+    async handle({ params }) {
+      const kind = params.kind === "institutions" || params.kind === "merchants" ? params.kind : null;
+      const slug = /^([a-z0-9-]+)\.svg$/.exec(params.file ?? "")?.[1];
+      const art = kind && slug ? LOGOS[kind].get(slug) : undefined;
+      if (!art) throw new ApiError(404, "api_error.not_found", "No such logo.");
+      return {
+        status: 200,
+        raw: { contentType: "image/svg+xml", text: logoSvg(art) },
+        // An SVG opened on its own must not run anything; logos do not change while the sandbox runs.
+        headers: { "Cache-Control": "public, max-age=86400", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'", "X-Content-Type-Options": "nosniff" },
+      };
     },
   },
   {

@@ -7,7 +7,8 @@ import {
   PRODUCTS,
   type Product,
 } from "../../lib/upstream/schemas";
-import { findInstitution } from "../catalog";
+import { hasProviderCredentials } from "../../lib/import/credentials";
+import { findInstitution, GENERIC_INSTITUTION_AVATAR } from "../catalog";
 import type { RequestContext, Route } from "../context";
 import { importAccount, importTransaction, type ImportedTransactionInput } from "../enrich";
 import { apiErrors, issue, parseWith, type ValidationIssue } from "../http";
@@ -31,14 +32,6 @@ function checkTransactionCount(body: unknown): void {
   }
 }
 
-/**
- * The spec does not show provider_data's shape. Sandbox rule: it carries credentials when at least one of its values
- * is a non-empty string (e.g. `{"user_id": "u-123"}`); anything else imports a disconnected link.
- */
-export function hasProviderCredentials(providerData: Record<string, unknown> | undefined): boolean {
-  return Object.values(providerData ?? {}).some((value) => typeof value === "string" && value.trim() !== "");
-}
-
 /** `<provider>.<provider_institution_id>` names an institution through a provider, e.g. `mx.chase`. */
 function resolveInstitution(institutionId: string): { id: string; name: string; avatar: string; provider?: string } {
   const known = findInstitution(institutionId);
@@ -50,7 +43,7 @@ function resolveInstitution(institutionId: string): { id: string; name: string; 
   return {
     id: institutionId,
     name: `Imported institution (${institutionId})`,
-    avatar: "https://logos.sandbox.example/institutions/generic.png",
+    avatar: GENERIC_INSTITUTION_AVATAR,
     ...(provider ? { provider } : {}),
   };
 }

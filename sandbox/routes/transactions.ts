@@ -3,7 +3,7 @@ import { correctEnrichmentRequestSchema } from "../../lib/upstream/schemas";
 import type { Route } from "../context";
 import { applyCorrection, resolveCorrection, similarPastTransactions } from "../enrich";
 import { apiErrors, issue, parseWith, type ValidationIssue } from "../http";
-import { toWireLink, type AccountRecord, type TransactionRecord } from "../types";
+import { toWireLink, toWireTransaction, type AccountRecord, type TransactionRecord } from "../types";
 import { requireLink, requireProduct, requireReadyLink } from "./link-access";
 
 const DAY_MS = 86_400_000;
@@ -73,9 +73,17 @@ export const transactionRoutes: Route[] = [
       // The accounts in scope of the query, even for an empty page, so a client can always label its rows.
       const accounts = data.accounts.filter((account) => accountIds.size === 0 || accountIds.has(account.account_id));
       // `size` is the number of transactions in this batch, as the upstream reports it.
+      const asStrings = world.options.amountsAsStrings;
       return {
         status: 200,
-        body: { total: matching.length, page, size: transactions.length, transactions, accounts, link: toWireLink(link) },
+        body: {
+          total: matching.length,
+          page,
+          size: transactions.length,
+          transactions: transactions.map((transaction) => toWireTransaction(transaction, asStrings)),
+          accounts,
+          link: toWireLink(link),
+        },
       };
     },
   },
@@ -100,7 +108,12 @@ export const transactionRoutes: Route[] = [
       const transactions = [transaction, ...similarPastTransactions(data, transaction)];
       return {
         status: 200,
-        body: { transactions, accounts: accountsOf(data.accounts, transactions), link: toWireLink(link), cursor: { next: "" } },
+        body: {
+          transactions: transactions.map((t) => toWireTransaction(t, ctx.world.options.amountsAsStrings)),
+          accounts: accountsOf(data.accounts, transactions),
+          link: toWireLink(link),
+          cursor: { next: "" },
+        },
       };
     },
   },
