@@ -14,17 +14,53 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-function stopper(child: ChildProcess): () => Promise<void> {
+/** How long a child has after SIGTERM before it is killed; the dashboard's is its SHUTDOWN_TIMEOUT_S plus a margin. */
+const DEFAULT_STOP_GRACE_MS = 10_000;
+
+type Kind = "build" | "dashboard" | "sandbox";
+
+// Every child started here that has not exited yet, whatever stage it was at (a build, a dashboard still starting),
+// so that a launcher stopped at any moment stops them all.
+const live = new Map<ChildProcess, { kind: Kind; stop: () => Promise<void> }>();
+
+function track(child: ChildProcess, kind: Kind, graceMs: number): () => Promise<void> {
+  const stop = stopper(child, graceMs);
+  live.set(child, { kind, stop });
+  child.once("exit", () => live.delete(child));
+  return stop;
+}
+
+function exited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+function stopper(child: ChildProcess, graceMs: number): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
   return () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    (stopping ??= new Promise((resolve) => {
+      if (exited(child)) return resolve();
+      const force = setTimeout(() => child.kill("SIGKILL"), graceMs);
       child.once("exit", () => {
         clearTimeout(force);
         resolve();
       });
       child.kill("SIGTERM");
-    });
+    }));
+}
+
+/**
+ * Stops every child started here and still running: builds and dashboards first (a dashboard finishes its work in
+ * flight, which may need the sandbox), then sandboxes. Each gets SIGTERM, then SIGKILL after its grace.
+ */
+export async function stopAllStarted(): Promise<void> {
+  const of = (kinds: Kind[]) => [...live.values()].filter((c) => kinds.includes(c.kind)).map((c) => c.stop());
+  await Promise.all(of(["build", "dashboard"]));
+  await Promise.all(of(["sandbox"]));
+}
+
+/** Last resort when this process is ending abruptly: SIGKILL every child still running (synchronous). */
+export function killAllStarted(): void {
+  for (const child of live.keys()) if (!exited(child)) child.kill("SIGKILL");
 }
 
 /** Starts the sandbox upstream and resolves once it prints its listening line. */
@@ -34,6 +70,7 @@ export function startSandbox(opts: { port: number; host?: string; env?: Record<s
     env: { ...process.env, SANDBOX_PORT: String(opts.port), SANDBOX_HOST: opts.host ?? "127.0.0.1", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const stop = track(child, "sandbox", DEFAULT_STOP_GRACE_MS);
   return new Promise((resolve, reject) => {
     let output = "";
     const onData = (chunk: Buffer) => {
@@ -44,7 +81,7 @@ export function startSandbox(opts: { port: number; host?: string; env?: Record<s
       if (match?.[1]) {
         child.stdout?.off("data", onData);
         if (!opts.quiet) child.stdout?.on("data", (c: Buffer) => process.stdout.write(prefix("sandbox", c.toString())));
-        resolve({ child, url: match[1], stop: stopper(child) });
+        resolve({ child, url: match[1], stop });
       }
     };
     child.stdout?.on("data", onData);
@@ -63,14 +100,24 @@ export async function startDashboard(opts: {
   env: Record<string, string>;
   dev?: boolean;
   quiet?: boolean;
+  /** Receives the dashboard's output (its JSON log lines on stdout, anything on stderr) instead of the terminal. */
+  onOutput?: (text: string, stream: "stdout" | "stderr") => void;
+  /** How long stop() waits after SIGTERM before SIGKILL: more than the dashboard's SHUTDOWN_TIMEOUT_S. */
+  stopGraceMs?: number;
 }): Promise<Started> {
   const child = spawn(bin("next"), [opts.dev ? "dev" : "start", "-p", String(opts.port), "-H", opts.host], {
     cwd: ROOT,
-    // Linkdesk handles SIGINT/SIGTERM itself (lib/db closes the embedded database, then the process exits), so Next's
-    // handler cannot exit before the database is closed.
+    // Linkdesk's shutdown (lib/shutdown.ts) handles SIGINT/SIGTERM: it drains work and requests, closes the database,
+    // then exits. Next's own handler would exit as soon as its HTTP server closed.
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NEXT_MANUAL_SIG_HANDLE: "true", ...opts.env },
-    stdio: ["ignore", opts.quiet ? "ignore" : "inherit", "inherit"],
+    stdio: opts.onOutput ? ["ignore", "pipe", "pipe"] : ["ignore", opts.quiet ? "ignore" : "inherit", "inherit"],
   });
+  if (opts.onOutput) {
+    const onOutput = opts.onOutput;
+    child.stdout?.on("data", (chunk: Buffer) => onOutput(chunk.toString(), "stdout"));
+    child.stderr?.on("data", (chunk: Buffer) => onOutput(chunk.toString(), "stderr"));
+  }
+  const stop = track(child, "dashboard", opts.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
   const url = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${opts.port}`;
   const exited = new Promise<never>((_, reject) =>
     child.once("exit", (code) => reject(new Error(`The dashboard exited (code ${code}) before it was ready.`))),
@@ -90,10 +137,10 @@ export async function startDashboard(opts: {
     throw new Error("The dashboard did not answer within 150 s.");
   })();
   await Promise.race([ready, exited]);
-  return { child, url, stop: stopper(child) };
+  return { child, url, stop };
 }
 
-const SOURCES = ["app", "components", "lib", "public", "instrumentation.ts", "proxy.ts", "next.config.mjs", "postcss.config.mjs", "package-lock.json", "tsconfig.json"];
+const SOURCES = ["app", "components", "lib", "public", "instrumentation.ts", "instrumentation-client.ts", "proxy.ts", "next.config.mjs", "postcss.config.mjs", "package-lock.json", "tsconfig.json"];
 
 /** True when `.next` holds no production build, or one older than any source file. */
 export function buildIsStale(): boolean {
@@ -113,6 +160,7 @@ export function buildIsStale(): boolean {
 export function build(): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin("next"), ["build"], { cwd: ROOT, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, stdio: "inherit" });
+    track(child, "build", DEFAULT_STOP_GRACE_MS);
     child.once("exit", (code) =>
       code === 0 ? resolve() : reject(new Error(`next build failed (code ${code}). After an environment problem, rm -rf .next and retry.`)),
     );

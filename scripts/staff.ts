@@ -14,6 +14,7 @@ Commands:
   add --email E --role R [--name N] [--password-stdin]
                           Create a password account. Prints a generated one-time password,
                           or uses the password piped to standard input with --password-stdin.
+                          Either serves once: at first sign-in its owner chooses their own.
   disable --email E       Block an account from signing in (its open sessions end too).
   enable --email E        Let a disabled account sign in again.
   set-role --email E --role R
@@ -101,9 +102,9 @@ async function run(command: Exclude<Command, { name: "help" }>, database: Databa
       const added = await addStaffAccount(db, { email: command.email, name: command.accountName, role: command.role, password });
       console.log(`Added ${added.email} as ${command.role}.`);
       if (password === undefined) {
-        console.log(`One-time password (copy it now: it will not be shown again):\n\n  ${added.password}\n`);
+        console.log(`One-time password (copy it now: it will not be shown again; at first sign-in they choose their own):\n\n  ${added.password}\n`);
       } else {
-        console.log("It signs in with the password read from standard input.");
+        console.log("It signs in with the password read from standard input, once: at first sign-in they choose their own.");
       }
       return;
     }

@@ -1,28 +1,27 @@
 // `npm start`: builds if needed, starts the bundled sandbox upstream (unless UPSTREAM_BASE_URL points at a real one)
-// and the dashboard, prints where to go, and stops both on Ctrl-C.
+// and the dashboard, prints where to go, and on SIGTERM or SIGINT (Ctrl-C, a process manager) stops everything it
+// started, the dashboard first (its graceful shutdown), then exits. package.json's `exec` makes this process the one
+// npm's signals reach: npm forwards them to its child, and without `exec` that child would be a shell that ignores them.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError, parseLauncherEnv } from "../lib/env";
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
-import { type Started, build, buildIsStale, startDashboard, startSandbox } from "./processes";
+import { type Started, build, buildIsStale, killAllStarted, startDashboard, startSandbox, stopAllStarted } from "./processes";
 
 const dev = process.argv.includes("--dev");
 let stopping = false;
-const running: Started[] = [];
 
 async function stopAll(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await Promise.all(running.map((p) => p.stop()));
+  await stopAllStarted();
   process.exit(code);
 }
 
 // Last resort if this process is ended abruptly: never leave a sandbox or dashboard behind.
-process.on("exit", () => {
-  for (const p of running) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
-});
+process.on("exit", killAllStarted);
 
 async function main(): Promise<void> {
   let env;
@@ -58,7 +57,6 @@ async function main(): Promise<void> {
       port: env.SANDBOX_PORT,
       env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret },
     });
-    running.push(sandbox);
     upstreamEnv = {
       UPSTREAM_BASE_URL: sandbox.url,
       UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
@@ -69,8 +67,9 @@ async function main(): Promise<void> {
     watchExit(sandbox, "sandbox");
   }
 
-  const dashboard = await startDashboard({ port: env.PORT, host: env.HOST, env: upstreamEnv, dev });
-  running.push(dashboard);
+  // The dashboard bounds its own shutdown by SHUTDOWN_TIMEOUT_S; it is killed only if it overruns that by far.
+  const stopGraceMs = (env.SHUTDOWN_TIMEOUT_S + 5) * 1000;
+  const dashboard = await startDashboard({ port: env.PORT, host: env.HOST, env: upstreamEnv, dev, stopGraceMs });
   watchExit(dashboard, "dashboard");
 
   console.log(
@@ -81,7 +80,7 @@ async function main(): Promise<void> {
       env.UPSTREAM_BASE_URL
         ? "  Sign in with a staff account (create one: npm run staff -- add --email you@example.com --role admin)"
         : `  Sign in with a demo account, e.g. ${DEMO_ACCOUNTS.map((a) => `${a.email} / ${a.password}`).join(", ")}`,
-      "  Press Ctrl-C to stop.",
+      "  Press Ctrl-C to stop (or send SIGTERM).",
       "",
     ]
       .filter(Boolean)

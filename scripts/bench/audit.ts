@@ -11,17 +11,18 @@ import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";
 import { createSandbox } from "../../sandbox/server";
 import { onBenchDatabases } from "./scratch-database";
-import { median, ms, percentile, time } from "./stats";
+import { type Figure, type SuiteResult, below, fromRuns } from "./report";
+import { median, percentile, time } from "./stats";
 
 const ROWS = 1_000_000;
 
-export async function benchAudit({ appends = 200, pages = 50 } = {}): Promise<{ name: string; rows: string[][] }> {
-  const rows: string[][] = [];
+export async function benchAudit({ appends = 200, pages = 50 } = {}): Promise<SuiteResult> {
+  const figures: Figure[] = [];
   // The yardstick for "append adds under 5 %": one correction's round trip through lib/upstream to a local sandbox.
   const correctionMs = await correctionRoundTrip(appends);
-  rows.push(["correction round trip (lib/upstream → sandbox)", `median ${ms(correctionMs)}`, "5 % of it is the append budget"]);
-  rows.push(...(await onBenchDatabases("audit", (label, database) => measure(label, database, { appends, pages, correctionMs }))));
-  return { name: `audit trail at ${ROWS.toLocaleString("en")} rows: appending one row, first page of the Audit page`, rows };
+  figures.push({ label: "correction round trip (lib/upstream → sandbox), median", value: correctionMs, unit: "ms", note: "5 % of it is the append budget" });
+  figures.push(...(await onBenchDatabases("audit", (label, database) => measure(label, database, { appends, pages, correctionMs }))));
+  return { name: `audit trail at ${ROWS.toLocaleString("en")} rows: appending one row, first page of the Audit page`, figures };
 }
 
 async function correctionRoundTrip(runs: number): Promise<number> {
@@ -47,7 +48,7 @@ async function measure(
   label: string,
   database: Database,
   { appends, pages, correctionMs }: { appends: number; pages: number; correctionMs: number },
-): Promise<string[][]> {
+): Promise<Figure[]> {
   const { db } = database;
   const loadStarted = performance.now();
   await bulkLoad(database);
@@ -88,24 +89,17 @@ async function measure(
     ["action + outcome", { action: "link.import", outcome: "upstream_error" }],
     ["unfiltered, halfway back by cursor", { cursor: middle }],
   ];
-  const result: string[][] = [[`${label}: bulk load + indexes + VACUUM ANALYZE`, `${loadSeconds.toFixed(1)} s`, `${ROWS.toLocaleString("en")} rows`]];
-  result.push([
-    `${label}: appendAudit, one row (goal: under 5 % of a correction)`,
-    `median ${ms(median(appendTimes))}`,
-    `p99 ${ms(percentile(appendTimes, 99))}`,
-    `${((median(appendTimes) / correctionMs) * 100).toFixed(1)} % of a correction, ${appends} runs`,
-  ]);
+  const result: Figure[] = [{ label: `${label}: bulk load + indexes + VACUUM ANALYZE`, value: loadSeconds, unit: "s", note: `${ROWS.toLocaleString("en")} rows` }];
+  result.push(
+    fromRuns(`${label}: appendAudit, one row`, appendTimes, "ms", { note: `p99 ${percentile(appendTimes, 99).toFixed(2)} ms`, versus: { label: "a correction", value: correctionMs } }),
+    { label: `${label}: appendAudit as a share of a correction (medians)`, value: (median(appendTimes) / correctionMs) * 100, unit: "%", goal: below(5), note: `${appends} runs` },
+  );
   for (const [name, filters] of views) {
     let shown = 0;
     const times = await time(pages, 5, async () => {
       shown = (await listAudit(db, filters)).rows.length;
     });
-    result.push([
-      `${label}: listAudit first page, ${name} (goal < 100 ms)`,
-      `median ${ms(median(times))}`,
-      `p99 ${ms(percentile(times, 99))}`,
-      `${pages} runs, ${shown} rows`,
-    ]);
+    result.push(fromRuns(`${label}: listAudit first page, ${name}`, times, "ms", { goal: below(100), note: `p99 ${percentile(times, 99).toFixed(1)} ms, ${shown} rows` }));
   }
   return result;
 }

@@ -6,8 +6,9 @@ import { createMemoryStore } from "../../lib/budget/memory-store";
 import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";
 import { createSandbox } from "../../sandbox/server";
+import { type SuiteResult, atLeast, exactly } from "./report";
 
-export async function benchBudgetThroughput({ calls = 150 } = {}): Promise<{ name: string; rows: string[][] }> {
+export async function benchBudgetThroughput({ calls = 150 } = {}): Promise<SuiteResult> {
   const sandbox = createSandbox({ importDelayMs: 0 });
   const url = await sandbox.listen(0);
   try {
@@ -38,13 +39,15 @@ export async function benchBudgetThroughput({ calls = 150 } = {}): Promise<{ nam
     const actualSeconds = (sentAt.at(-1)! - startedAt) / 1000;
     return {
       name: "a long queued job against the per-link limit (corrections, 60/min upstream, share 100 %)",
-      rows: [
-        [
-          `${calls} calls in ${actualSeconds.toFixed(1)} s (fastest allowed ${idealSeconds} s)`,
-          `${((calls / actualSeconds) * 60).toFixed(1)}/min`,
-          `${((idealSeconds / actualSeconds) * 100).toFixed(1)} % of the allowed rate (goal ≥ 95 %)`,
-        ],
-        ["429s from the upstream (goal 0)", String(stats.rateLimited), ""],
+      figures: [
+        {
+          label: `${calls} calls: share of the allowed rate`,
+          value: (idealSeconds / actualSeconds) * 100,
+          unit: "%",
+          goal: atLeast(95),
+          note: `${calls} calls in ${actualSeconds.toFixed(1)} s (fastest allowed ${idealSeconds} s), ${((calls / actualSeconds) * 60).toFixed(1)}/min`,
+        },
+        { label: "429s from the upstream", value: stats.rateLimited, unit: "", goal: exactly(0) },
       ],
     };
   } finally {

@@ -9,7 +9,8 @@ import { createPostgresStore } from "../../lib/budget/postgres-store";
 import type { BudgetStore } from "../../lib/budget/types";
 import { createDatabase, type Database } from "../../lib/db/client";
 import { createScratchDatabase } from "./scratch-database";
-import { median, ms, percentile } from "./stats";
+import { type Figure, type Goal, type SuiteResult, below, fromRuns, skipped } from "./report";
+import { percentile } from "./stats";
 
 const ENDPOINT = "GET /links/{id}/transactions";
 const LINKS = 500;
@@ -17,8 +18,8 @@ const LINKS = 500;
 // app would, and no call is refused (the per-app limit is 2,000 a minute).
 const APPS = 2;
 
-export async function benchBudget({ calls = 2000, warmup = 200 } = {}): Promise<{ name: string; rows: string[][] }> {
-  const rows: string[][] = [];
+export async function benchBudget({ calls = 2000, warmup = 200 } = {}): Promise<SuiteResult> {
+  const rows: Figure[] = [];
   rows.push(...(await measure("memory", createMemoryStore(), { calls, warmup })));
 
   const serverUrl = process.env.DATABASE_URL;
@@ -27,7 +28,7 @@ export async function benchBudget({ calls = 2000, warmup = 200 } = {}): Promise<
     try {
       const postgres = await createDatabase({ url: scratch.url });
       try {
-        rows.push(...(await measure("PostgreSQL (goal: median < 2 ms)", createPostgresStore(postgres.db), { calls, warmup })));
+        rows.push(...(await measure("PostgreSQL", createPostgresStore(postgres.db), { calls, warmup, goal: below(2) })));
         rows.push(await tableSize("PostgreSQL", postgres));
       } finally {
         await postgres.close();
@@ -36,7 +37,7 @@ export async function benchBudget({ calls = 2000, warmup = 200 } = {}): Promise<
       await scratch.drop();
     }
   } else {
-    rows.push(["PostgreSQL", "skipped: DATABASE_URL is not set"]);
+    rows.push(skipped("PostgreSQL", "DATABASE_URL is not set"));
   }
 
   const pglite = await createDatabase({ dataDir: "memory" });
@@ -45,10 +46,10 @@ export async function benchBudget({ calls = 2000, warmup = 200 } = {}): Promise<
   } finally {
     await pglite.close();
   }
-  return { name: `rate budget: tryReserve on a per-link + per-app key (${ENDPOINT}), ${LINKS} links`, rows };
+  return { name: `rate budget: tryReserve on a per-link + per-app key (${ENDPOINT}), ${LINKS} links`, figures: rows };
 }
 
-async function measure(label: string, store: BudgetStore, { calls, warmup }: { calls: number; warmup: number }): Promise<string[][]> {
+async function measure(label: string, store: BudgetStore, { calls, warmup, goal }: { calls: number; warmup: number; goal?: Goal }): Promise<Figure[]> {
   const run = randomBytes(4).toString("hex");
   const shares = { app: 1, link: 1, user: 1, client: 1 };
   const samples: number[] = [];
@@ -70,15 +71,15 @@ async function measure(label: string, store: BudgetStore, { calls, warmup }: { c
     if (i >= 6 && !result.ok) refusals.push(performance.now() - started);
   }
   return [
-    [`${label}: tryReserve, room on both keys`, `median ${time(median(samples))}`, `p99 ${time(percentile(samples, 99))}`, `${calls} calls, ${refused} refused`],
-    [`${label}: tryReserve, per-link key full`, `median ${time(median(refusals))}`, `p99 ${time(percentile(refusals, 99))}`, `${refusals.length} refusals`],
+    fromRuns(`${label}: tryReserve, room on both keys`, samples, "ms", { goal, note: `p99 ${time(percentile(samples, 99))}, ${calls} calls, ${refused} refused` }),
+    fromRuns(`${label}: tryReserve, per-link key full`, refusals, "ms", { note: `p99 ${time(percentile(refusals, 99))}, ${refusals.length} refusals` }),
   ];
 }
 
 // The memory store answers in microseconds, which two decimals of a millisecond would round to nothing.
-const time = (value: number) => (value < 0.1 ? `${(value * 1000).toFixed(1)} µs` : ms(value));
+const time = (value: number) => (value < 0.1 ? `${(value * 1000).toFixed(1)} µs` : `${value.toFixed(2)} ms`);
 
-async function tableSize(label: string, { db }: Database): Promise<string[]> {
+async function tableSize(label: string, { db }: Database): Promise<Figure> {
   const result = await db.execute<{ n: number }>(sql`select count(*)::int as n from budget_reservations`);
-  return [`${label}: budget_reservations rows afterwards`, String(result.rows[0]?.n ?? "?"), "pruned per key as reserved, swept for idle keys"];
+  return { label: `${label}: budget_reservations rows afterwards`, value: result.rows[0]?.n ?? Number.NaN, unit: "rows", note: "pruned per key as reserved, swept for idle keys" };
 }

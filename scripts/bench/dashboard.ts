@@ -6,12 +6,19 @@ import { build, buildIsStale, startDashboard, startSandbox } from "../processes"
 
 // The built dashboard on a sandbox, for benchmarks that measure what a browser or a client over HTTP sees.
 
-export async function startBenchDashboard(opts: { port: number; dataDir: string; env?: Record<string, string> }) {
+export async function startBenchDashboard(opts: {
+  port: number;
+  /** Default: port + 1000. */
+  sandboxPort?: number;
+  dataDir: string;
+  env?: Record<string, string>;
+  sandboxEnv?: Record<string, string>;
+}) {
   if (buildIsStale()) await build();
   const sandbox = await startSandbox({
-    port: opts.port + 1000,
+    port: opts.sandboxPort ?? opts.port + 1000,
     quiet: true,
-    env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret },
+    env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret, ...opts.sandboxEnv },
   });
   try {
     const dashboard = await startDashboard({
@@ -32,6 +39,9 @@ export async function startBenchDashboard(opts: { port: number; dataDir: string;
     });
     return {
       url: dashboard.url,
+      sandboxUrl: sandbox.url,
+      /** The process `next start` runs in (it may serve from a child: see proc.ts). */
+      pid: dashboard.child.pid!,
       stop: async () => {
         await dashboard.stop();
         await sandbox.stop();

@@ -4,21 +4,22 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../../lib/db/client";
 import { onBenchDatabases } from "./scratch-database";
 import { healthSummary, healthTrend } from "../../lib/links/health";
-import { median, ms, percentile, time } from "./stats";
+import { type SuiteResult, fromRuns } from "./report";
+import { percentile, time } from "./stats";
 
 const NOW = new Date();
 
-export async function benchHealth(): Promise<{ name: string; rows: string[][] }> {
-  const rows = await onBenchDatabases("health", async (label, { db }) => {
+export async function benchHealth(): Promise<SuiteResult> {
+  const figures = await onBenchDatabases("health", async (label, { db }) => {
     await fill100k(db);
     const summary = await time(9, 1, () => healthSummary(db, { now: NOW }));
     const trend = await time(9, 1, () => healthTrend(db, { days: 30, now: NOW }));
     return [
-      [`${label}: healthSummary, 100,000 links`, `median ${ms(median(summary))}`, `p99 ${ms(percentile(summary, 99))}`],
-      [`${label}: healthTrend, 30 days of 10-minute snapshots`, `median ${ms(median(trend))}`, `p99 ${ms(percentile(trend, 99))}`],
+      fromRuns(`${label}: healthSummary, 100,000 links`, summary, "ms", { note: `p99 ${percentile(summary, 99).toFixed(1)} ms` }),
+      fromRuns(`${label}: healthTrend, 30 days of 10-minute snapshots`, trend, "ms", { note: `p99 ${percentile(trend, 99).toFixed(1)} ms` }),
     ];
   });
-  return { name: "Health page queries at 100,000 links", rows };
+  return { name: "Health page queries at 100,000 links", figures };
 }
 
 /** 100,000 links shaped like a synced read model (a fifth in error), plus 30 days of snapshots every 10 minutes. */

@@ -8,7 +8,8 @@ import type { Database } from "../../lib/db/client";
 import { cachedFacetOptions, facetOptions, listLinks, readModelAsOf, streamLinksCsv } from "../../lib/links/query";
 import type { LinkListParams } from "../../lib/schemas/links";
 import { onBenchDatabases } from "./scratch-database";
-import { median, ms, percentile, time } from "./stats";
+import { type Figure, type SuiteResult, below, fromRuns, printSuite } from "./report";
+import { percentile, time } from "./stats";
 
 const LINKS = 100_000;
 
@@ -34,17 +35,16 @@ const VIEWS: View[] = [
   { name: "page 200, unfiltered", params: { page: 200 } },
 ];
 
-export async function benchLinksList({ runs = 50 }: { runs?: number } = {}): Promise<{ name: string; rows: string[][] }> {
-  const rows: string[][] = [];
-  rows.push(...(await onBenchDatabases("links", (label, database) => measure(label, database, runs))));
-  return { name: `links list at ${LINKS.toLocaleString("en")} links: server time of listLinks (page of 50 + count)`, rows };
+export async function benchLinksList({ runs = 50 }: { runs?: number } = {}): Promise<SuiteResult> {
+  const figures = await onBenchDatabases("links", (label, database) => measure(label, database, runs));
+  return { name: `links list at ${LINKS.toLocaleString("en")} links: server time of listLinks (page of 50 + count)`, figures };
 }
 
-async function measure(label: string, database: Database, runs: number): Promise<string[][]> {
+async function measure(label: string, database: Database, runs: number): Promise<Figure[]> {
   const { db } = database;
   const loadStarted = performance.now();
   await bulkLoad(database);
-  const result: string[][] = [[`${label}: bulk load + indexes + VACUUM ANALYZE`, `${((performance.now() - loadStarted) / 1000).toFixed(1)} s`, `${LINKS.toLocaleString("en")} links`]];
+  const result: Figure[] = [{ label: `${label}: bulk load + indexes + VACUUM ANALYZE`, value: (performance.now() - loadStarted) / 1000, unit: "s", note: `${LINKS.toLocaleString("en")} links` }];
 
   for (const view of VIEWS) {
     let shown = 0;
@@ -54,27 +54,25 @@ async function measure(label: string, database: Database, runs: number): Promise
       shown = page.rows.length;
       total = page.total;
     });
-    const p50 = median(times);
-    result.push([
-      `${label}: ${view.name}`,
-      `p50 ${ms(p50)}`,
-      `p99 ${ms(percentile(times, 99))}`,
-      view.goalMs ? `goal p50 < ${view.goalMs} ms: ${p50 < view.goalMs ? "met" : "MISSED"}` : "no goal",
-      `${shown} rows of ${total.toLocaleString("en")}`,
-    ]);
+    result.push(
+      fromRuns(`${label}: ${view.name}`, times, "ms", {
+        goal: view.goalMs ? below(view.goalMs) : undefined,
+        note: `p99 ${percentile(times, 99).toFixed(1)} ms; ${shown} rows of ${total.toLocaleString("en")}`,
+      }),
+    );
   }
 
   const facetTimes = await time(Math.min(runs, 10), 1, () => facetOptions(db));
-  result.push([`${label}: facetOptions (filter dropdowns; cached 60 s per process by cachedFacetOptions)`, `p50 ${ms(median(facetTimes))}`, `p99 ${ms(percentile(facetTimes, 99))}`]);
+  result.push(fromRuns(`${label}: facetOptions (filter dropdowns; cached 60 s per process by cachedFacetOptions)`, facetTimes, "ms", { note: `p99 ${percentile(facetTimes, 99).toFixed(1)} ms` }));
   const cachedTimes = await time(runs, 1, () => cachedFacetOptions(db));
-  result.push([`${label}: cachedFacetOptions while fresh`, `p50 ${ms(median(cachedTimes))}`]);
+  result.push(fromRuns(`${label}: cachedFacetOptions while fresh`, cachedTimes, "ms"));
   const asOfTimes = await time(runs, 5, () => readModelAsOf(db));
-  result.push([`${label}: readModelAsOf ("as of 2 min ago")`, `p50 ${ms(median(asOfTimes))}`]);
+  result.push(fromRuns(`${label}: readModelAsOf ("as of 2 min ago")`, asOfTimes, "ms"));
 
   const exportStarted = performance.now();
   let bytes = 0;
   for await (const chunk of streamLinksCsv(db, {})) bytes += chunk.length;
-  result.push([`${label}: CSV export of all ${LINKS.toLocaleString("en")} links`, `${((performance.now() - exportStarted) / 1000).toFixed(2)} s`, `${(bytes / 1e6).toFixed(1)} MB`]);
+  result.push({ label: `${label}: CSV export of all ${LINKS.toLocaleString("en")} links`, value: (performance.now() - exportStarted) / 1000, unit: "s", note: `${(bytes / 1e6).toFixed(1)} MB` });
   return result;
 }
 
@@ -153,7 +151,5 @@ async function bulkLoad({ db }: Database): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await benchLinksList();
-  console.log(`\n## ${result.name}`);
-  for (const row of result.rows) console.log(`  ${row.join("  |  ")}`);
+  printSuite({ key: "links-list", seconds: 0, ...(await benchLinksList()) });
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { type Database, createDatabase } from "../../lib/db/client";
+import { type Figure, skipped } from "./report";
 
 /** A fresh database on the DATABASE_URL server, dropped afterwards; the named database is only used to create it. */
 export async function createScratchDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -29,9 +30,9 @@ export async function createScratchDatabase(serverUrl: string): Promise<{ url: s
  */
 export async function onBenchDatabases(
   label: string,
-  measure: (name: "PGlite" | "PostgreSQL", database: Database) => Promise<string[][]>,
-): Promise<string[][]> {
-  const rows: string[][] = [];
+  measure: (name: "PGlite" | "PostgreSQL", database: Database) => Promise<Figure[]>,
+): Promise<Figure[]> {
+  const rows: Figure[] = [];
   const folder = mkdtempSync(path.join(tmpdir(), `linkdesk-bench-${label}-`));
   try {
     const pglite = await createDatabase({ dataDir: path.join(folder, "pglite") });
@@ -44,7 +45,7 @@ export async function onBenchDatabases(
     rmSync(folder, { recursive: true, force: true });
   }
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return [...rows, ["PostgreSQL", "skipped: DATABASE_URL is not set"]];
+  if (!serverUrl) return [...rows, skipped("PostgreSQL", "DATABASE_URL is not set")];
   const scratch = await createScratchDatabase(serverUrl);
   try {
     const postgres = await createDatabase({ url: scratch.url });

@@ -14,6 +14,7 @@ import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";
 import { RATE_LIMIT_WINDOW_MS } from "../../lib/upstream/rate-limits";
 import { createSandbox } from "../../sandbox/server";
+import { type SuiteResult, atLeast, exactly } from "./report";
 
 const QUICK_SECONDS = 90;
 
@@ -23,7 +24,7 @@ export async function benchSync({
   full = process.env.LINKDESK_BENCH_FULL === "1",
   quickSeconds = QUICK_SECONDS,
   share = 1,
-}: { linkCount?: number; full?: boolean; quickSeconds?: number; share?: number } = {}): Promise<{ name: string; rows: string[][] }> {
+}: { linkCount?: number; full?: boolean; quickSeconds?: number; share?: number } = {}): Promise<SuiteResult> {
   const sandbox = createSandbox({ links: linkCount, importDelayMs: 0, rateLimits: true });
   const url = await sandbox.listen(0);
   const database = await createDatabase({ dataDir: "memory" });
@@ -74,21 +75,28 @@ export async function benchSync({
     const spanMs = reads > 3 ? readAt.at(-1)! - readAt[2]! : Number.NaN;
     const perMinute = ((reads - 3) / spanMs) * RATE_LIMIT_WINDOW_MS;
     const ofAllowed = perMinute / allowedPerMinute;
-    const toComplete =
-      result.outcome === "completed"
-        ? `${((ended - started) / 1000).toFixed(0)} s measured (${read!.n} of ${all!.n} links read)`
-        : `${(listingSeconds + (all!.n / perMinute) * 60).toFixed(0)} s extrapolated (listing ${listingSeconds.toFixed(1)} s + ${all!.n} reads at the measured rate)`;
+    const completed = result.outcome === "completed";
+    const toComplete = completed
+      ? `measured (${read!.n} of ${all!.n} links read)`
+      : `extrapolated (listing ${listingSeconds.toFixed(1)} s + ${all!.n} reads at the measured rate)`;
 
     return {
       name: `links sync of ${linkCount} links against the sandbox's limits (${full ? "full run" : `quick: ${quickSeconds} s of reads`}, sync share ${share * 100} %)`,
-      rows: [
-        [
-          `${reads} detail reads, the last ${reads - 3} in ${(spanMs / 1000).toFixed(1)} s`,
-          `${perMinute.toFixed(1)}/min of the allowed ${allowedPerMinute}/min`,
-          `${(ofAllowed * 100).toFixed(1)} % (goal ≥ 90 %; the budget's 61 s window caps it at ${((pace.limit / pace.windowMs) * RATE_LIMIT_WINDOW_MS / allowedPerMinute * 100).toFixed(1)} %)`,
-        ],
-        ["429s from the upstream (goal 0)", String(stats.rateLimited), ""],
-        ["time to a complete read model", toComplete, `run ${result.outcome}`],
+      figures: [
+        {
+          label: "detail reads: share of the allowed rate",
+          value: ofAllowed * 100,
+          unit: "%",
+          goal: atLeast(90),
+          note: `${reads} detail reads, the last ${reads - 3} in ${(spanMs / 1000).toFixed(1)} s: ${perMinute.toFixed(1)}/min of the allowed ${allowedPerMinute}/min; the budget's 61 s window caps it at ${((pace.limit / pace.windowMs) * RATE_LIMIT_WINDOW_MS / allowedPerMinute * 100).toFixed(1)} %`,
+        },
+        { label: "429s from the upstream", value: stats.rateLimited, unit: "", goal: exactly(0) },
+        {
+          label: "time to a complete read model",
+          value: completed ? (ended - started) / 1000 : listingSeconds + (all!.n / perMinute) * 60,
+          unit: "s",
+          note: `${toComplete}, run ${result.outcome}`,
+        },
       ],
     };
   } finally {

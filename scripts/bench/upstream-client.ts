@@ -4,11 +4,12 @@ import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";
 import { SANDBOX_DEFAULTS } from "../../sandbox/defaults";
 import { startSandbox } from "../processes";
-import { median, ms, percentile } from "./stats";
+import { type SuiteResult, atMost, fromRuns } from "./report";
+import { median, percentile } from "./stats";
 
-export async function benchUpstreamClient({ iterations = 150, warmup = 20 } = {}) {
+export async function benchUpstreamClient({ iterations = 150, warmup = 20, sandboxPort = 4180 } = {}): Promise<SuiteResult> {
   const sandbox = await startSandbox({
-    port: 4180,
+    port: sandboxPort,
     quiet: true,
     env: {
       SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
@@ -75,10 +76,13 @@ export async function benchUpstreamClient({ iterations = 150, warmup = 20 } = {}
     const clientMedian = median(timings.client);
     return {
       name: "lib/upstream vs raw fetch, 1000-transaction page",
-      rows: [
-        ["raw fetch + JSON.parse", `median ${ms(rawMedian)}`, `p99 ${ms(percentile(timings.raw, 99))}`],
-        ["lib/upstream getTransactions", `median ${ms(clientMedian)}`, `p99 ${ms(percentile(timings.client, 99))}`],
-        ["ratio (goal ≤ 1.2)", (clientMedian / rawMedian).toFixed(3), `${iterations} runs each`],
+      figures: [
+        fromRuns("raw fetch + JSON.parse", timings.raw, "ms", { note: `p99 ${percentile(timings.raw, 99).toFixed(2)} ms` }),
+        fromRuns("lib/upstream getTransactions", timings.client, "ms", {
+          note: `p99 ${percentile(timings.client, 99).toFixed(2)} ms`,
+          versus: { label: "raw fetch", value: rawMedian },
+        }),
+        { label: "lib/upstream ÷ raw fetch, medians (interleaved runs)", value: clientMedian / rawMedian, unit: "×", goal: atMost(1.2), note: `${iterations} runs each` },
       ],
     };
   } finally {
