@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { visibleNavItems } from "../components/shell/nav-items";
+import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import { ROLES } from "../lib/auth/roles";
 import { plainLinkId, signInAs } from "./session";
 
@@ -12,6 +13,21 @@ test("a visitor without a session is sent to sign in and then back to the page",
   await page.getByRole("button", { name: "Use Viewer" }).click();
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(/\/audit\?action=auth\.sign_in$/);
+});
+
+test("a sign-in sent before the page's script runs is posted, never put in the address, and signs in", async ({ browser, baseURL }) => {
+  const context = await browser.newContext({ baseURL, javaScriptEnabled: false });
+  const page = await context.newPage();
+  const viewer = DEMO_ACCOUNTS.find((a) => a.role === "viewer")!;
+  await page.goto("/sign-in?callbackUrl=%2Fhealth");
+  await page.getByLabel("Email").fill(viewer.email);
+  await page.getByLabel("Password").fill(viewer.password);
+  const request = page.waitForRequest((r) => r.url().includes("/sign-in"));
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  expect((await request).method()).toBe("POST");
+  await expect(page).toHaveURL(/\/health$/);
+  expect(page.url()).not.toContain(encodeURIComponent(viewer.password));
+  await context.close();
 });
 
 test("a wrong password and an unknown email get the same answer", async ({ page }) => {
@@ -41,7 +57,9 @@ for (const role of ROLES) {
 
     await page.goto(`/links/${await plainLinkId()}`);
     await expect(page.getByTestId("transaction-row").first()).toBeVisible();
-    await expect(page.getByRole("button", { name: "Save" })).toHaveCount(role === "viewer" ? 0 : 50);
+    const change = page.getByRole("button", { name: /^Change category of/ });
+    if (role === "viewer") await expect(change).toHaveCount(0);
+    else await expect(change.first()).toBeVisible();
 
     await page.goto("/admin/staff");
     await expect(page.getByRole("button", { name: "Add staff" })).toHaveCount(role === "admin" ? 1 : 0);
@@ -63,20 +81,27 @@ test("signing out ends the session on the server, even if the old cookie comes b
   await expect(page).toHaveURL(/\/sign-in\?callbackUrl=%2Faudit/);
 });
 
-test("a tampered session cookie counts as signed out", async ({ page, context }) => {
+test("a tampered session cookie counts as signed out", async ({ page, context, browser, baseURL }) => {
   await signInAs(page, "admin");
-  const cookies = await context.cookies();
-  const session = cookies.find((c) => c.name.includes("session-token"));
+  const session = (await context.cookies()).find((c) => c.name.includes("session-token"));
   expect(session, "Auth.js sets a session cookie").toBeTruthy();
-  // Flip characters in the middle of the encrypted token; replace the cookie rather than add a second one beside it.
+  // Flip characters in the middle of the encrypted token.
   const value = session!.value;
   const middle = Math.floor(value.length / 2);
   const tampered = `${value.slice(0, middle)}${value[middle] === "x" ? "y" : "x"}${value[middle + 1] === "x" ? "y" : "x"}${value.slice(middle + 2)}`;
   expect(tampered).not.toBe(value);
-  await context.clearCookies();
-  await context.addCookies([{ ...session!, value: tampered }]);
-  await page.goto("/audit");
-  await expect(page).toHaveURL(/\/sign-in/);
+  // A fresh browser holding only the tampered cookie: no response still in flight for the signed-in page can put the
+  // valid cookie back, so the outcome depends on the server alone.
+  const stranger = await browser.newContext({ baseURL });
+  try {
+    await stranger.addCookies([{ ...session!, value: tampered }]);
+    const strangerPage = await stranger.newPage();
+    await strangerPage.goto("/audit");
+    await expect(strangerPage).toHaveURL(/\/sign-in/);
+    expect((await stranger.cookies()).some((c) => c.value === value)).toBe(false);
+  } finally {
+    await stranger.close();
+  }
 });
 
 function actionId(name: string): string {
@@ -94,7 +119,7 @@ test("a viewer's direct POST to the correction action is refused and audited", a
   // What a crafted request looks like: the action id from the JS bundle, the viewer's own cookies.
   const response = await page.request.post(`/links/${linkId}`, {
     headers: { "Next-Action": actionId("correctCategory"), "Content-Type": "text/plain;charset=UTF-8", Origin: baseURL! },
-    data: JSON.stringify([{ linkId, transactionId: "any", category: "banking" }]),
+    data: JSON.stringify([{ linkId, transactionId: "any", category: "banking", subcategory: "atm_fees" }]),
   });
   const body = await response.text();
   expect(body).toContain("Your role (Viewer) may not correct transaction categories.");
@@ -103,25 +128,52 @@ test("a viewer's direct POST to the correction action is refused and audited", a
   await expect(page.getByRole("row").filter({ hasText: "viewer@demo.linkdesk.test" }).first()).toBeVisible();
 });
 
-test("support corrects a category through the dropdown, sees it audited, and undoes it", async ({ page }) => {
+test("support corrects a category through the category control, sees it audited, and undoes it", async ({ page }) => {
   await signInAs(page, "support");
   const linkId = await plainLinkId();
   await page.goto(`/links/${linkId}`);
   const row = page.getByTestId("transaction-row").first();
-  await row.getByLabel("Category", { exact: true }).selectOption({ label: "Charity" });
-  await expect(row.getByLabel("Subcategory", { exact: true }).locator("option")).toHaveText(["(keep or default)", "Charity", "Other charity"]);
-  await row.getByLabel("Subcategory", { exact: true }).selectOption({ label: "Other charity" });
-  await row.getByRole("button", { name: "Save" }).click();
-  await expect(row.getByRole("status")).toContainText("Corrected to Charity");
-  await expect(row).toContainText("Other charity");
+  await row.getByRole("button", { name: /^Change category of/ }).click();
+  const combobox = row.getByRole("combobox");
+  await combobox.fill("Charity");
+  await page.keyboard.press("Enter");
+  // Only that category's subcategories, and no "keep or default" choice.
+  await expect(row.getByRole("option")).toHaveText(["Charity", "Other charity"]);
+  await combobox.fill("Other");
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("desk-announcement")).toContainText("is now Charity › Other charity");
+  await expect(row.getByTestId("transaction-category")).toContainText("Other charity");
 
-  await row.getByRole("button", { name: "Undo" }).click();
-  await expect(row.getByRole("status").last()).toContainText("Restored");
+  await row.getByRole("button", { name: /^Undo the correction of/ }).click();
+  await expect(page.getByTestId("desk-announcement")).toContainText("Undone");
 
   await page.goto("/audit?action=transaction.correct");
   await expect(page.getByRole("row").filter({ hasText: "support@demo.linkdesk.test" }).first()).toContainText("Done");
   await page.goto("/audit?action=transaction.undo_correction");
   await expect(page.getByRole("row").filter({ hasText: "support@demo.linkdesk.test" }).first()).toContainText("Done");
+});
+
+test("support undoes a correction from the audit page; a second undo says it changed since", async ({ page }) => {
+  await signInAs(page, "support");
+  const linkId = await plainLinkId();
+  await page.goto(`/links/${linkId}`);
+  const row = page.getByTestId("transaction-row").nth(2);
+  await row.getByRole("button", { name: /^Change category of/ }).click();
+  await row.getByRole("combobox").fill("Education");
+  await page.keyboard.press("Enter");
+  await row.getByRole("combobox").fill("Driving lessons");
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("desk-announcement")).toContainText("is now Education › Driving lessons");
+  const id = await row.getAttribute("data-row-id");
+
+  await page.goto(`/audit?action=transaction.correct&link=${linkId}`);
+  const entry = page.getByRole("row").filter({ hasText: id! }).first();
+  await entry.getByRole("button", { name: `Undo the correction of transaction ${id}` }).click();
+  // The row's copy buttons announce through status regions of their own: the undo's is the one with words.
+  await expect(entry.getByRole("status").filter({ hasText: "Put back" })).toBeVisible();
+  await page.reload();
+  await page.getByRole("row").filter({ hasText: id! }).first().getByRole("button", { name: `Undo the correction of transaction ${id}` }).click();
+  await expect(page.getByRole("row").filter({ hasText: id! }).first().getByRole("alert")).toContainText("Changed since: it is now");
 });
 
 test("ops exchanges a sandbox token and gets the new link", async ({ page }) => {

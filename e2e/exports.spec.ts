@@ -1,37 +1,6 @@
 import { expect, test } from "@playwright/test";
+import { parseCsv } from "../lib/http/csv";
 import { signInAs } from "./session";
-
-function parseCsv(text: string): string[][] {
-  // Enough for these files: fields quoted when they hold commas, quotes or line breaks.
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(field);
-      field = "";
-    } else if (c === "\n") {
-      row.push(field.replace(/\r$/, ""));
-      rows.push(row);
-      row = [];
-      field = "";
-    } else field += c;
-  }
-  if (field || row.length) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
-}
 
 test("the Audit export holds exactly the filtered view", async ({ page }) => {
   await signInAs(page, "admin");

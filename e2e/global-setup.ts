@@ -2,8 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { FullConfig } from "@playwright/test";
+import { SPEC_ENDPOINTS } from "../lib/upstream/spec-endpoints";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { build, buildIsStale, startDashboard, startSandbox } from "../scripts/processes";
+
+/** The dashboards' session secret in the end-to-end run (the leak test looks for it in what browsers get). */
+export const E2E_AUTH_SECRET = "e2e-secret-0123456789abcdef0123456789";
 
 // Builds if needed, starts one sandbox and one production dashboard on test ports, and stops exactly those on teardown.
 export default async function globalSetup(config: FullConfig) {
@@ -13,7 +17,7 @@ export default async function globalSetup(config: FullConfig) {
   // DATABASE_URL the shell has: the specs must not depend on, or leave rows in, a shared server.
   const dataRoot = mkdtempSync(path.join(tmpdir(), "linkdesk-e2e-"));
   const storage = (name: string) => ({ LINKDESK_DATA_DIR: path.join(dataRoot, name), DATABASE_URL: "" });
-  const authSecret = { AUTH_SECRET: "e2e-secret-0123456789abcdef0123456789" };
+  const authSecret = { AUTH_SECRET: E2E_AUTH_SECRET };
   const sandboxPort = Number(process.env.E2E_SANDBOX_PORT ?? 4110);
   const dashboardPort = Number(process.env.E2E_PORT ?? 3110);
   const sandbox = await startSandbox({
@@ -71,7 +75,12 @@ export default async function globalSetup(config: FullConfig) {
   process.env.E2E_SANDBOX_URL = sandbox.url;
   process.env.E2E_DOWN_URL = downDashboard.url;
   return async () => {
+    // Every call the run made to the sandbox (the dashboard's, and the specs' own fixtures) was to a route the spec
+    // defines: a stray call shows up as "(unmatched) METHOD /path" (control routes are not counted).
+    const stats = (await (await fetch(`${sandbox.url}/_sandbox/stats`)).json()) as { byEndpoint: Record<string, unknown> };
     await Promise.all([dashboard.stop(), downDashboard.stop(), sandbox.stop()]);
     rmSync(dataRoot, { recursive: true, force: true });
+    const stray = Object.keys(stats.byEndpoint).filter((endpoint) => !SPEC_ENDPOINTS.includes(endpoint));
+    if (stray.length > 0) throw new Error(`The e2e run called routes the spec does not define: ${stray.join(", ")}`);
   };
 }

@@ -1,0 +1,166 @@
+import AxeBuilder from "@axe-core/playwright";
+import { type Browser, type Page, expect, test } from "@playwright/test";
+import { visibleNavItems } from "../components/shell/nav-items";
+import { ROLES, type Role } from "../lib/auth/roles";
+import { signInAs } from "./session";
+
+// Every page as each role sees it, at a laptop's and a small screen's width: nothing logged as an error, no broken
+// image, nothing wider than the window, the main table's rows within their height budget (one line a row), and the
+// main pages free of serious accessibility problems. One sign-in per role; its page visits every address in turn.
+
+const WIDTHS = [1440, 1024] as const;
+
+/** Tallest a main-table row may be, per page (px): one line of text or chips, with padding. */
+const ROW_BUDGETS: Record<string, number> = {
+  "/links": 44,
+  "/audit": 48,
+  "/admin/staff": 48,
+  "/rate-limits": 44,
+};
+
+interface PageCheck {
+  path: string;
+  consoleErrors: string[];
+  brokenImages: string[];
+  overflowPx: number;
+  tallestRow: number | null;
+}
+
+/** Opens `path` and reports what a person would notice is wrong. Scrolls through it so lazy images load. */
+async function check(page: Page, path: string): Promise<PageCheck> {
+  const consoleErrors: string[] = [];
+  const onConsole = (message: { type(): string; text(): string }) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  };
+  const onPageError = (error: Error) => consoleErrors.push(`uncaught: ${error.message}`);
+  page.on("console", onConsole);
+  page.on("pageerror", onPageError);
+  try {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await page.evaluate(async () => {
+      for (let y = 0; y < document.documentElement.scrollHeight; y += window.innerHeight) {
+        window.scrollTo(0, y);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      window.scrollTo(0, 0);
+    });
+    await page.waitForFunction(() => [...document.images].every((img) => img.complete), null, { timeout: 10_000 });
+    const found = await page.evaluate(() => {
+      const table = document.querySelector("main table");
+      const rows = table ? [...table.querySelectorAll(":scope > tbody > tr")].filter((r) => r.querySelector("td")) : [];
+      return {
+        brokenImages: [...document.images].filter((img) => img.naturalWidth === 0).map((img) => img.src),
+        overflowPx: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        tallestRow: rows.length > 0 ? Math.max(...rows.map((r) => r.getBoundingClientRect().height)) : null,
+      };
+    });
+    return { path, consoleErrors, ...found };
+  } finally {
+    page.off("console", onConsole);
+    page.off("pageerror", onPageError);
+  }
+}
+
+/** A page signed in as `role`, kept for every check of that role (in a context of its own: axe needs one). */
+async function signedInPage(browser: Browser, role: Role): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await signInAs(page, role);
+  return page;
+}
+
+let linkPath = "";
+
+// Each test visits many pages: generous time for a loaded machine, while each page still has the usual 10 s.
+test.describe.configure({ timeout: 300_000 });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(180_000);
+  // The background sync reads error-state links first: wait for the read model to hold some, and take one to open.
+  const page = await signedInPage(browser, "viewer");
+  await expect(async () => {
+    await page.goto("/links?state=error");
+    await expect(page.getByRole("table").getByRole("link", { name: /^mk_/ }).first()).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 120_000 });
+  linkPath = (await page.getByRole("table").getByRole("link", { name: /^mk_/ }).first().getAttribute("href")) ?? "";
+  expect(linkPath).toMatch(/^\/links\/mk_/);
+  await page.context().close();
+});
+
+test("the sign-in page is clean at every width", async ({ page }) => {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    const result = await check(page, "/sign-in");
+    expect(result, `sign-in at ${width} px`).toMatchObject({ consoleErrors: [], brokenImages: [], overflowPx: 0 });
+  }
+});
+
+for (const role of ROLES) {
+  test(`every page ${role} sees is clean and dense at ${WIDTHS.join(" and ")} px`, async ({ browser }) => {
+    const page = await signedInPage(browser, role);
+    const paths = [...visibleNavItems(role).map((item) => item.href), linkPath];
+    const problems: string[] = [];
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const path of paths) {
+        const result = await check(page, path);
+        const where = `${path} as ${role} at ${width} px`;
+        if (result.consoleErrors.length) problems.push(`${where}: console errors ${JSON.stringify(result.consoleErrors)}`);
+        if (result.brokenImages.length) problems.push(`${where}: broken images ${JSON.stringify(result.brokenImages)}`);
+        if (result.overflowPx > 0) problems.push(`${where}: the page is ${result.overflowPx} px wider than the window`);
+        const budget = ROW_BUDGETS[path.split("?")[0]!];
+        if (budget && result.tallestRow !== null && result.tallestRow > budget) problems.push(`${where}: a main-table row is ${result.tallestRow} px tall (budget ${budget})`);
+      }
+    }
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+}
+
+test("fifty links fit in about 2,500 px at 1440 px wide, one line a row", async ({ browser }) => {
+  const page = await signedInPage(browser, "viewer");
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/links");
+  const rows = page.getByRole("table", { name: "Links" }).locator("tbody tr");
+  await expect(rows).toHaveCount(50);
+  const { table, document: pageHeight } = await page.evaluate(() => ({
+    table: document.querySelector("main table")!.getBoundingClientRect().height,
+    document: document.documentElement.scrollHeight,
+  }));
+  expect(table).toBeLessThanOrEqual(50 * 44 + 40);
+  expect(pageHeight).toBeLessThanOrEqual(2_700);
+  await page.context().close();
+});
+
+test("the main pages have no serious or critical accessibility problem, every table has headers, focus always shows", async ({ browser }) => {
+  for (const role of ["viewer", "admin"] as const) {
+    const page = await signedInPage(browser, role);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const paths = [...visibleNavItems(role).map((item) => item.href), linkPath];
+    for (const path of paths) {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      const serious = results.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+      expect(serious, `${path} as ${role}`).toEqual([]);
+      const headless = await page.locator("main table").evaluateAll((tables) => tables.filter((t) => t.querySelector("th") === null).length);
+      expect(headless, `${path}: tables without headers`).toBe(0);
+    }
+    // Tab through the start of the links page: every stop is a named control with a visible focus mark.
+    await page.goto("/links");
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press("Tab");
+      const focused = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        if (!el || el === document.body) return null;
+        const style = getComputedStyle(el);
+        return { tag: el.tagName, name: el.getAttribute("aria-label") ?? el.innerText.trim() ?? "", outline: style.outlineStyle !== "none" && style.outlineWidth !== "0px" };
+      });
+      if (!focused) continue;
+      expect(focused.outline, `focus mark on ${focused.tag} "${focused.name}"`).toBe(true);
+    }
+    await page.context().close();
+  }
+});
