@@ -4,6 +4,13 @@ const nextConfig = {
   reactStrictMode: true,
   // pino and PGlite rely on Node internals (worker threads, wasm files) that must not be bundled.
   serverExternalPackages: ["pino", "@electric-sql/pglite"],
+  experimental: {
+    // The Import page uploads files of up to 25 MB (lib/import/limits.ts) to a server action; multipart adds a few KB.
+    // lib/http/request-guard.ts refuses, in words, anything over 1 MB on every other path, and over 26 MB here.
+    // The proxy buffers a request's body too, and would cut it at its 10 MB default.
+    serverActions: { bodySizeLimit: "26mb" },
+    proxyClientMaxBodySize: "26mb",
+  },
   async headers() {
     return [
       {

@@ -2,43 +2,81 @@ import NextAuth from "next-auth";
 import type { NextFetchEvent, NextRequest } from "next/server";
 import { NextResponse } from "next/server";
 import { authConfig } from "@/lib/auth/config";
-import { getEnv } from "@/lib/env";
+import { getEnv, isDevelopmentServer } from "@/lib/env";
+import { rewriteClientAddress } from "@/lib/http/client-address";
+import { contentSecurityPolicy, newNonce } from "@/lib/http/content-security-policy";
+import { imageOrigins } from "@/lib/http/safe-url";
+import { checkRequest } from "@/lib/http/request-guard";
 
-// Sends visitors without a valid session to sign in, then back to where they were going. Only a first gate: every
-// page, server action and route checks the session and role itself.
+// The door every page, server action and route handler is reached through:
+// 1. refuses, in words, requests that change something but come from another site or carry a body Linkdesk will not
+//    read (lib/http/request-guard.ts);
+// 2. sends visitors without a valid session to sign in, then back to where they were going. Only a first gate: every
+//    page, server action and route checks the session and role itself;
+// 3. rewrites what the app may believe about the request: the client's address (TRUSTED_PROXY_HOPS), and the
+//    Content-Security-Policy with this request's nonce, which Next.js reads to mark its own scripts.
 
 const PATH_HEADER = "x-linkdesk-path";
+const NONCE_HEADER = "x-nonce";
 
-const PUBLIC = [/^\/sign-in(\/|$)/, /^\/api\/auth\//, /^\/api\/health$/];
+const PUBLIC = [/^\/sign-in(\/|$)/, /^\/api\/auth\//, /^\/api\/health$/, /^\/api\/ready$/];
 
 const { auth } = NextAuth(() => {
   const env = getEnv();
-  const base = authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS });
-  return {
-    ...base,
-    callbacks: {
-      ...base.callbacks,
-      authorized({ auth: session, request }) {
-        const { pathname, search } = request.nextUrl;
-        if (PUBLIC.some((pattern) => pattern.test(pathname))) return true;
-        if (session?.user?.id) {
-          // The page's own check (which also knows disabled accounts and ended sessions) sends the person back here.
-          const headers = new Headers(request.headers);
-          headers.set(PATH_HEADER, `${pathname}${search}`);
-          return NextResponse.next({ request: { headers } });
-        }
-        // Scripts get a status, not a sign-in page.
-        if (pathname.startsWith("/api/")) return NextResponse.json({ error: "Sign in first." }, { status: 401 });
-        const signIn = new URL("/sign-in", request.nextUrl);
-        if (pathname !== "/") signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
-        return NextResponse.redirect(signIn);
-      },
-    },
-  };
+  return authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS });
 });
 
-export function proxy(request: NextRequest, event: NextFetchEvent) {
-  return (auth as unknown as (req: NextRequest, ev: NextFetchEvent) => Promise<Response>)(request, event);
+type AuthedRequest = NextRequest & { auth: { user?: { id?: string } } | null };
+
+const guarded = auth(async (request: AuthedRequest) => {
+  const env = getEnv();
+  const nonce = newNonce();
+  const policy = contentSecurityPolicy(nonce, {
+    development: isDevelopmentServer,
+    formTargets: env.AUTH_OIDC_ISSUER ? [new URL(env.AUTH_OIDC_ISSUER).origin] : [],
+    imageOrigins: imageOrigins(env.UPSTREAM_BASE_URL, env.UPSTREAM_IMAGE_ORIGINS),
+  });
+  const { pathname, search } = request.nextUrl;
+  const isApi = pathname.startsWith("/api/");
+
+  const refusal = await checkRequest(request, pathname);
+  if (refusal) {
+    const response = isApi
+      ? NextResponse.json({ error: refusal.message }, { status: refusal.status })
+      : // Exactly text/plain: Next.js then shows the words to the person whose action was refused.
+        new NextResponse(refusal.message, { status: refusal.status, headers: { "Content-Type": "text/plain" } });
+    return withPolicy(response, policy);
+  }
+
+  const signedIn = Boolean(request.auth?.user?.id);
+  if (!signedIn && !PUBLIC.some((pattern) => pattern.test(pathname))) {
+    // Scripts get a status, not a sign-in page.
+    if (isApi) return withPolicy(NextResponse.json({ error: "Sign in first." }, { status: 401 }), policy);
+    const signIn = new URL("/sign-in", request.nextUrl);
+    if (pathname !== "/") signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
+    return withPolicy(NextResponse.redirect(signIn), policy);
+  }
+
+  const headers = new Headers(request.headers);
+  rewriteClientAddress(headers, env.TRUSTED_PROXY_HOPS);
+  headers.set("Content-Security-Policy", policy);
+  headers.set(NONCE_HEADER, nonce);
+  // The page's own check (which also knows disabled accounts and ended sessions) sends the person back here.
+  if (signedIn) headers.set(PATH_HEADER, `${pathname}${search}`);
+  else headers.delete(PATH_HEADER);
+  return withPolicy(NextResponse.next({ request: { headers } }), policy);
+});
+
+function withPolicy(response: NextResponse, policy: string): NextResponse {
+  response.headers.set("Content-Security-Policy", policy);
+  return response;
+}
+
+type Proxy = (request: NextRequest, event: NextFetchEvent) => Promise<Response>;
+
+export async function proxy(request: NextRequest, event: NextFetchEvent) {
+  // With a lazily configured Auth.js, wrapping a handler resolves to the wrapped handler.
+  return ((await guarded) as unknown as Proxy)(request, event);
 }
 
 export const config = {

@@ -12,6 +12,6 @@ export default defineConfig({
   test: {
     include: ["{lib,sandbox,components,app,scripts}/**/*.test.{ts,tsx}"],
     environment: "node",
-    testTimeout: 20_000,
+    testTimeout: 60_000,
   },
 });

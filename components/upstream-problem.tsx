@@ -1,10 +1,10 @@
 import { Callout } from "@/components/ui/callout";
-import { BudgetExceeded, BudgetUnavailable, describeScope, secondsUntil } from "@/lib/budget/budget";
+import { describeScope, isBudgetExceeded, isBudgetUnavailable, secondsUntil } from "@/lib/budget/budget";
 import { describeUpstreamError, isUpstreamError } from "@/lib/upstream/errors";
 
 /** What went wrong with the upstream, in words, for any page that reads from it. */
 export function UpstreamProblem({ error }: { error: unknown }) {
-  if (error instanceof BudgetExceeded) {
+  if (isBudgetExceeded(error)) {
     return (
       <Callout tone="warning" title="Waiting for room in the rate budget">
         Linkdesk&rsquo;s share of the upstream&rsquo;s limit ({describeScope(error.blockedBy)}) is used up for this minute, so
@@ -12,7 +12,7 @@ export function UpstreamProblem({ error }: { error: unknown }) {
       </Callout>
     );
   }
-  if (error instanceof BudgetUnavailable) {
+  if (isBudgetUnavailable(error)) {
     return <Callout tone="error" title="The rate budget is unavailable">{error.message}</Callout>;
   }
   if (!isUpstreamError(error)) {

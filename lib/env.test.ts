@@ -26,6 +26,8 @@ describe("parseEnv", () => {
     expect(env.UPSTREAM_IMPORT_TIMEOUT_MS).toBe(30_000);
     expect(env.UPSTREAM_SANDBOX).toBe(false);
     expect(env.SESSION_MAX_AGE_HOURS).toBe(8);
+    expect(env.SHUTDOWN_TIMEOUT_S).toBe(10);
+    expect(parseEnv({ ...valid, SHUTDOWN_TIMEOUT_S: "2.5" }).SHUTDOWN_TIMEOUT_S).toBe(2.5);
     expect(parseEnv({ ...valid, AUTH_OIDC_ALLOWED_DOMAINS: "Example.com, corp.example.com" }).AUTH_OIDC_ALLOWED_DOMAINS).toEqual([
       "example.com",
       "corp.example.com",
@@ -50,6 +52,23 @@ describe("parseEnv", () => {
     ]);
     expect(problems(() => parseEnv({ ...valid, UPSTREAM_TIMEOUT_MS: "soon" }))[0]).toMatch(/^UPSTREAM_TIMEOUT_MS /);
     expect(problems(() => parseEnv({ ...valid, LOG_LEVEL: "loud" }))[0]).toMatch(/^LOG_LEVEL /);
+    expect(problems(() => parseEnv({ ...valid, SHUTDOWN_TIMEOUT_S: "0" }))[0]).toMatch(/^SHUTDOWN_TIMEOUT_S /);
+  });
+
+  it("reads the upstream's picture origins as origins, and refuses anything but http(s)", () => {
+    expect(parseEnv(valid).UPSTREAM_IMAGE_ORIGINS).toEqual([]);
+    expect(parseEnv({ ...valid, UPSTREAM_IMAGE_ORIGINS: "https://logos.example.com/img/, http://127.0.0.1:9000" }).UPSTREAM_IMAGE_ORIGINS).toEqual([
+      "https://logos.example.com",
+      "http://127.0.0.1:9000",
+    ]);
+    expect(problems(() => parseEnv({ ...valid, UPSTREAM_IMAGE_ORIGINS: "https://ok.example.com,javascript:alert(1)" }))[0]).toMatch(/^UPSTREAM_IMAGE_ORIGINS /);
+  });
+
+  it("trusts no forwarding proxy unless told how many there are", () => {
+    expect(parseEnv(valid).TRUSTED_PROXY_HOPS).toBe(0);
+    expect(parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "2" }).TRUSTED_PROXY_HOPS).toBe(2);
+    expect(problems(() => parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "-1" }))).toEqual(["TRUSTED_PROXY_HOPS must be 0 or more"]);
+    expect(problems(() => parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "1.5" }))).toEqual(["TRUSTED_PROXY_HOPS must be a whole number"]);
   });
 
   it("never echoes a secret's value in its message", () => {
@@ -71,6 +90,8 @@ describe("parseLauncherEnv", () => {
     expect(env.UPSTREAM_BASE_URL).toBeUndefined();
     expect(env.PORT).toBe(3000);
     expect(env.SANDBOX_PORT).toBe(4010);
+    // npm start waits for the dashboard's own shutdown bound before it kills it.
+    expect(parseLauncherEnv({ SHUTDOWN_TIMEOUT_S: "30" }).SHUTDOWN_TIMEOUT_S).toBe(30);
   });
 
   it("requires credentials with a real upstream", () => {

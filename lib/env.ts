@@ -20,6 +20,16 @@ const upstreamSchema = {
   UPSTREAM_TIMEOUT_MS: milliseconds.default(10_000),
   /** Imports are synchronous upstream and may take 10 s, so they get a longer read timeout. */
   UPSTREAM_IMPORT_TIMEOUT_MS: milliseconds.default(30_000),
+  /**
+   * Where the upstream serves institution avatars and merchant logos besides its own origin (which is always allowed:
+   * the sandbox serves its logos there), comma-separated http(s) origins. Pictures anywhere else are not loaded (the
+   * Content-Security-Policy's img-src lists exactly these); initials show instead.
+   */
+  UPSTREAM_IMAGE_ORIGINS: z
+    .string()
+    .transform((v) => v.split(",").map((o) => o.trim()).filter(Boolean))
+    .pipe(z.array(httpUrl.transform((url) => new URL(url).origin)))
+    .default([]),
 };
 
 const commaList = z
@@ -39,6 +49,12 @@ const authSchema = {
   /** Email domains whose identity-provider users may sign in, comma-separated. */
   AUTH_OIDC_ALLOWED_DOMAINS: commaList.default([]),
   AUTH_OIDC_DEFAULT_ROLE: z.enum(ROLES).default("viewer"),
+  /**
+   * How many reverse proxies in front of the dashboard append to X-Forwarded-For. 0 (default): the header is ignored
+   * and the client's address is the connection's; N: the Nth address from the right. Any client can write the header,
+   * so only hops we run count: the sign-in throttle and the audit trail key on this address.
+   */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int("must be a whole number").min(0, "must be 0 or more").max(10, "must be at most 10").default(0),
 };
 
 const storageSchema = {
@@ -71,11 +87,26 @@ const syncSchema = {
   SYNC_SHARE: share.default(0.8),
 };
 
+const lifecycleSchema = {
+  /**
+   * On SIGTERM/SIGINT the server stops taking work, lets work and requests in flight finish, releases its leases, closes
+   * the database and exits within this many seconds (lib/shutdown.ts). `npm start` waits this long plus a margin for
+   * the dashboard before it kills it.
+   */
+  SHUTDOWN_TIMEOUT_S: z.coerce.number().positive().max(600).default(10),
+};
+
 const serverSchema = z.object({
   ...upstreamSchema,
   ...authSchema,
   ...budgetSchema,
   ...syncSchema,
+  ...lifecycleSchema,
+  /**
+   * Set by `npm start` (scripts/processes.ts): Next.js then leaves SIGTERM/SIGINT to Linkdesk's shutdown. Without it
+   * Next.js's own handler exits as soon as its HTTP server has closed, possibly before the database is closed.
+   */
+  NEXT_MANUAL_SIG_HANDLE: flag.default(false),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ...storageSchema,
 });
@@ -147,6 +178,7 @@ const launcherSchema = z
     SANDBOX_PORT: z.coerce.number().int().min(1).max(65535).default(4010),
     AUTH_SECRET: authSchema.AUTH_SECRET.optional(),
     LINKDESK_DATA_DIR: storageSchema.LINKDESK_DATA_DIR,
+    SHUTDOWN_TIMEOUT_S: lifecycleSchema.SHUTDOWN_TIMEOUT_S,
   })
   .superRefine((env, ctx) => {
     if (!env.UPSTREAM_BASE_URL) return;
@@ -161,3 +193,6 @@ export type LauncherEnv = z.infer<typeof launcherSchema>;
 export function parseLauncherEnv(source: Record<string, string | undefined> = process.env): LauncherEnv {
   return parseWith(launcherSchema, source);
 }
+
+/** True under `next dev` (Next.js fixes NODE_ENV when it builds): the dev server needs a looser script policy. */
+export const isDevelopmentServer = process.env.NODE_ENV === "development";

@@ -16,3 +16,10 @@ export function logger(): pino.Logger {
   });
   return instance;
 }
+
+/** Writes out what the log still buffers (the last step of a shutdown). Nothing to do if nothing was logged. */
+export function flushLogger(): Promise<void> {
+  const log = instance;
+  if (!log) return Promise.resolve();
+  return new Promise((resolve) => log.flush(() => resolve()));
+}

@@ -1,24 +1,36 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { QueryProvider } from "@/components/providers/query-provider";
 import { Header } from "@/components/shell/header";
 import { Sidebar } from "@/components/shell/sidebar";
-import { currentStaff } from "@/lib/auth";
+import { ImageOriginsProvider } from "@/components/ui/image-origins";
+import { sessionAccount } from "@/lib/auth";
+import { getEnv } from "@/lib/env";
+import { imageOrigins } from "@/lib/http/safe-url";
 import { visibleNavItems } from "@/components/shell/nav-items";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
-  const staff = await currentStaff();
+  const staff = await sessionAccount();
   // The proxy already sends visitors without a session to sign in; this also catches disabled accounts and sessions
-  // ended by a sign-out, and brings the person back to the page afterwards.
-  if (!staff) {
+  // ended by a sign-out, and brings the person back to the page afterwards. Someone signed in with a one-time
+  // password chooses their own first (the pages themselves see nobody until then).
+  if (!staff || staff.passwordChangeRequired) {
     const path = (await headers()).get("x-linkdesk-path");
-    redirect(path && path !== "/" ? `/sign-in?callbackUrl=${encodeURIComponent(path)}` : "/sign-in");
+    const back = path && path !== "/" ? `?callbackUrl=${encodeURIComponent(path)}` : "";
+    redirect(staff ? `/change-password${back}` : `/sign-in${back}`);
   }
+  const env = getEnv();
   return (
     <div className="flex min-h-screen">
       <Sidebar items={visibleNavItems(staff.role)} />
       <div className="flex min-w-0 flex-1 flex-col">
         <Header staff={staff} />
-        <main className="flex-1 px-6 py-6">{children}</main>
+        <main className="flex-1 px-6 py-6">
+          <QueryProvider>
+            {/* The same origins as the Content-Security-Policy's img-src (proxy.ts). */}
+            <ImageOriginsProvider origins={imageOrigins(env.UPSTREAM_BASE_URL, env.UPSTREAM_IMAGE_ORIGINS)}>{children}</ImageOriginsProvider>
+          </QueryProvider>
+        </main>
       </div>
     </div>
   );

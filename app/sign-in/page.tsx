@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
-import { currentStaff, ssoProvider, signIn } from "@/lib/auth";
+import { signInWithSso } from "@/lib/actions/auth";
+import { sessionAccount, ssoProvider } from "@/lib/auth";
 import { DEMO_ACCOUNTS } from "@/lib/auth/demo";
 import { ROLE_LABELS } from "@/lib/auth/roles";
 import { getEnv } from "@/lib/env";
@@ -12,7 +13,9 @@ export const metadata: Metadata = { title: "Sign in" };
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; error?: string }> }) {
   const { callbackUrl, error } = await searchParams;
   const target = safeCallbackPath(callbackUrl);
-  if (await currentStaff()) redirect(target);
+  const account = await sessionAccount();
+  if (account?.passwordChangeRequired) redirect(`/change-password?callbackUrl=${encodeURIComponent(target)}`);
+  if (account) redirect(target);
   const demo = getEnv().UPSTREAM_SANDBOX;
   const sso = ssoProvider();
   return (
@@ -34,12 +37,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           demoAccounts={demo ? DEMO_ACCOUNTS.map((a) => ({ email: a.email, password: a.password, role: ROLE_LABELS[a.role] })) : []}
         />
         {sso ? (
-          <form
-            action={async () => {
-              "use server";
-              await signIn(sso.id, { redirectTo: target });
-            }}
-          >
+          <form action={signInWithSso.bind(null, target)}>
             <button type="submit" className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50">
               Sign in with {sso.name}
             </button>

@@ -53,7 +53,12 @@ export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
             ))}
           </select>
         </div>
-        <div className="hidden lg:block" />
+        <div>
+          <label htmlFor="audit-correlation" className={label}>
+            Correlation id
+          </label>
+          <input id="audit-correlation" name="correlation" type="text" spellCheck={false} defaultValue={filters.correlation ?? ""} className={`${field} font-mono`} />
+        </div>
         <TimeBound id="audit-from" name="from" text="From (UTC)" value={filters.from?.text} />
         <TimeBound id="audit-to" name="to" text="To (UTC, inclusive)" value={filters.to?.text} />
         <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-4">
@@ -90,6 +95,7 @@ const PARAM_LABELS: Record<DroppedFilter["param"], string> = {
   action: "Action",
   link: "Link id",
   outcome: "Outcome",
+  correlation: "Correlation id",
   from: "From",
   to: "To",
   cursor: "Page position",

@@ -1,8 +1,11 @@
+import { ShortId } from "@/components/ui/short-id";
 import { AUDIT_ACTIONS, AUDIT_OUTCOME_LABELS } from "@/lib/audit/actions";
 import { isRole, ROLE_LABELS } from "@/lib/auth/roles";
 import type { AuditEntry, AuditOutcome } from "@/lib/db/schema";
 
 // Everything in an audit row came from a user or the upstream: it is rendered as React text (escaped), never as HTML.
+// Columns take the width of their content on one line: times and addresses never wrap (an address is cut with an
+// ellipsis only past 16rem, whole on hover); long ids are shortened, whole on hover and to copy.
 
 const OUTCOME_TONES: Record<AuditOutcome, string> = {
   ok: "bg-emerald-50 text-emerald-800 ring-emerald-200",
@@ -19,7 +22,8 @@ const utc = (at: Date) => at.toISOString().slice(0, 23).replace("T", " ");
 
 const actionLabel = (action: string) => (action in AUDIT_ACTIONS ? AUDIT_ACTIONS[action as keyof typeof AUDIT_ACTIONS] : action);
 
-export function AuditTable({ rows }: { rows: AuditEntry[] }) {
+/** `rowAction`: a control for one row (the undo of a correction), in its Reference cell. */
+export function AuditTable({ rows, rowAction }: { rows: AuditEntry[]; rowAction?: (row: AuditEntry) => React.ReactNode }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
       <table className="min-w-full text-left text-sm">
@@ -33,7 +37,7 @@ export function AuditTable({ rows }: { rows: AuditEntry[] }) {
           </tr>
         </thead>
         {rows.map((row) => (
-          <AuditRow key={row.id} row={row} />
+          <AuditRow key={row.id} row={row} action={rowAction?.(row)} />
         ))}
       </table>
     </div>
@@ -41,7 +45,7 @@ export function AuditTable({ rows }: { rows: AuditEntry[] }) {
 }
 
 /** One entry: a row of facts, and under it the recorded input, before and after on demand. */
-function AuditRow({ row }: { row: AuditEntry }) {
+function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }) {
   const payloads = (
     [
       ["Input", row.input],
@@ -56,37 +60,51 @@ function AuditRow({ row }: { row: AuditEntry }) {
         <td className={`whitespace-nowrap ${cell} font-mono text-xs text-slate-700`}>
           <time dateTime={row.at.toISOString()}>{utc(row.at)}</time>
         </td>
-        <td className={cell}>
-          <span className="break-all text-slate-900">{row.actorEmail ?? "—"}</span>
-          {row.actorRole ? (
-            <span className="ml-1.5 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">
-              {isRole(row.actorRole) ? ROLE_LABELS[row.actorRole] : row.actorRole}
+        <td className={`whitespace-nowrap ${cell}`}>
+          <span className="inline-flex max-w-full items-center gap-1.5">
+            <span className="max-w-64 truncate text-slate-900" title={row.actorEmail ?? undefined}>
+              {row.actorEmail ?? "—"}
             </span>
-          ) : null}
+            {row.actorRole ? (
+              <span className="shrink-0 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">
+                {isRole(row.actorRole) ? ROLE_LABELS[row.actorRole] : row.actorRole}
+              </span>
+            ) : null}
+          </span>
         </td>
-        <td className={`${cell} text-slate-900`}>{actionLabel(row.action)}</td>
-        <td className={cell}>
+        <td className={`whitespace-nowrap ${cell} text-slate-900`}>{actionLabel(row.action)}</td>
+        <td className={`whitespace-nowrap ${cell}`}>
           {row.targetType || row.targetId ? (
-            <>
-              {row.targetType ? <span className="text-slate-500">{row.targetType} </span> : null}
-              <span className="break-all font-mono text-xs text-slate-800">{row.targetId}</span>
-            </>
+            <span className="inline-flex items-center gap-1">
+              {row.targetType ? <span className="text-slate-500">{row.targetType}</span> : null}
+              {row.targetId ? <ShortId id={row.targetId} what={row.targetType ? `${row.targetType} id` : "target id"} className="text-slate-800" /> : null}
+            </span>
           ) : (
-            <span className="text-slate-400">—</span>
+            <span className="text-slate-500">—</span>
           )}
         </td>
-        <td className={`break-all ${cell} font-mono text-xs text-slate-800`}>{row.linkId ?? <span className="text-slate-400">—</span>}</td>
-        <td className={cell}>
-          <span className={`inline-block whitespace-nowrap rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_TONES[row.outcome]}`}>
-            {AUDIT_OUTCOME_LABELS[row.outcome]}
-          </span>
-          {row.upstreamStatus !== null || row.upstreamErrorCode ? (
-            <span className="mt-0.5 block font-mono text-xs text-slate-600">
-              {[row.upstreamStatus !== null ? `HTTP ${row.upstreamStatus}` : null, row.upstreamErrorCode].filter(Boolean).join(" · ")}
-            </span>
-          ) : null}
+        <td className={`whitespace-nowrap ${cell}`}>
+          {row.linkId ? <ShortId id={row.linkId} what="link id" href={`/links/${encodeURIComponent(row.linkId)}`} className="text-indigo-700" /> : <span className="text-slate-500">—</span>}
         </td>
-        <td className={`whitespace-nowrap ${cell} font-mono text-xs text-slate-600`}>{row.correlationId}</td>
+        <td className={`whitespace-nowrap ${cell}`}>
+          {/* One line a row: the upstream's status beside the outcome, not under it. */}
+          <span className="inline-flex items-center gap-1.5">
+            <span className={`inline-block whitespace-nowrap rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_TONES[row.outcome]}`}>
+              {AUDIT_OUTCOME_LABELS[row.outcome]}
+            </span>
+            {row.upstreamStatus !== null || row.upstreamErrorCode ? (
+              <span className="font-mono text-xs text-slate-600">
+                {[row.upstreamStatus !== null ? `HTTP ${row.upstreamStatus}` : null, row.upstreamErrorCode].filter(Boolean).join(" · ")}
+              </span>
+            ) : null}
+          </span>
+        </td>
+        <td className={`whitespace-nowrap ${cell}`}>
+          <span className="inline-flex items-center gap-2">
+            <ShortId id={row.correlationId} what="reference" head={8} tail={4} className="text-slate-600" />
+            {action}
+          </span>
+        </td>
       </tr>
       {payloads.length > 0 ? (
         <tr>

@@ -30,7 +30,10 @@ export function SignInForm({ callbackUrl, demoAccounts }: { callbackUrl?: string
 
   return (
     <div className="space-y-6">
-      <form onSubmit={submit} noValidate className="space-y-4">
+      {/* The action too, so a form sent before the page's script runs posts to the server (never a GET that puts the
+          password in the address); once hydrated, onSubmit validates first and sends it itself. */}
+      <form action={formAction} onSubmit={submit} noValidate className="space-y-4">
+        {callbackUrl ? <input type="hidden" name="callbackUrl" defaultValue={callbackUrl} /> : null}
         {state?.error ? (
           <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
             {state.error}

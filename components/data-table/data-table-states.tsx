@@ -32,18 +32,18 @@ export function DataTableSkeleton({ columns, rows = 10 }: { columns: readonly st
 /** The filter bar while its options load. */
 export function DataTableToolbarSkeleton({ fields }: { fields: number }) {
   return (
-    <div aria-hidden className="mb-4 animate-pulse rounded-lg border border-slate-200 bg-white p-4">
-      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4 xl:grid-cols-8">
+    <div aria-hidden className="mb-4 animate-pulse rounded-lg border border-slate-200 bg-white px-3 py-2.5">
+      <div className="grid grid-cols-1 gap-x-3 gap-y-2 sm:grid-cols-2 lg:grid-cols-5 xl:grid-cols-6">
         {Array.from({ length: fields }, (_, i) => (
           <div key={i}>
             <div className="h-3 w-16 rounded bg-slate-200" />
-            <div className="mt-2 h-8 rounded-md bg-slate-200" />
+            <div className="mt-1 h-7 rounded-md bg-slate-200" />
           </div>
         ))}
-      </div>
-      <div className="mt-3 flex gap-2">
-        <div className="h-8 w-16 rounded-md bg-slate-200" />
-        <div className="h-8 w-16 rounded-md bg-slate-200" />
+        <div className="flex items-end gap-2">
+          <div className="h-7 w-16 rounded-md bg-slate-200" />
+          <div className="h-7 w-16 rounded-md bg-slate-200" />
+        </div>
       </div>
     </div>
   );

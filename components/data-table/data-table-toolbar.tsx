@@ -15,7 +15,7 @@ export type DataTableFilter =
   | { kind: "text"; name: string; label: string; value?: string; placeholder?: string; mono?: boolean; suggestions?: readonly string[]; wide?: boolean }
   | { kind: "number"; name: string; label: string; value?: number; placeholder?: string; min: number; max: number; unit?: string };
 
-const field = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-900 shadow-sm";
+const field = "mt-0.5 block w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 shadow-sm";
 const labelClass = "block text-xs font-medium uppercase tracking-wide text-slate-500";
 
 export function DataTableToolbar({
@@ -35,8 +35,8 @@ export function DataTableToolbar({
 }) {
   const idOf = (name: string) => `filter-${name}`;
   return (
-    <Form action={action} className="mb-4 rounded-lg border border-slate-200 bg-white p-4" aria-label={label}>
-      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4 xl:grid-cols-8">
+    <Form action={action} className="mb-4 rounded-lg border border-slate-200 bg-white px-3 py-2.5" aria-label={label}>
+      <div className="grid grid-cols-1 gap-x-3 gap-y-2 sm:grid-cols-2 lg:grid-cols-5 xl:grid-cols-6">
         {filters.map((filter) => (
           <div key={filter.name} className={filter.kind === "text" && filter.wide ? "sm:col-span-2" : undefined}>
             <label htmlFor={idOf(filter.name)} className={labelClass}>
@@ -45,16 +45,17 @@ export function DataTableToolbar({
             <FilterInput id={idOf(filter.name)} filter={filter} />
           </div>
         ))}
+        {/* The buttons take the grid's next cell, so the bar is no taller than its filters. */}
+        <div className="flex items-end gap-2">
+          <button type="submit" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700">
+            Apply
+          </button>
+          <Link href={clearHref} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50">
+            Clear
+          </Link>
+        </div>
       </div>
       {Object.entries(keep).map(([name, value]) => (value ? <input key={name} type="hidden" name={name} value={value} /> : null))}
-      <div className="mt-3 flex items-center gap-2">
-        <button type="submit" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700">
-          Apply
-        </button>
-        <Link href={clearHref} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50">
-          Clear
-        </Link>
-      </div>
     </Form>
   );
 }

@@ -1,12 +1,16 @@
 "use client";
 
-import { type CellData, type ColumnDef, type RowData, type SortingState, useTable } from "@tanstack/react-table";
+import { type CellData, type ColumnDef, type RowData, type SortingState, type ColumnVisibilityState, useTable } from "@tanstack/react-table";
 import Link from "next/link";
 import { useMemo } from "react";
 import { type DataTableFeatures, dataTableFeatures } from "./features";
 import { hrefWith } from "./url";
 
 export type SortDir = "asc" | "desc";
+
+/** Row height: compact about 32 px, comfortable about 40 px; one line a row either way. */
+export type DataTableDensity = "compact" | "comfortable";
+
 
 /** The page's address now, without the leading "?": headers link to it with another sort. */
 export interface DataTableView {
@@ -29,6 +33,9 @@ export interface DataTableProps<TData extends RowData> {
   label: string;
   /** URL parameter names; a new sort goes back to the first page. */
   params?: { sort: string; dir: string; page: string };
+  /** Columns the person hid (id: false); the others show. */
+  columnVisibility?: ColumnVisibilityState;
+  density?: DataTableDensity;
 }
 
 const DEFAULT_PARAMS = { sort: "sort", dir: "dir", page: "page" };
@@ -37,7 +44,18 @@ const DEFAULT_PARAMS = { sort: "sort", dir: "dir", page: "page" };
  * A server-driven table: it renders the rows it is given and links. Sorting is a link per header to the same view in
  * the other order (first page), so every view can be shared and reloaded; nothing is sorted or paged in the browser.
  */
-export function DataTable<TData extends RowData>({ columns, data, getRowId, sort, view, renderedAt, label, params = DEFAULT_PARAMS }: DataTableProps<TData>) {
+export function DataTable<TData extends RowData>({
+  columns,
+  data,
+  getRowId,
+  sort,
+  view,
+  renderedAt,
+  label,
+  params = DEFAULT_PARAMS,
+  columnVisibility = NO_HIDDEN_COLUMNS,
+  density = "comfortable",
+}: DataTableProps<TData>) {
   const sorting = useMemo<SortingState>(() => (sort ? [{ id: sort.id, desc: sort.dir === "desc" }] : []), [sort]);
   const meta = useMemo(() => ({ renderedAt }), [renderedAt]);
   const table = useTable(
@@ -46,19 +64,21 @@ export function DataTable<TData extends RowData>({ columns, data, getRowId, sort
       columns,
       data,
       getRowId,
-      state: { sorting },
+      state: { sorting, columnVisibility },
       manualSorting: true,
       // A sorted column's next click flips it; there is always an order (the server's default when none is named).
       enableSortingRemoval: false,
       enableMultiSort: false,
       meta,
     },
-    (state) => ({ sorting: state.sorting }),
+    (state) => ({ sorting: state.sorting, columnVisibility: state.columnVisibility }),
   );
 
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="min-w-full text-left text-sm" aria-label={label}>
+      {/* Rows' and cells' styles (padding by density, the sticky column) are .data-table's in globals.css: one class
+          on the table rather than the same long list on each of a page's hundreds of cells. */}
+      <table className="data-table min-w-full text-left text-sm" aria-label={label} data-density={density}>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
@@ -71,7 +91,7 @@ export function DataTable<TData extends RowData>({ columns, data, getRowId, sort
                     key={header.id}
                     scope="col"
                     aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                    className={classes("whitespace-nowrap px-3 py-2", column.columnDef.meta?.headerClassName)}
+                    className={classes("whitespace-nowrap px-2 py-2", column.columnDef.meta?.sticky ? STICKY_HEADER : undefined, column.columnDef.meta?.headerClassName)}
                   >
                     {header.isPlaceholder ? null : column.getCanSort() ? (
                       <Link
@@ -93,9 +113,9 @@ export function DataTable<TData extends RowData>({ columns, data, getRowId, sort
         </thead>
         <tbody>
           {table.getRowModel().rows.map((row) => (
-            <tr key={row.id} className="border-b border-slate-100 align-top last:border-b-0 hover:bg-slate-50/60">
-              {row.getAllCells().map((cell) => (
-                <td key={cell.id} className={classes("px-3 py-2", cell.column.columnDef.meta?.cellClassName)}>
+            <tr key={row.id}>
+              {row.getVisibleCells().map((cell) => (
+                <td key={cell.id} className={classes(cell.column.columnDef.meta?.sticky ? "sticky-cell" : undefined, cell.column.columnDef.meta?.cellClassName) || undefined}>
                   <table.FlexRender cell={cell} />
                 </td>
               ))}
@@ -106,6 +126,12 @@ export function DataTable<TData extends RowData>({ columns, data, getRowId, sort
     </div>
   );
 }
+
+const NO_HIDDEN_COLUMNS: ColumnVisibilityState = {};
+
+// A sticky column keeps its own background (else the cells scrolling under it show through) and a hairline edge; its
+// cells' part is .data-table .sticky-cell in globals.css.
+const STICKY_HEADER = "sticky left-0 z-[1] bg-slate-50 shadow-[inset_-1px_0_0_var(--color-slate-200)]";
 
 const classes = (...names: (string | undefined)[]) => names.filter(Boolean).join(" ");
 

@@ -1,12 +1,17 @@
-import { createColumnHelper, metaHelper, type RowData, rowSortingFeature, tableFeatures } from "@tanstack/react-table";
+import { columnVisibilityFeature, createColumnHelper, metaHelper, type RowData, rowSortingFeature, tableFeatures } from "@tanstack/react-table";
 
 // The feature set every Linkdesk table shares. Sorting is registered for its state and header APIs only: rows arrive
 // sorted and paged from the server (manualSorting), and a header's click is a link to the URL of the other order.
+// Column visibility is each person's own (the table's view menu), remembered per staff member.
 
-/** Per column: classes for its header and cells (widths, alignment). */
+/** Per column: classes for its header and cells (widths, alignment), and its name in the view menu. */
 export interface DataTableColumnMeta {
   headerClassName?: string;
   cellClassName?: string;
+  /** The column's name where the header is not plain text. */
+  label?: string;
+  /** Stays in view while the table scrolls sideways (the column that names the row). */
+  sticky?: boolean;
 }
 
 /** Per table: the server's clock when the page rendered, so relative times read the same in the HTML and the browser. */
@@ -16,6 +21,7 @@ export interface DataTableMeta {
 
 export const dataTableFeatures = tableFeatures({
   rowSortingFeature,
+  columnVisibilityFeature,
   columnMeta: metaHelper<DataTableColumnMeta>(),
   tableMeta: metaHelper<DataTableMeta>(),
 });

@@ -12,6 +12,9 @@ export const STATE_COLORS: Record<LinkState, { bar: string; fill: string }> = {
   deleted: { bar: "bg-slate-400", fill: "fill-slate-400" },
 };
 
+/** Links listed but not read yet (no state): on top of the states, in the quietest grey. */
+export const NOT_READ_COLORS = { bar: "bg-slate-300", fill: "fill-slate-300" } as const;
+
 /** Bottom to top in the stacked chart: healthy at the base, problems on top where the eye lands. */
 export const STATE_STACK_ORDER: readonly LinkState[] = ["connected", "connecting", "awaiting_token_exchange", "deleted", "error"];
 

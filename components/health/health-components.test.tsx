@@ -5,7 +5,7 @@ import { parseLinkListParams } from "@/lib/links/query";
 import { BarList } from "./bar-list";
 import { InstitutionErrorsTable } from "./error-sources";
 import { linksHref } from "./links-href";
-import { niceCeiling, StackedAreaChart } from "./stacked-area-chart";
+import { ChartNumbers, niceCeiling, StackedAreaChart, valueAxis } from "./stacked-area-chart";
 import { errorCodesOverTime, statesOverTime } from "./trend-charts";
 import { WhoActsSplit } from "./who-acts";
 
@@ -70,26 +70,75 @@ describe("StackedAreaChart", () => {
       total: 10 + i,
       byState: { connected: 8, error: 2 + i },
       byErrorCode: { auth_expired: 1 + i, system_error: 1 },
+      source: i === 0 ? ("demo" as const) : ("sync" as const),
     })),
   };
+  const times = trend.points.map((p) => p.at.getTime());
 
   it("rounds the axis up to 1, 2 or 5 times a power of ten", () => {
     expect([0, 1, 7, 10, 11, 180, 4_900, 76_001].map(niceCeiling)).toEqual([1, 1, 10, 10, 20, 200, 5_000, 100_000]);
+    // About four round steps, up to the first at or above the largest value.
+    expect([12, 2_000, 2_100].map(valueAxis)).toEqual([
+      { top: 15, step: 5 },
+      { top: 2_000, step: 500 },
+      { top: 3_000, step: 1_000 },
+    ]);
   });
 
-  it("draws one area per series, described in words and given as a table", () => {
-    const html = renderToStaticMarkup(<StackedAreaChart title="Links by state" times={trend.points.map((p) => p.at)} series={statesOverTime(trend)} from={from} to={to} />);
+  it("draws one area per series, with axes in units, a legend of toggles, a keyboard surface, words and a table", () => {
+    const html = renderToStaticMarkup(
+      <StackedAreaChart title="Links by state" unit="links" times={times} series={statesOverTime(trend)} from={from.getTime()} to={to.getTime()} />,
+    );
     expect(html).toContain('role="img"');
     expect(html).toMatch(/<title id="[^"]+">Links by state<\/title>/);
     expect(html).toContain("Error 2 to 4");
     expect(html.match(/<path /g)).toHaveLength(5);
-    expect(html.match(/<tr>|<tr /g)).toHaveLength(4);
+    // The numbers are behind "Show the numbers", made when it opens: the table has a row a snapshot.
+    expect(html).toContain("Show the numbers");
+    expect(html).not.toContain("<table");
+    const numbers = renderToStaticMarkup(<ChartNumbers title="Links by state" times={times} series={statesOverTime(trend)} demoUntil={null} />);
+    expect(numbers.match(/<tr>|<tr /g)).toHaveLength(4);
+    // The value axis: its unit and round ticks up to the top (12 links at most: 0, 5, 10, 15).
+    expect(html).toMatch(/>Links<\/span>/);
+    for (const tick of ["0", "5", "10", "15"]) expect(html).toContain(`>${tick}</span>`);
+    expect(html).not.toContain(">20</span>");
+    expect(html).toContain("Date (UTC)");
+    expect(html).toContain(">11-17</span>");
+    // Each series is a toggle, on at first.
+    expect(html.match(/aria-pressed="true"/g)).toHaveLength(5);
+    expect(html).toMatch(/tabindex="0" role="group" aria-label="Links by state: 3 snapshots. Left and right arrow keys/);
+  });
+
+  it("counts the links not read yet on top of the states, and shades made-up demo history", () => {
+    const withUnread: HealthTrend = { ...trend, points: trend.points.map((p) => ({ ...p, total: p.total + 5 })) };
+    const series = statesOverTime(withUnread);
+    expect(series.at(-1)).toMatchObject({ key: "unread", label: "Not read yet", values: [5, 5, 5] });
+    const html = renderToStaticMarkup(
+      <StackedAreaChart title="t" unit="links" times={times} series={series} from={from.getTime()} to={to.getTime()} demoUntil={times[0]!} />,
+    );
+    expect(html).toContain("Demo history");
+    expect(renderToStaticMarkup(<ChartNumbers title="t" times={times} series={series} demoUntil={times[0]!} />)).toContain("(demo)");
   });
 
   it("says so when there are too few snapshots to draw", () => {
-    const html = renderToStaticMarkup(<StackedAreaChart title="t" times={[]} series={[]} from={from} to={to} />);
+    const html = renderToStaticMarkup(<StackedAreaChart title="t" unit="links" times={[]} series={[]} from={from.getTime()} to={to.getTime()} />);
     expect(html).toContain("No snapshots in this window yet");
     expect(html).not.toContain("<svg");
+  });
+
+  it("ranks a code by its peak, so an outage shows, and sums the rest under Other codes at the bottom", () => {
+    const codes = ["auth_expired", "invalid_credentials", "user_error", "incomplete", "no_accounts", "system_error"] as const;
+    const days = [0, 1, 2].map((i) => ({
+      at: new Date(from.getTime() + (i + 1) * DAY),
+      total: 100,
+      byState: {},
+      byErrorCode: { ...Object.fromEntries(codes.map((c) => [c, 10])), institution_error: i === 1 ? 40 : 1 },
+      source: "sync" as const,
+    }));
+    const series = errorCodesOverTime({ from, to, points: days });
+    expect(series[0]).toMatchObject({ key: "other", label: "Other codes" });
+    expect(series[1]).toMatchObject({ key: "institution_error", values: [1, 40, 1] });
+    expect(series).toHaveLength(6);
   });
 
   it("draws the error codes with most links, largest first", () => {

@@ -1,10 +1,13 @@
-/** A usage bar that reads without colour too: the text says how full it is, and "Near limit"/"Full" in words. */
+/**
+ * A usage bar that reads without colour too: the text beside it says how full it is, and "Near limit"/"Full" in
+ * words. One line, so a table of meters stays one line a row.
+ */
 export function UsageMeter({ used, limit, label }: { used: number; limit: number; label: string }) {
   const ratio = limit > 0 ? Math.min(1, used / limit) : 1;
   const level = ratio >= 1 ? "full" : ratio >= 0.8 ? "near" : "ok";
   const colour = level === "full" ? "bg-red-600" : level === "near" ? "bg-amber-500" : "bg-emerald-600";
   return (
-    <div className="min-w-40">
+    <div className="flex min-w-48 items-center gap-2 whitespace-nowrap">
       <div
         role="meter"
         aria-label={label}
@@ -12,11 +15,11 @@ export function UsageMeter({ used, limit, label }: { used: number; limit: number
         aria-valuemax={limit}
         aria-valuenow={used}
         aria-valuetext={`${used} of ${limit} used`}
-        className="h-2 w-full overflow-hidden rounded bg-slate-200"
+        className="h-2 w-24 shrink-0 overflow-hidden rounded bg-slate-200"
       >
         <div className={`h-full ${colour}`} style={{ width: `${Math.round(ratio * 100)}%` }} />
       </div>
-      <div className="mt-0.5 text-xs text-slate-600">
+      <div className="text-xs text-slate-600">
         {used} / {limit} used
         {level === "full" ? <span className="ml-1 font-semibold text-red-700">Full</span> : null}
         {level === "near" ? <span className="ml-1 font-semibold text-amber-800">Near limit</span> : null}

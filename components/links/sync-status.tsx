@@ -1,46 +1,66 @@
+import { count } from "drizzle-orm";
 import { describeDuration } from "@/lib/budget/headroom";
 import { getDb } from "@/lib/db/client";
+import { links } from "@/lib/db/schema";
 import { getSyncStatus } from "@/lib/sync/status";
 import type { SyncStatus as SyncStatusData } from "@/lib/sync/types";
 import { formatCount, timeAgo } from "@/components/health/format";
 
+/** How many links the read model holds, and how many of them were listed but never read (no state yet). */
+export interface ReadModelCounts {
+  total: number;
+  unread: number;
+}
+
 /**
- * How fresh the links read model is, and the sync's progress while it runs: "Synced 2 min ago · 1,234 / 2,000 links,
- * about 3 min left", with a progress bar during a run. Reads the status itself; pass `status` to show one already read.
+ * How fresh the links read model is, and the sync's progress while it runs: "Synced 2 min ago · 1,013 of 1,937 links
+ * read, 924 not read yet, about 3 min left", with a progress bar during a run. The counts of links read and not read
+ * come from the read model itself, the same numbers the page shows beside it (pass `readModel` when the page has
+ * already counted, so both come from one query); the run's own progress gives the time left.
  */
-export async function SyncStatus({ status }: { status?: SyncStatusData }) {
-  const shown = status ?? (await getSyncStatus((await getDb()).db));
-  return <SyncStatusLine status={shown} />;
+export async function SyncStatus({ status, readModel }: { status?: SyncStatusData; readModel?: ReadModelCounts }) {
+  const { db } = await getDb();
+  const [shown, counts] = await Promise.all([status ?? getSyncStatus(db), readModel ?? countReadModel()]);
+  return <SyncStatusLine status={shown} readModel={counts} />;
+
+  async function countReadModel(): Promise<ReadModelCounts> {
+    const [row] = await db.select({ total: count(), read: count(links.state) }).from(links);
+    return { total: row?.total ?? 0, unread: (row?.total ?? 0) - (row?.read ?? 0) };
+  }
 }
 
 /** The status as given, for pages that read it along with other data. `now` is for tests and stories. */
-export function SyncStatusLine({ status, now }: { status: SyncStatusData; now?: Date }) {
+export function SyncStatusLine({ status, readModel, now }: { status: SyncStatusData; readModel: ReadModelCounts; now?: Date }) {
   const synced = status.runFinishedAt ? `Synced ${timeAgo(status.runFinishedAt, now)}` : "Not synced yet";
   const reading = status.phase === "details" && status.total > 0;
+  const read = readModel.total - readModel.unread;
+  const left = status.running && reading && status.etaSeconds ? `, ${describeDuration(status.etaSeconds)} left` : "";
+  // While links are still unread, progress is the read model's: read of all, and the same "not read yet" as the page.
+  const firstRead = readModel.unread > 0 ? `${formatCount(read)} of ${formatCount(readModel.total)} links read, ${formatCount(readModel.unread)} not read yet` : null;
   let progress: string | null = null;
   if (status.running && status.phase === "listing") progress = `listing links (${formatCount(status.done)} so far)`;
-  else if (status.running && reading) {
-    progress = `${formatCount(status.done)} / ${formatCount(status.total)} links${status.etaSeconds ? `, ${describeDuration(status.etaSeconds)} left` : ""}`;
-  } else if (!status.running && status.phase !== "idle") {
-    progress = `paused at ${reading ? `${formatCount(status.done)} / ${formatCount(status.total)} links` : "listing"}, resumes shortly`;
-  } else if (status.requestedAt) progress = "refresh of all links requested";
+  else if (status.running && reading) progress = `${firstRead ?? `refreshing ${formatCount(status.done)} / ${formatCount(status.total)} links`}${left}`;
+  else if (!status.running && status.phase !== "idle") progress = `${firstRead ?? `paused at ${reading ? `${formatCount(status.done)} / ${formatCount(status.total)} links` : "listing"}`}, resumes shortly`;
+  else if (status.requestedAt) progress = "refresh of all links requested";
+  else if (firstRead) progress = firstRead;
 
+  const bar = firstRead ? { value: read, max: readModel.total } : { value: status.done, max: status.total };
   return (
     <div className="space-y-1 text-sm text-slate-600" data-testid="sync-status">
       <p role="status">
         {synced}
         {progress ? ` · ${progress}` : ""}
       </p>
-      {status.running && reading ? (
+      {status.running && reading && bar.max > 0 ? (
         <div
           role="progressbar"
           aria-label="Links sync progress"
           aria-valuemin={0}
-          aria-valuemax={status.total}
-          aria-valuenow={status.done}
+          aria-valuemax={bar.max}
+          aria-valuenow={bar.value}
           className="h-1.5 w-full max-w-sm overflow-hidden rounded bg-slate-200"
         >
-          <div className="h-full bg-indigo-600" style={{ width: `${Math.min(100, Math.round((status.done / status.total) * 100))}%` }} />
+          <div className="h-full bg-indigo-600" style={{ width: `${Math.min(100, Math.round((bar.value / bar.max) * 100))}%` }} />
         </div>
       ) : null}
       {status.lastError ? <p className="text-xs text-amber-800">Last problem: {status.lastError}</p> : null}

@@ -2,6 +2,7 @@ import { Suspense } from "react";
 import { signOutAction } from "@/lib/actions/auth";
 import type { SignedInStaff } from "@/lib/auth/credentials";
 import { ROLE_LABELS } from "@/lib/auth/roles";
+import { UserMenu } from "./user-menu";
 import { UpstreamReachability, UpstreamReachabilityPending, UpstreamTarget } from "./upstream-indicator";
 
 export function Header({ staff }: { staff: SignedInStaff }) {
@@ -15,10 +16,7 @@ export function Header({ staff }: { staff: SignedInStaff }) {
         </Suspense>
       </div>
       <div className="flex items-center gap-3 text-sm">
-        <span className="text-slate-700" data-testid="signed-in-as">
-          {staff.name ?? staff.email}{" "}
-          <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">{ROLE_LABELS[staff.role]}</span>
-        </span>
+        <UserMenu name={staff.name ?? staff.email} roleLabel={ROLE_LABELS[staff.role]} />
         <form action={signOutAction}>
           <button type="submit" className="rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 hover:bg-slate-50">
             Sign out

@@ -57,8 +57,9 @@ export function StaffRowActions({ account }: { account: StaffRowAccount }) {
 
   const roleSelectId = `role-${account.id}`;
   return (
-    <div className="space-y-2">
-      <div className="flex flex-wrap items-center gap-2">
+    // relative: the select's visually hidden label stays inside the scrolling table instead of widening the page.
+    <div className="relative space-y-2">
+      <div className="flex items-center gap-2">
         <label htmlFor={roleSelectId} className="sr-only">
           Role for {account.email}
         </label>

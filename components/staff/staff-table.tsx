@@ -44,13 +44,14 @@ export function StaffTable({ accounts, currentStaffId }: { accounts: StaffListin
           {accounts.map((account) => {
             const isSelf = account.id === currentStaffId;
             return (
-              <tr key={account.id} className={account.disabledAt ? "bg-slate-50 text-slate-500" : undefined}>
+              // One line a row: the table scrolls sideways on a small screen rather than wrapping addresses and buttons.
+              <tr key={account.id} className={`whitespace-nowrap ${account.disabledAt ? "bg-slate-50 text-slate-500" : ""}`}>
                 <th scope="row" className="px-3 py-2 text-left font-medium text-slate-900">
                   <span className="mr-1.5">{account.email}</span>
                   {isSelf ? <Tag tone="indigo">You</Tag> : null}
                   {isDemoEmail(account.email) ? <Tag tone="amber">Demo</Tag> : null}
                 </th>
-                <td className="px-3 py-2">{account.name ?? <span className="text-slate-400">—</span>}</td>
+                <td className="px-3 py-2">{account.name ?? <span className="text-slate-500">—</span>}</td>
                 <td className="px-3 py-2">{ROLE_LABELS[account.role]}</td>
                 <td className="px-3 py-2">{SIGN_IN_METHOD_LABELS[account.authSource]}</td>
                 <td className="px-3 py-2">

@@ -1,20 +1,27 @@
 "use server";
 
 import { randomUUID } from "node:crypto";
-import { AuthError } from "next-auth";
+import type { AuthError } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { eq } from "drizzle-orm";
 import { appendAudit } from "../audit/append";
 import { getDb } from "../db/client";
 import { staff as staffTable } from "../db/schema";
-import { clientAddress, currentStaff, signIn, signOut } from "../auth";
+import { clientAddress, sessionAccount, signIn, signOut, ssoProvider } from "../auth";
 import { safeCallbackPath, signInSchema } from "../schemas/auth";
+
+/** Auth.js's errors carry their `type` ("CredentialsSignin"): recognised by it, as instanceof fails across server chunks. */
+function isAuthJsError(error: unknown): error is AuthError {
+  return error instanceof Error && typeof (error as { type?: unknown }).type === "string";
+}
 
 export type SignInState = { error?: string; fieldErrors?: Partial<Record<"email" | "password", string[]>> } | undefined;
 
 /** Password sign-in. Says only "wrong email or password", never which, and how long a lock lasts. */
 export async function signInAction(_previous: SignInState, formData: FormData): Promise<SignInState> {
+  // A direct POST can send anything: only a form's fields are read.
+  if (!(formData instanceof FormData)) return { error: "Send the email and password as form fields." };
   const parsed = signInSchema.safeParse(Object.fromEntries(formData));
   if (!parsed.success) {
     const fieldErrors = parsed.error.flatten().fieldErrors;
@@ -23,7 +30,7 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
   try {
     await signIn("credentials", { email: parsed.data.email, password: parsed.data.password, redirect: false });
   } catch (error) {
-    if (error instanceof AuthError) {
+    if (isAuthJsError(error)) {
       const code = (error as AuthError & { code?: string }).code ?? "";
       if (code.startsWith("locked:")) {
         const minutes = Math.max(1, Math.ceil((Number(code.slice(7)) - Date.now()) / 60_000));
@@ -36,8 +43,19 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
   redirect(safeCallbackPath(parsed.data.callbackUrl));
 }
 
+/**
+ * Single sign-on through the company identity provider, then back to `callbackUrl` (a path on Linkdesk, checked). Does
+ * nothing when no identity provider is configured.
+ */
+export async function signInWithSso(callbackUrl: unknown): Promise<void> {
+  const sso = ssoProvider();
+  if (!sso) return;
+  await signIn(sso.id, { redirectTo: safeCallbackPath(typeof callbackUrl === "string" ? callbackUrl : undefined) });
+}
+
 export async function signOutAction(): Promise<void> {
-  const staff = await currentStaff();
+  // Anyone with a session, one who has not yet replaced a one-time password included.
+  const staff = await sessionAccount();
   if (staff) {
     // Ends every session of this person on the server; clearing the cookie alone could be undone by a response in flight.
     const { db } = await getDb();

@@ -4,9 +4,10 @@ import { createSafeActionClient } from "next-safe-action";
 import { headers } from "next/headers";
 import { z } from "zod";
 import { type AuditRecord, appendAudit } from "../audit/append";
-import { AUDIT_ACTION_KEYS } from "../audit/actions";
-import { BudgetExceeded, BudgetUnavailable, describeScope, secondsUntil } from "../budget/budget";
-import { clientAddress, currentStaff } from "../auth";
+import { AUDIT_ACTION_KEYS, isPersonalAction, PERSONAL_ACTION_KEYS } from "../audit/actions";
+import { describeScope, isBudgetExceeded, isBudgetUnavailable, secondsUntil } from "../budget/budget";
+import { brandError, hasErrorBrand } from "../error-brand";
+import { clientAddress, sessionAccount } from "../auth";
 import { databaseErrorOf } from "../db/errors";
 import { PERMISSION_LABELS, PERMISSIONS, ROLE_LABELS, can } from "../auth/roles";
 import { logger } from "../logger";
@@ -18,10 +19,19 @@ import { describeUpstreamError, isUpstreamError } from "../upstream/errors";
 
 /** A refusal whose message is safe and useful to show (no secrets, no internals). */
 export class ActionRefused extends Error {
+  /** Its message is meant for the person (the action client hands it over as is). */
+  readonly safeMessage = true;
+
   constructor(message: string) {
     super(message);
     this.name = "ActionRefused";
+    brandError(this, "ActionRefused");
   }
+}
+
+/** Whether `error` is an ActionRefused, whichever server chunk's copy of the class made it (never use instanceof). */
+export function isActionRefused(error: unknown): error is ActionRefused {
+  return hasErrorBrand(error, "ActionRefused");
 }
 
 /** What an action body adds to its audit row through `ctx.note`. */
@@ -33,7 +43,7 @@ export type AuditNote = Partial<
 };
 
 const metadataSchema = z.object({
-  action: z.enum(AUDIT_ACTION_KEYS),
+  action: z.enum([...AUDIT_ACTION_KEYS, ...PERSONAL_ACTION_KEYS]),
   permission: z.enum(Object.keys(PERMISSIONS) as [keyof typeof PERMISSIONS, ...(keyof typeof PERMISSIONS)[]]),
 });
 
@@ -43,16 +53,16 @@ export const actionClient = createSafeActionClient({
   handleServerError(error, { ctx }) {
     const context = ctx as { correlationId?: string; note?: (n: AuditNote) => void } | undefined;
     const reference = context?.correlationId;
-    if (error instanceof ActionRefused) {
+    if (isActionRefused(error)) {
       context?.note?.({ refused: true });
       return error.message;
     }
-    if (error instanceof BudgetExceeded) {
+    if (isBudgetExceeded(error)) {
       // Nothing was sent: the rate budget refused the call before it reached the upstream.
       context?.note?.({ refused: true });
       return `Not sent: Linkdesk's share of the upstream's rate limit (${describeScope(error.blockedBy)}) is used up. Next slot in ${secondsUntil(error.nextSlotAt)} s.`;
     }
-    if (error instanceof BudgetUnavailable) return error.message;
+    if (isBudgetUnavailable(error)) return error.message;
     if (isUpstreamError(error)) {
       const { title, detail } = describeUpstreamError(error);
       return `${title}. ${detail}`;
@@ -64,14 +74,29 @@ export const actionClient = createSafeActionClient({
   },
 }).use(async ({ next, metadata, clientInput }) => {
   const correlationId = randomUUID();
-  const staff = await currentStaff();
+  const account = await sessionAccount();
   const ip = clientAddress(await headers());
-  if (!staff) {
+  if (!account) {
     // Nobody identified: nothing to attribute, so no audit row (anonymous traffic must not flood the trail).
     throw new ActionRefused("Your session has ended. Sign in again to continue.");
   }
+  const staff = { id: account.id, email: account.email, name: account.name, role: account.role };
+  const { action } = metadata;
+  if (isPersonalAction(action)) {
+    // The person's own settings: session and permission checked, nothing audited (see PERSONAL_ACTIONS).
+    if (account.passwordChangeRequired) throw new ActionRefused("Choose your own password first: the one you were given serves only to sign in and do that.");
+    if (!can(staff.role, metadata.permission)) throw new ActionRefused(`Your role (${ROLE_LABELS[staff.role]}) may not ${PERMISSION_LABELS[metadata.permission]}.`);
+    const unrecorded: (more: AuditNote) => void = () => undefined;
+    return next({ ctx: { staff, correlationId, note: unrecorded } });
+  }
   const actor = { id: staff.id, email: staff.email, role: staff.role };
-  const base: Pick<AuditRecord, "actor" | "action" | "correlationId" | "ip"> = { actor, action: metadata.action, correlationId, ip };
+  const base: Pick<AuditRecord, "actor" | "action" | "correlationId" | "ip"> = { actor, action, correlationId, ip };
+
+  // Signed in with a one-time password: choosing one's own is the only thing allowed, by a click or a direct POST.
+  if (account.passwordChangeRequired && action !== "auth.change_password") {
+    await appendAudit({ ...base, outcome: "refused", input: { reason: "one-time password not yet replaced", fields: inputKeys(clientInput) } });
+    throw new ActionRefused("Choose your own password first: the one you were given serves only to sign in and do that.");
+  }
 
   if (!can(staff.role, metadata.permission)) {
     await appendAudit({ ...base, outcome: "refused", input: { reason: `role ${staff.role} lacks ${metadata.permission}`, fields: inputKeys(clientInput) } });

@@ -11,7 +11,10 @@ import { ActionRefused, actionClient } from "./safe-action";
 const adminAction = (action: "staff.add" | "staff.change_role" | "staff.disable" | "staff.enable" | "staff.reset_password") =>
   actionClient.metadata({ action, permission: "manageStaff" });
 
-/** Creates a password account and returns its one-time password (shown once, never stored in clear). */
+/**
+ * Creates a password account and returns its one-time password (shown once, never stored in clear): it serves to sign
+ * in once and choose one's own.
+ */
 export const addStaff = adminAction("staff.add")
   .inputSchema(addStaffSchema)
   .action(async ({ parsedInput, ctx }) => {
@@ -19,7 +22,13 @@ export const addStaff = adminAction("staff.add")
     const password = generatePassword();
     const [row] = await db
       .insert(staff)
-      .values({ email: parsedInput.email, name: parsedInput.name || null, role: parsedInput.role, passwordHash: await hashPassword(password) })
+      .values({
+        email: parsedInput.email,
+        name: parsedInput.name || null,
+        role: parsedInput.role,
+        passwordHash: await hashPassword(password),
+        passwordChangeRequired: true,
+      })
       .onConflictDoNothing()
       .returning({ id: staff.id });
     ctx.note({ targetType: "staff", targetId: row?.id, input: { email: parsedInput.email, role: parsedInput.role } });
@@ -79,6 +88,10 @@ export const resetStaffPassword = adminAction("staff.reset_password")
     ctx.note({ targetType: "staff", targetId: row.id });
     if (row.authSource !== "password") throw new ActionRefused("This account signs in through the company identity provider.");
     const password = generatePassword();
-    await db.update(staff).set({ passwordHash: await hashPassword(password) }).where(eq(staff.id, row.id));
+    // The reset password serves once too; sessions opened with the old one end.
+    await db
+      .update(staff)
+      .set({ passwordHash: await hashPassword(password), passwordChangeRequired: true, sessionsValidAfter: new Date() })
+      .where(eq(staff.id, row.id));
     return { id: row.id, email: row.email, password };
   });

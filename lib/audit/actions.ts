@@ -2,9 +2,16 @@
 export const AUDIT_ACTIONS = {
   "auth.sign_in": "Sign-in",
   "auth.sign_out": "Sign-out",
+  "auth.change_password": "Password change",
   "transaction.correct": "Category correction",
   "transaction.correct_bulk": "Bulk category correction",
   "transaction.undo_correction": "Undo correction",
+  "job.pause": "Job paused",
+  "job.resume": "Job resumed",
+  "job.cancel": "Job cancelled",
+  "job.retry": "Job failures retried",
+  "job.undo": "Job undone",
+  "link.import_file": "Import of a file (plan or start)",
   "link.import": "Link import",
   "link.import_batch": "Import batch",
   "link.exchange_token": "Token exchange",
@@ -20,6 +27,20 @@ export const AUDIT_ACTIONS = {
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 export const AUDIT_ACTION_KEYS = Object.keys(AUDIT_ACTIONS) as [AuditAction, ...AuditAction[]];
+
+/**
+ * Actions on a person's own settings (which columns they see, how dense a table is). They change nothing Linkdesk
+ * operates on, for anyone else, so they leave no row in the audit trail (a trail of column toggles would bury the
+ * changes people look for there). The action client still checks the session and validates the input.
+ */
+export const PERSONAL_ACTIONS = {
+  "preferences.table_view": "Table columns and density",
+} as const;
+
+export type PersonalAction = keyof typeof PERSONAL_ACTIONS;
+export const PERSONAL_ACTION_KEYS = Object.keys(PERSONAL_ACTIONS) as [PersonalAction, ...PersonalAction[]];
+
+export const isPersonalAction = (action: string): action is PersonalAction => action in PERSONAL_ACTIONS;
 
 export const AUDIT_OUTCOME_LABELS = {
   ok: "Done",

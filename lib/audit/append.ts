@@ -71,16 +71,13 @@ export async function appendAudit(record: AuditRecord, db?: Db): Promise<void> {
     targetType: record.targetType ?? null,
     targetId: record.targetId ?? null,
     linkId: record.linkId ?? null,
-    // jsonb travels as its JSON text through a placeholder.
-    input: json(record.input),
-    before: json(record.before),
-    after: json(record.after),
+    // drizzle encodes jsonb placeholders itself: a value stringified here would be stored as one JSON string, which
+    // SQL (input ->> 'job') cannot look into.
+    input: record.input ?? null,
+    before: record.before ?? null,
+    after: record.after ?? null,
     upstreamStatus: record.upstreamStatus ?? null,
     upstreamErrorCode: record.upstreamErrorCode ?? null,
     ip: record.ip ?? null,
   });
-}
-
-function json(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { csvRecord } from "../http/csv";
 import { and, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
@@ -64,6 +65,8 @@ export const auditFilterFields = z.object({
     .max(200, "too long")
     .regex(/^[\x21-\x7e]+$/, "not a link id"),
   outcome: z.enum(auditOutcomes, { error: "not a known outcome" }),
+  /** One call's row(s): the id a job item, a log line or a correction's answer names. */
+  correlation: z.uuid({ error: "not a correlation id" }),
   /** Inclusive: from the start of that day, or from that instant. */
   from: timeText.transform((text) => ({ text, at: new Date(text) })),
   /** Inclusive: to the end of that day, or to that instant. Kept as the exclusive bound `before`. */
@@ -102,7 +105,6 @@ export function parseAuditFilters(params: RawParams | URLSearchParams): { filter
   return auditFiltersSchema.parse(params instanceof URLSearchParams ? searchParamsToRecord(params) : params);
 }
 
-
 /** The filters back to URL parameters, in a fixed order; the cursor only when asked for (the next page's link). */
 export function auditFiltersToSearchParams(filters: AuditFilters, cursor?: AuditCursor | null): URLSearchParams {
   const params = new URLSearchParams();
@@ -110,6 +112,7 @@ export function auditFiltersToSearchParams(filters: AuditFilters, cursor?: Audit
   if (filters.action) params.set("action", filters.action);
   if (filters.link) params.set("link", filters.link);
   if (filters.outcome) params.set("outcome", filters.outcome);
+  if (filters.correlation) params.set("correlation", filters.correlation);
   if (filters.from) params.set("from", filters.from.text);
   if (filters.to) params.set("to", filters.to.text);
   if (cursor) params.set("cursor", encodeAuditCursor(cursor));
@@ -122,6 +125,7 @@ function filterConditions(filters: AuditFilters): SQL | undefined {
   if (filters.action) conditions.push(eq(auditLog.action, filters.action));
   if (filters.link) conditions.push(eq(auditLog.linkId, filters.link));
   if (filters.outcome) conditions.push(eq(auditLog.outcome, filters.outcome));
+  if (filters.correlation) conditions.push(eq(auditLog.correlationId, filters.correlation));
   if (filters.from) conditions.push(gte(auditLog.at, filters.from.at));
   if (filters.to) conditions.push(lt(auditLog.at, filters.to.before));
   return and(...conditions);
@@ -173,20 +177,6 @@ const CSV_COLUMNS: readonly [string, (row: AuditEntry) => string | number | null
 export const AUDIT_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);
 
 const jsonText = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-
-/**
- * One CSV field. Spreadsheets run a cell that starts with = + - @ (or a tab or CR before one) as a formula, and audit
- * cells hold text from users and the upstream: such a cell gets a leading apostrophe (OWASP's advice). Then RFC 4180
- * quoting for commas, quotes and line breaks.
- */
-export function csvField(value: string | number | null): string {
-  if (value === null) return "";
-  let text = String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-const csvRecord = (fields: (string | number | null)[]) => `${fields.map(csvField).join(",")}\r\n`;
 
 /**
  * The whole filtered view as CSV text chunks (header first, then one chunk per batch), newest first like the page.

@@ -1,4 +1,6 @@
 import type { NextAuthConfig } from "next-auth";
+import { logger } from "../logger";
+import { authLogger } from "./auth-logger";
 
 // The part of the Auth.js configuration that needs no database, shared by the proxy and the full setup in index.ts.
 // Sessions are encrypted JWT cookies holding only the staff id and the sign-in time; the role is read from the
@@ -10,6 +12,8 @@ export function authConfig(opts: { secret: string; maxAgeHours: number }): NextA
   return {
     secret: opts.secret,
     trustHost: true,
+    // Through the app's log, at each event's level: a wrong password is info, not an error on stderr.
+    logger: authLogger(() => logger()),
     pages: { signIn: "/sign-in", error: "/sign-in" },
     session: { strategy: "jwt", maxAge },
     providers: [],

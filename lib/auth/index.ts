@@ -7,8 +7,9 @@ import { headers } from "next/headers";
 import { cache } from "react";
 import { appendAudit } from "../audit/append";
 import { getDb } from "../db/client";
-import { staff } from "../db/schema";
+import { type AuthSource, staff } from "../db/schema";
 import { type Env, getEnv } from "../env";
+import { clientAddressOf } from "../http/client-address";
 import { signInSchema } from "../schemas/auth";
 import { authConfig } from "./config";
 import { type SignedInStaff, verifyCredentials } from "./credentials";
@@ -23,8 +24,12 @@ export class SignInRefused extends CredentialsSignin {
   }
 }
 
-export function clientAddress(h: Headers): string | null {
-  return h.get("x-forwarded-for")?.split(",")[0]?.trim() || h.get("x-real-ip") || null;
+/**
+ * The client's address for the sign-in throttle and the audit trail: the connection's, or the one our own reverse
+ * proxies vouch for (TRUSTED_PROXY_HOPS). proxy.ts rewrites the forwarding headers before this reads them.
+ */
+export function clientAddress(h: Pick<Headers, "get">): string | null {
+  return clientAddressOf(h);
 }
 
 const oidcEnabled = (env: Env) => Boolean(env.AUTH_OIDC_ISSUER && env.AUTH_OIDC_CLIENT_ID && env.AUTH_OIDC_CLIENT_SECRET);
@@ -102,11 +107,19 @@ export function ssoProvider(): { id: string; name: string } | null {
   return oidcEnabled(env) ? { id: "oidc", name: env.AUTH_OIDC_NAME } : null;
 }
 
+/** The account behind a valid session, with what the account pages need beyond who and which role. */
+export interface SessionAccount extends SignedInStaff {
+  authSource: AuthSource;
+  /** Signed in with a password someone else set: only choosing one's own is allowed until then. */
+  passwordChangeRequired: boolean;
+}
+
 /**
- * The signed-in staff member with the role the database holds now, or null. Disabled accounts count as signed out.
- * Cached per request.
+ * The account of the session as the database holds it now, or null. Disabled accounts and ended sessions count as
+ * signed out. Includes an account that must set its own password first: only the password pages (and the action that
+ * changes it) use this; everything else uses currentStaff. Cached per request.
  */
-export const currentStaff = cache(async (): Promise<SignedInStaff | null> => {
+export const sessionAccount = cache(async (): Promise<SessionAccount | null> => {
   const session = (await auth()) as (Session & { signedInAt?: number }) | null;
   const id = session?.user?.id;
   if (!id) return null;
@@ -115,5 +128,23 @@ export const currentStaff = cache(async (): Promise<SignedInStaff | null> => {
   if (!row || row.disabledAt !== null || !isRole(row.role)) return null;
   // A session older than the account's last sign-out is over, even if a late response re-set its cookie.
   if (row.sessionsValidAfter && (session?.signedInAt ?? 0) <= row.sessionsValidAfter.getTime()) return null;
-  return { id: row.id, email: row.email, name: row.name, role: row.role };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    authSource: row.authSource,
+    passwordChangeRequired: row.passwordChangeRequired,
+  };
+});
+
+/**
+ * The signed-in staff member with the role the database holds now, or null. Disabled accounts count as signed out,
+ * and so does a person who has not yet replaced a one-time password: every page, route and action that asks gets
+ * nobody, so nothing is reachable until they have chosen their own. Cached per request.
+ */
+export const currentStaff = cache(async (): Promise<SignedInStaff | null> => {
+  const account = await sessionAccount();
+  if (!account || account.passwordChangeRequired) return null;
+  return { id: account.id, email: account.email, name: account.name, role: account.role };
 });

@@ -5,10 +5,10 @@ describe("roles", () => {
   it("grants each role what its job needs, cumulatively", () => {
     const table = Object.fromEntries(ROLES.map((role) => [role, Object.keys(PERMISSIONS).filter((p) => can(role, p as never))]));
     expect(table).toEqual({
-      viewer: ["read"],
-      support: ["read", "correct", "refreshAll"],
-      ops: ["read", "correct", "refreshAll", "import", "exchange"],
-      admin: ["read", "correct", "refreshAll", "import", "exchange", "manageStaff"],
+      viewer: ["read", "ownAccount"],
+      support: ["read", "correct", "refreshAll", "ownAccount"],
+      ops: ["read", "correct", "refreshAll", "import", "exchange", "ownAccount"],
+      admin: ["read", "correct", "refreshAll", "import", "exchange", "manageStaff", "ownAccount"],
     });
   });
 

@@ -26,6 +26,8 @@ export const PERMISSIONS = {
   import: ["ops", "admin"],
   exchange: ["ops", "admin"],
   manageStaff: ["admin"],
+  /** Everyone signed in manages their own account (their password). */
+  ownAccount: ["viewer", "support", "ops", "admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -37,6 +39,7 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   import: "import links",
   exchange: "exchange tokens",
   manageStaff: "manage staff accounts",
+  ownAccount: "change their own password",
 };
 
 export function isRole(value: unknown): value is Role {

@@ -37,4 +37,4 @@ export const budgetGate: CallGate = {
   rateLimited: async (endpoint, scopes, retryAt, header) => (await getBudget()).rateLimited(endpoint, scopes, retryAt, header),
 };
 
-export { BudgetExceeded, BudgetUnavailable, describeScope, secondsUntil } from "./budget";
+export { BudgetExceeded, BudgetUnavailable, describeScope, isBudgetExceeded, isBudgetUnavailable, secondsUntil } from "./budget";

@@ -66,11 +66,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryBudge
   if (journal) mkdirSync(path.dirname(journal), { recursive: true });
 
   // Replay the journal: reservations still inside their window count again, placed on this process's clock by their
-  // age (wall clock: the only clock two processes share).
-  if (journal && existsSync(journal)) {
+  // age (wall clock: the only clock two processes share). The path is run-time data (LINKDESK_DATA_DIR), not a file of
+  // the build: turbopackIgnore keeps Turbopack from tracing the whole project into the server output for it.
+  if (journal && existsSync(/*turbopackIgnore: true*/ journal)) {
     const at = now();
     const wall = Date.now();
-    const lines = readFileSync(journal, "utf8").split("\n");
+    const lines = readFileSync(/*turbopackIgnore: true*/ journal, "utf8").split("\n");
     const replayed: { line: JournalLine; time: number }[] = [];
     for (const text of lines) {
       if (!text) continue;

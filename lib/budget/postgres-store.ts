@@ -1,7 +1,7 @@
 import "server-only";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { BudgetUnavailableError } from "./errors";
+import { BudgetUnavailableError, isBudgetUnavailable } from "./errors";
 import { distinctKeys, keyString, parseKey } from "./keys";
 import type { BudgetKey, BudgetStore, BudgetUsage, RateLimitEvent, ReserveResult } from "./types";
 
@@ -58,7 +58,7 @@ export function createPostgresStore(db: Db, options: PostgresStoreOptions = {}):
       const result = await Promise.race([db.execute(statement), timeout]);
       return result.rows as T[];
     } catch (error) {
-      if (error instanceof BudgetUnavailableError) throw error;
+      if (isBudgetUnavailable(error)) throw error;
       throw new BudgetUnavailableError({ cause: error });
     } finally {
       clearTimeout(timer);

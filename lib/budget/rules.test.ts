@@ -67,6 +67,20 @@ describe("budget rules", () => {
     expect(keysFor("GET /nowhere", all, full)).toEqual([]);
   });
 
+  it("budgets the account and institution reads the dashboard makes, as the spec's table limits them", () => {
+    const link = { ...ids, linkId: "mk_1" };
+    expect(keysFor("GET /links/{id}/accounts", link, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([
+      ["link", 30, 15],
+      ["app", 600, 300],
+    ]);
+    expect(keysFor("GET /links/{id}/accounts/{account_id}", link, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([
+      ["link", 30, 15],
+      ["app", 600, 300],
+    ]);
+    expect(keysFor("GET /institutions", ids, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([["app", 30, 15]]);
+    expect(keysFor("GET /institutions/{institution_id}", ids, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([["app", 400, 200]]);
+  });
+
   it("allows one refresh per product and link per refresh interval", () => {
     const keys = refreshKeysFor("mk_1", ["accounts", "transactions", "accounts"]);
     expect(keys).toEqual([

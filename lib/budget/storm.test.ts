@@ -3,9 +3,9 @@ import { createSandbox } from "../../sandbox/server";
 import { type Database, createDatabase } from "../db/client";
 import { withTestDatabases } from "../db/test-databases";
 import { UpstreamClient } from "../upstream/client";
-import { UpstreamError } from "../upstream/errors";
+import { isUpstreamError } from "../upstream/errors";
 import { UpstreamApi } from "../upstream/index";
-import { Budget, BudgetExceeded } from "./budget";
+import { Budget, isBudgetExceeded } from "./budget";
 import { createPostgresStore } from "./postgres-store";
 
 // Two dashboard instances on one database fire 300 concurrent corrections at one link of a sandbox that enforces
@@ -60,8 +60,8 @@ describe.each(databases)("two instances sharing $kind", (target) => {
           .then(
             () => ({ kind: "done" as const }),
             (error: unknown) => {
-              if (error instanceof BudgetExceeded) return { kind: "refused" as const, nextSlotAt: error.nextSlotAt };
-              if (error instanceof UpstreamError) return { kind: "upstream" as const, status: error.status };
+              if (isBudgetExceeded(error)) return { kind: "refused" as const, nextSlotAt: error.nextSlotAt };
+              if (isUpstreamError(error)) return { kind: "upstream" as const, status: error.status };
               throw error;
             },
           ),

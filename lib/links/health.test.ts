@@ -241,8 +241,8 @@ describe.each(databases)("$kind", (target) => {
       expect(trend.from).toEqual(new Date(NOW.getTime() - 30 * DAY_MS));
       expect(trend.to).toEqual(NOW);
       expect(trend.points).toEqual([
-        { at: new Date(NOW.getTime() - 20 * DAY_MS), total: 6, byState: { connected: 3, error: 3 }, byErrorCode: { auth_expired: 3 } },
-        { at: new Date(NOW.getTime() - 2 * DAY_MS), total: 7, byState: { connected: 5, error: 2 }, byErrorCode: { auth_expired: 2 } },
+        { at: new Date(NOW.getTime() - 20 * DAY_MS), total: 6, byState: { connected: 3, error: 3 }, byErrorCode: { auth_expired: 3 }, source: "sync" },
+        { at: new Date(NOW.getTime() - 2 * DAY_MS), total: 7, byState: { connected: 5, error: 2 }, byErrorCode: { auth_expired: 2 }, source: "sync" },
       ]);
     });
 
@@ -267,7 +267,7 @@ describe.each(databases)("$kind", (target) => {
         byErrorCode: { auth_expired: 1, not_a_code: 4 },
       });
       const { points } = await healthTrend(db, { days: 1, now: NOW });
-      expect(points).toEqual([{ at: NOW, total: 3, byState: { connected: 2 }, byErrorCode: { auth_expired: 1 } }]);
+      expect(points).toEqual([{ at: NOW, total: 3, byState: { connected: 2 }, byErrorCode: { auth_expired: 1 }, source: "sync" }]);
     });
   });
 

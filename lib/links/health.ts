@@ -1,7 +1,7 @@
 import "server-only";
 import { and, count, desc, eq, gte, isNotNull, max, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { links, linkSnapshots } from "../db/schema";
+import { type LinkSnapshotSource, links, linkSnapshots } from "../db/schema";
 import { LINK_ERROR_CODES, LINK_STATES, type LinkErrorCode, type LinkState, linkSchema, type WireLink } from "../upstream/schemas";
 import { LINK_ERROR_INFO, type WhoActs } from "./error-codes";
 
@@ -224,6 +224,8 @@ export interface TrendPoint {
   total: number;
   byState: Partial<Record<LinkState, number>>;
   byErrorCode: Partial<Record<LinkErrorCode, number>>;
+  /** "sync", "start", or "demo" (made-up history in demo mode). */
+  source: LinkSnapshotSource;
 }
 
 export interface HealthTrend {
@@ -232,6 +234,12 @@ export interface HealthTrend {
   to: Date;
   /** Oldest first; at most `maxPoints`, the newest snapshot of each equal slice of the window. */
   points: TrendPoint[];
+}
+
+/** The last made-up demo point of a trend (its history before the first real snapshot), or null when it has none. */
+export function demoHistoryUntil(trend: HealthTrend): Date | null {
+  const demo = trend.points.filter((p) => p.source === "demo");
+  return demo.length > 0 ? demo.at(-1)!.at : null;
 }
 
 /** The default most points a chart draws: a sync every few minutes for 30 days would otherwise be thousands. */
@@ -252,7 +260,13 @@ export async function healthTrend(
   // ($1, $5) are different expressions to it. Both are numbers computed here.
   const slice = sql`floor((extract(epoch from ${linkSnapshots.at}) - ${sql.raw(String(from.getTime() / 1000))}) / ${sql.raw(String(sliceSeconds))})`;
   const rows = await db
-    .selectDistinctOn([slice], { at: linkSnapshots.at, total: linkSnapshots.total, byState: linkSnapshots.byState, byErrorCode: linkSnapshots.byErrorCode })
+    .selectDistinctOn([slice], {
+      at: linkSnapshots.at,
+      total: linkSnapshots.total,
+      byState: linkSnapshots.byState,
+      byErrorCode: linkSnapshots.byErrorCode,
+      source: linkSnapshots.source,
+    })
     .from(linkSnapshots)
     .where(and(gte(linkSnapshots.at, from), sql`${linkSnapshots.at} <= ${now.toISOString()}::timestamptz`))
     .orderBy(slice, desc(linkSnapshots.at), desc(linkSnapshots.id));
@@ -260,7 +274,13 @@ export async function healthTrend(
     from,
     to: now,
     points: rows
-      .map((row) => ({ at: row.at, total: row.total, byState: pickCounts(row.byState, isState), byErrorCode: pickCounts(row.byErrorCode, isErrorCode) }))
+      .map((row) => ({
+        at: row.at,
+        total: row.total,
+        byState: pickCounts(row.byState, isState),
+        byErrorCode: pickCounts(row.byErrorCode, isErrorCode),
+        source: row.source,
+      }))
       .sort((a, b) => a.at.getTime() - b.at.getTime()),
   };
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { and, arrayContains, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, max, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { errorCodesActedOnBy } from "./error-codes";
-import { csvField } from "../audit/query";
+import { csvRecord } from "../http/csv";
 import type { Db } from "../db/client";
 import { links } from "../db/schema";
 import { LINK_SORTS, type LinkListParams, linkListParamsSchema } from "../schemas/links";
@@ -476,7 +476,6 @@ const CSV_COLUMNS: readonly [string, (row: LinkListItem) => string | null][] = [
 
 export const LINKS_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);
 
-const csvRecord = (fields: (string | null)[]) => `${fields.map(csvField).join(",")}\r\n`;
 
 /**
  * Every row of the view as CSV text chunks (header first, then one chunk per batch), in the view's order; `page` is

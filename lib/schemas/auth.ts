@@ -9,6 +9,26 @@ export const signInSchema = z.object({
 
 export type SignInInput = z.infer<typeof signInSchema>;
 
+/** A password someone chooses: long enough to resist guessing, no longer than the sign-in form accepts. */
+export const MIN_PASSWORD_LENGTH = 12;
+export const MAX_PASSWORD_LENGTH = signInSchema.shape.password.maxLength ?? 200;
+export const newPasswordSchema = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH, `Choose a password of at most ${MAX_PASSWORD_LENGTH} characters`);
+
+// Shared by the change-password form and its action.
+export const changePasswordSchema = z
+  .object({
+    currentPassword: z.string().min(1, "Enter your current password").max(MAX_PASSWORD_LENGTH),
+    newPassword: newPasswordSchema,
+    confirmPassword: z.string().max(MAX_PASSWORD_LENGTH),
+  })
+  .refine((v) => v.confirmPassword === v.newPassword, { path: ["confirmPassword"], message: "Type the same new password twice" })
+  .refine((v) => v.newPassword !== v.currentPassword, { path: ["newPassword"], message: "Choose a password other than the current one" });
+
+export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
+
 /** Only same-site paths may be returned to after sign-in, never another origin. */
 export function safeCallbackPath(value: string | undefined | null): string {
   if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";

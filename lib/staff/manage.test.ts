@@ -54,7 +54,8 @@ describe.each(databases)("$kind", (target) => {
       expect(added.password.length).toBeGreaterThanOrEqual(20);
 
       const row = await accountRow(db, email);
-      expect(row).toMatchObject({ id: added.id, name: "Ada Lovelace", role: "ops", authSource: "password", disabledAt: null });
+      // The password serves once: at first sign-in Ada chooses her own.
+      expect(row).toMatchObject({ id: added.id, name: "Ada Lovelace", role: "ops", authSource: "password", disabledAt: null, passwordChangeRequired: true });
       expect(await verifyPassword(added.password, row!.passwordHash!)).toBe(true);
       expect(await verifyPassword(`${added.password}x`, row!.passwordHash!)).toBe(false);
 
@@ -80,6 +81,7 @@ describe.each(databases)("$kind", (target) => {
       const row = await accountRow(db, email);
       expect(row?.name).toBeNull();
       expect(await verifyPassword(password, row!.passwordHash!)).toBe(true);
+      expect(row?.passwordChangeRequired).toBe(true);
     });
 
     it("refuses an email that already has an account, whatever its case, and audits the refusal", async () => {

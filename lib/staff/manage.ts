@@ -8,7 +8,7 @@ import { generatePassword, hashPassword } from "../auth/password";
 import { ROLES, type Role } from "../auth/roles";
 import type { Db } from "../db/client";
 import { type AuthSource, staff } from "../db/schema";
-import { signInSchema } from "../schemas/auth";
+import { newPasswordSchema } from "../schemas/auth";
 import { addStaffSchema } from "../schemas/staff";
 
 // Staff account changes made outside the dashboard (the `npm run staff` command): the same rules and audit trail as
@@ -49,24 +49,20 @@ export interface StaffListing {
 // email and a role are.
 const emailSchema = addStaffSchema.pick({ email: true });
 const emailAndRoleSchema = addStaffSchema.pick({ email: true, role: true });
-/** Long enough to resist guessing; no longer than the sign-in form accepts, or the account could never sign in. */
-const MIN_CHOSEN_PASSWORD_LENGTH = 12;
-const MAX_CHOSEN_PASSWORD_LENGTH = signInSchema.shape.password.maxLength ?? Number.POSITIVE_INFINITY;
-const chosenPasswordSchema = z
-  .string()
-  .min(MIN_CHOSEN_PASSWORD_LENGTH, `Choose a password of at least ${MIN_CHOSEN_PASSWORD_LENGTH} characters`)
-  .max(MAX_CHOSEN_PASSWORD_LENGTH, `Choose a password of at most ${MAX_CHOSEN_PASSWORD_LENGTH} characters`);
 
-/** Creates a password account. Refuses an email that already has an account, whatever its case. */
+/**
+ * Creates a password account. Refuses an email that already has an account, whatever its case. The password, made up
+ * or chosen by the operator, serves once: its owner sets their own at first sign-in.
+ */
 export async function addStaffAccount(db: Db, input: StaffAccountInput): Promise<{ id: string; email: string; password: string }> {
   return audited(db, "staff.add", async (note) => {
     const parsed = validate(note, addStaffSchema, { email: input.email, name: input.name, role: input.role });
     const { email, role } = parsed;
     note({ targetType: "staff", input: { email, role, passwordChosen: input.password !== undefined } });
-    const password = input.password === undefined ? generatePassword() : validate(note, chosenPasswordSchema, input.password, "password");
+    const password = input.password === undefined ? generatePassword() : validate(note, newPasswordSchema, input.password, "password");
     const [row] = await db
       .insert(staff)
-      .values({ email, name: parsed.name || null, role, passwordHash: await hashPassword(password) })
+      .values({ email, name: parsed.name || null, role, passwordHash: await hashPassword(password), passwordChangeRequired: true })
       .onConflictDoNothing({ target: staff.email })
       .returning({ id: staff.id });
     if (!row) throw new StaffAccountRefused(`An account for ${email} already exists.`, "refused");

@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { UpstreamClient } from "./client";
@@ -176,6 +177,33 @@ describe("UpstreamClient", () => {
     const client = new UpstreamClient({ baseUrl: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" });
     const error = (await client.tokenStatus().catch((e: unknown) => e)) as UpstreamError;
     expect(error).toMatchObject({ kind: "network", endpoint: "POST /auth/token" });
+  });
+
+  it("checks reachability by opening a connection, without sending a request (the spec defines no health route)", async () => {
+    let connections = 0;
+    let bytes = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.on("data", (chunk) => (bytes += chunk.length));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const client = new UpstreamClient({ baseUrl: `http://127.0.0.1:${port}/`, clientId: "c", clientSecret: "s" });
+      const result = await client.probe();
+      expect(result.latencyMs).toBeGreaterThanOrEqual(0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect({ connections, bytes }).toEqual({ connections: 1, bytes: 0 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("names a refused connection in the reachability check", async () => {
+    const client = new UpstreamClient({ baseUrl: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" });
+    const error = (await client.probe().catch((e: unknown) => e)) as UpstreamError;
+    expect(error).toMatchObject({ kind: "network", endpoint: "CONNECT 127.0.0.1:9" });
+    expect(error.cause).toMatchObject({ code: "ECONNREFUSED" });
   });
 
   it("times out a slow call and never resends a POST that timed out", async () => {

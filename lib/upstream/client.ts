@@ -1,7 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { isIP, connect as connectTcp } from "node:net";
+import { connect as connectTls } from "node:tls";
 import type { z } from "zod";
-import { UpstreamError } from "./errors";
+import { UpstreamError, isUpstreamError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
 import { accessTokenResponseSchema, errorEnvelopeSchema } from "./schemas";
 
@@ -33,7 +35,7 @@ export type CallMode = "interactive" | "queued";
  * a 429 is reported so the budget closes the call's keys.
  */
 export interface CallGate {
-  reserve(endpoint: string, scopes: CallScopes, opts: { mode?: CallMode }): Promise<unknown>;
+  reserve(endpoint: string, scopes: CallScopes, opts: { mode?: CallMode; signal?: AbortSignal }): Promise<unknown>;
   rateLimited(endpoint: string, scopes: CallScopes, retryAt: Date | undefined, retryAfterHeader: string | null): Promise<void>;
 }
 
@@ -43,6 +45,8 @@ export interface UpstreamClientConfig {
   clientSecret: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** Opens a connection to the upstream's host and closes it (the reachability check); TCP, plus TLS for https. */
+  connect?: (url: URL, timeoutMs: number) => Promise<void>;
   now?: () => number;
   /** Receives one record per HTTP exchange (never headers or bodies). */
   onCall?: (call: UpstreamCallLog) => void;
@@ -62,6 +66,13 @@ export interface UpstreamRequest<S extends z.ZodType> {
   scopes?: CallScopes;
   /** Interactive calls are refused when the budget has no room soon; queued ones wait their turn. */
   mode?: CallMode;
+  /** Stops waiting for a budget slot. A request already sent is never aborted: its outcome would be unknown. */
+  signal?: AbortSignal;
+  /**
+   * Runs after the budget slot is reserved and right before the request goes out; throwing stops the call unsent. A
+   * durable job records "sent" here, so a crash after this point is known to need checking before any resend.
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface TokenStatus {
@@ -82,6 +93,7 @@ export class UpstreamClient {
   private readonly clientSecret: string;
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
+  private readonly connectImpl: (url: URL, timeoutMs: number) => Promise<void>;
   private readonly now: () => number;
   private readonly onCall?: (call: UpstreamCallLog) => void;
   private readonly gate?: CallGate;
@@ -94,6 +106,7 @@ export class UpstreamClient {
     this.clientSecret = config.clientSecret;
     this.timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.fetchImpl = config.fetch ?? fetch;
+    this.connectImpl = config.connect ?? openAndClose;
     this.now = config.now ?? Date.now;
     this.onCall = config.onCall;
     this.gate = config.gate;
@@ -106,18 +119,19 @@ export class UpstreamClient {
   }
 
   /**
-   * Reachability: any HTTP answer from the base URL counts, whatever its status. Unauthenticated and outside every
-   * rate-limited route, so a status check never spends the app's budget.
+   * Reachability: a connection to the upstream's host opens (TCP, and the TLS handshake for https), then closes at
+   * once. No HTTP request is sent: the spec defines no health route, and a request to a route it does not define
+   * (GET /) is a stray call the upstream answers 404 to. Nor does it spend any rate limit.
    */
-  async probe(timeoutMs = 3_000): Promise<{ status: number; latencyMs: number }> {
+  async probe(timeoutMs = 3_000): Promise<{ latencyMs: number }> {
     const started = this.now();
+    const url = new URL(this.baseUrl);
     try {
-      const response = await this.fetchImpl(`${this.baseUrl}/`, { method: "GET", signal: AbortSignal.timeout(timeoutMs) });
-      await response.body?.cancel();
-      return { status: response.status, latencyMs: this.now() - started };
+      await this.connectImpl(url, timeoutMs);
+      return { latencyMs: this.now() - started };
     } catch (cause) {
-      const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
-      throw new UpstreamError({ kind: timedOut ? "timeout" : "network", endpoint: "GET /", cause });
+      const timedOut = cause instanceof Error && cause.name === "TimeoutError";
+      throw new UpstreamError({ kind: timedOut ? "timeout" : "network", endpoint: `CONNECT ${url.host}`, cause });
     }
   }
 
@@ -130,7 +144,7 @@ export class UpstreamClient {
       // An expired token means the upstream processed nothing, so repeating this one call with a fresh token is safe
       // even for a POST. Any other failure is final here: a POST that timed out may have been processed (an import
       // sent twice makes two links), so nothing is resent blindly.
-      if (!(error instanceof UpstreamError) || error.errorCode !== "api_error.auth.expired_access_token") throw error;
+      if (!isUpstreamError(error) || error.errorCode !== "api_error.auth.expired_access_token") throw error;
       this.forget(token);
       const fresh = await this.accessToken(correlationId);
       return this.send(req, fresh.value, correlationId, 2);
@@ -198,7 +212,8 @@ export class UpstreamClient {
     };
     if (req.body !== undefined) headers["Content-Type"] = "application/json";
     const scopes = req.scopes ?? {};
-    await this.gate?.reserve(req.endpoint, scopes, { mode: req.mode });
+    await this.gate?.reserve(req.endpoint, scopes, { mode: req.mode, signal: req.signal });
+    await req.beforeSend?.();
     const body = await this.gated(req.endpoint, scopes, () => this.exchange({
       endpoint: req.endpoint,
       method: req.method,
@@ -217,7 +232,7 @@ export class UpstreamClient {
     try {
       return await call();
     } catch (error) {
-      if (this.gate && error instanceof UpstreamError && error.status === 429) {
+      if (this.gate && isUpstreamError(error) && error.status === 429) {
         await this.gate.rateLimited(endpoint, scopes, error.retryAfter, error.retryAfterHeader ?? null);
       }
       throw error;
@@ -301,6 +316,25 @@ export class UpstreamClient {
         : { errorMessage: "The error response carried no error envelope." }),
     });
   }
+}
+
+/** Opens a TCP connection to the URL's host (completing the TLS handshake for https) and closes it. */
+function openAndClose(url: URL, timeoutMs: number): Promise<void> {
+  const secure = url.protocol === "https:";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port) || (secure ? 443 : 80);
+  return new Promise((resolve, reject) => {
+    const socket = secure ? connectTls({ host, port, servername: isIP(host) ? undefined : host }) : connectTcp({ host, port });
+    const timer = setTimeout(() => finish(Object.assign(new Error(`no connection within ${timeoutMs} ms`), { name: "TimeoutError" })), timeoutMs);
+    function finish(error?: Error) {
+      clearTimeout(timer);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve();
+    }
+    socket.once(secure ? "secureConnect" : "connect", () => finish());
+    socket.once("error", finish);
+  });
 }
 
 function validate<S extends z.ZodType>(schema: S, body: unknown, endpoint: string, correlationId: string): z.infer<S> {

@@ -1,5 +1,6 @@
 // One error class for everything that can go wrong talking to the upstream. Pure module (no server-only): pages and
 // error boundaries turn it into words with describeUpstreamError.
+import { brandError, hasErrorBrand } from "../error-brand";
 
 export type UpstreamErrorKind =
   /** The upstream answered with an error status (its envelope, when it sent one, is in errorCode/errorMessage). */
@@ -57,6 +58,7 @@ export class UpstreamError extends Error {
     this.retryAfterHeader = init.retryAfterHeader;
     this.field = init.field;
     this.correlationId = init.correlationId;
+    brandError(this, "UpstreamError");
   }
 }
 
@@ -77,8 +79,9 @@ function summarize(init: UpstreamErrorInit): string {
   }
 }
 
+/** Whether `error` is an UpstreamError, whichever server chunk's copy of the class made it (never use instanceof). */
 export function isUpstreamError(error: unknown): error is UpstreamError {
-  return error instanceof UpstreamError;
+  return hasErrorBrand(error, "UpstreamError");
 }
 
 /**

@@ -7,8 +7,12 @@ import { recordLinks } from "../links/read-model";
 import { logger } from "../logger";
 import { type CallMode, UpstreamClient } from "./client";
 import {
+  accountResponseSchema,
+  accountsResponseSchema,
   correctEnrichmentResponseSchema,
   exchangeTokenResponseSchema,
+  institutionSchema,
+  institutionsPageSchema,
   linkSchema,
   linkSessionResponseSchema,
   linksPageSchema,
@@ -26,6 +30,10 @@ export interface CallOptions {
   correlationId?: string;
   /** Interactive (default): refused when the rate budget has no room soon. Queued: waits its turn. */
   mode?: CallMode;
+  /** Stops a queued call's wait for its budget slot (never a request in flight). */
+  signal?: AbortSignal;
+  /** Runs right before the request goes out, after its budget slot is reserved (see UpstreamRequest.beforeSend). */
+  beforeSend?: () => Promise<void>;
 }
 
 const id = encodeURIComponent;
@@ -99,6 +107,55 @@ export class UpstreamApi {
       ...opts,
     });
     return this.observe(result, (r) => r.link);
+  }
+
+  /** The link's accounts (names, types, masks, balances), optionally only some of them. */
+  async getAccounts(linkId: string, params: { accountIds?: string[] } = {}, opts: CallOptions = {}) {
+    const result = await this.client.request({
+      method: "GET",
+      endpoint: "GET /links/{id}/accounts",
+      scopes: { linkId },
+      path: `/links/${id(linkId)}/accounts`,
+      query: { account_ids: params.accountIds },
+      schema: accountsResponseSchema,
+      ...opts,
+    });
+    return this.observe(result, (r) => r.link);
+  }
+
+  async getAccount(linkId: string, accountId: string, opts: CallOptions = {}) {
+    const result = await this.client.request({
+      method: "GET",
+      endpoint: "GET /links/{id}/accounts/{account_id}",
+      scopes: { linkId },
+      path: `/links/${id(linkId)}/accounts/${id(accountId)}`,
+      schema: accountResponseSchema,
+      ...opts,
+    });
+    return this.observe(result, (r) => r.link);
+  }
+
+  /** A page of institutions; `name` matches the whole name or its start. */
+  listInstitutions(params: { name?: string; featured?: boolean; cursor?: string; limit?: number } = {}, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "GET",
+      endpoint: "GET /institutions",
+      path: "/institutions",
+      query: { name: params.name || undefined, featured: params.featured === undefined ? undefined : String(params.featured), cursor: params.cursor || undefined, limit: params.limit },
+      schema: institutionsPageSchema,
+      ...opts,
+    });
+  }
+
+  /** One institution by its id (or a `<provider>.<id>` alias, which the upstream resolves). */
+  getInstitution(institutionId: string, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "GET",
+      endpoint: "GET /institutions/{institution_id}",
+      path: `/institutions/${id(institutionId)}`,
+      schema: institutionSchema,
+      ...opts,
+    });
   }
 
   async correctEnrichment(linkId: string, transactionId: string, body: WireCorrectEnrichmentRequest, opts: CallOptions = {}) {

@@ -80,6 +80,8 @@ export const enrichmentSchema = z.object({
 
 // The spec types amount as a number; the public SDKs carry it as a decimal string. Both are read as a number.
 const amount = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)]);
+// Balances are numbers in the SDKs; read a decimal string the same way, should one arrive.
+const balance = amount.nullish();
 
 export const transactionSchema = z.object({
   transaction_id: text,
@@ -105,14 +107,26 @@ export const accountSchema = z.object({
   balances: z
     .object({
       currency: optionalText,
-      available: z.number().nullish(),
-      current: z.number().nullish(),
-      limit: z.number().nullish(),
+      available: balance,
+      current: balance,
+      limit: balance,
       balance_date: dateTime.nullish(),
     })
     .nullish(),
   original_id: optionalText,
   closed: z.boolean().nullish(),
+});
+
+/** An institution (upstream-facts §13; the spec shows no shape). Country is read as any string so a new one shows. */
+export const institutionSchema = z.object({
+  institution_id: text,
+  institution_id_aliases: z.array(text).nullish(),
+  name: text,
+  country: optionalText,
+  domain: optionalText,
+  color: optionalText,
+  color_dark: optionalText,
+  is_featured: z.boolean().nullish(),
 });
 
 export const cursorSchema = z.object({ next: optionalText });
@@ -161,6 +175,13 @@ export const exchangeTokenResponseSchema = z.object({
 
 export const linkSessionResponseSchema = z.object({ link_session_token: z.string().min(1) });
 
+export const accountsResponseSchema = z.object({ accounts: z.array(accountSchema), link: linkSchema });
+
+export const accountResponseSchema = z.object({ account: accountSchema, link: linkSchema });
+
+/** GET /institutions: note the plural `cursors` here, unlike `cursor` on transactions (upstream-facts §13). */
+export const institutionsPageSchema = z.object({ institutions: z.array(institutionSchema), cursors: cursorSchema.nullish() });
+
 // --- requests ---
 
 export const correctEnrichmentRequestSchema = z
@@ -204,10 +225,24 @@ export const importTransactionSchema = z.object({
   type: optionalText,
 });
 
+/** A plain institution id (`chase`, `ins_3`): letters, digits, `_` and `-`. */
+export const INSTITUTION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+/** `<provider>.<provider_institution_id>` (`mx.chase`, `yodlee.30188`): a known provider, a dot, that provider's id. */
+export const PROVIDER_INSTITUTION_ID_PATTERN = new RegExp(`^(?:${KNOWN_PROVIDERS.join("|")})\\.[A-Za-z0-9_.-]{1,128}$`);
+
+/** The spec: "the service's institution ID, or a provider name and that provider's institution ID joined by a dot". */
+export const importInstitutionIdSchema = z
+  .string()
+  .min(1)
+  .refine((value) => INSTITUTION_ID_PATTERN.test(value) || PROVIDER_INSTITUTION_ID_PATTERN.test(value), {
+    message: `must be an institution id (letters, digits, _ or -) or <provider>.<id> with a provider of ${KNOWN_PROVIDERS.join(", ")}`,
+  });
+
 export const importLinkRequestSchema = z.object({
   customer_user: customerUserSchema,
-  institution_id: z.string().min(1),
-  provider: z.string().min(1).optional(),
+  institution_id: importInstitutionIdSchema,
+  // The spec allows the same provider values here as on the link object; an import names one of them or none.
+  provider: z.enum(KNOWN_PROVIDERS).optional(),
   accounts: z.array(importAccountSchema).default([]),
   transactions: z.array(importTransactionSchema).default([]),
   webhook: z.url().optional(),
@@ -235,6 +270,7 @@ export type WireProductStatus = z.infer<typeof productStatusSchema>;
 export type WireTransaction = z.infer<typeof transactionSchema>;
 export type WireEnrichment = z.infer<typeof enrichmentSchema>;
 export type WireAccount = z.infer<typeof accountSchema>;
+export type WireInstitution = z.infer<typeof institutionSchema>;
 export type WireErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 export type WireLinksPage = z.infer<typeof linksPageSchema>;
 export type WireTransactionsPage = z.infer<typeof transactionsPageSchema>;

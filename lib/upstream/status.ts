@@ -1,5 +1,5 @@
 import "server-only";
-import { BudgetExceeded, BudgetUnavailable } from "../budget/budget";
+import { isBudgetExceeded, isBudgetUnavailable } from "../budget/budget";
 import { getEnv } from "../env";
 import { describeUpstreamError, isUpstreamError } from "./errors";
 import { upstream } from "./index";
@@ -11,8 +11,8 @@ export interface UpstreamStatus {
   /** The base URL without any user-info, safe to show. */
   displayUrl: string;
   checkedAt: Date;
-  /** Any HTTP answer below 500 from the base URL. */
-  reachable: Check<{ latencyMs: number; httpStatus: number }>;
+  /** A connection to the upstream's host opens (no request is sent). */
+  reachable: Check<{ latencyMs: number }>;
   /** An access token could be obtained with the client credentials (the token itself never leaves the server). */
   token: Check<{ expiresAt: Date }>;
   /** A real, validated read (GET /links): only when asked for, as it spends one call of the app's budget. */
@@ -43,13 +43,7 @@ export function upstreamMode(): { mode: UpstreamStatus["mode"]; displayUrl: stri
 async function runCheck(read: boolean): Promise<UpstreamStatus> {
   const api = upstream();
   const [reachable, token, readResult] = await Promise.all([
-    api.client.probe().then(
-      (r): UpstreamStatus["reachable"] =>
-        r.status >= 500
-          ? { ok: false, title: `The upstream answers with errors (HTTP ${r.status})`, detail: "It is reachable but failing; try again shortly." }
-          : { ok: true, latencyMs: r.latencyMs, httpStatus: r.status },
-      explain,
-    ),
+    api.client.probe().then((r): UpstreamStatus["reachable"] => ({ ok: true, latencyMs: r.latencyMs }), explain),
     api.client.tokenStatus().then((t): UpstreamStatus["token"] => ({ ok: true, expiresAt: t.expiresAt }), explain),
     read ? timedRead(api) : undefined,
   ]);
@@ -69,10 +63,10 @@ async function timedRead(api: ReturnType<typeof upstream>): Promise<NonNullable<
 
 function explain(error: unknown): { ok: false; title: string; detail: string } {
   if (isUpstreamError(error)) return { ok: false, ...describeUpstreamError(error) };
-  if (error instanceof BudgetExceeded) {
+  if (isBudgetExceeded(error)) {
     return { ok: false, title: "No room in the rate budget", detail: `${error.message}. Nothing was sent.` };
   }
-  if (error instanceof BudgetUnavailable) return { ok: false, title: "The rate budget is unavailable", detail: error.message };
+  if (isBudgetUnavailable(error)) return { ok: false, title: "The rate budget is unavailable", detail: error.message };
   return { ok: false, title: "Unexpected error while checking the upstream", detail: error instanceof Error ? error.name : "unknown" };
 }
 

@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { AuditFilterForm, IgnoredFilters } from "@/components/audit/audit-filters";
 import { AuditPagination } from "@/components/audit/audit-pagination";
 import { AuditEmpty, AuditTable } from "@/components/audit/audit-table";
+import { undoCorrectionControl } from "@/components/transactions/audit-undo";
 import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
 import { auditFiltersToSearchParams, listAudit, parseAuditFilters } from "@/lib/audit/query";
@@ -60,7 +61,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       {/* Keyed by the view so fields typed but not applied reset when the view changes (Clear, a shared link). */}
       <AuditFilterForm key={viewHref} filters={filters} />
       <IgnoredFilters dropped={dropped} />
-      {rows.length > 0 ? <AuditTable rows={rows} /> : <AuditEmpty filtered={filtered} paged={filters.cursor !== undefined} />}
+      {rows.length > 0 ? <AuditTable rows={rows} rowAction={can(staff.role, "correct") ? undoCorrectionControl : undefined} /> : <AuditEmpty filtered={filtered} paged={filters.cursor !== undefined} />}
       {rows.length > 0 || filters.cursor ? (
         <AuditPagination
           shown={rows.length}

@@ -60,12 +60,12 @@ export default async function HealthPage({ searchParams }: { searchParams: Promi
       />
       <div className="space-y-6">
         <Suspense fallback={<div className="h-5 w-64 animate-pulse rounded bg-slate-200" />}>
-          <SyncStatus />
+          <SyncBanner />
         </Suspense>
         <Suspense fallback={<NowSkeleton />}>
           <NowWidgets />
         </Suspense>
-        <HealthCard title="Over time" description="From the snapshots Linkdesk takes after each sync.">
+        <HealthCard title="Over time" description="From the snapshots Linkdesk takes at start and after each sync. Point at a chart, or focus it and use the arrow keys, to read each snapshot; click a series in the legend to hide or show it.">
           <TrendWindowPicker days={days} />
           <Suspense key={days} fallback={<TrendChartsSkeleton />}>
             <Trend days={days} />
@@ -77,6 +77,12 @@ export default async function HealthPage({ searchParams }: { searchParams: Promi
       </div>
     </>
   );
+}
+
+/** The sync's banner, counting read and unread links from the same summary as the note under "Links by state". */
+async function SyncBanner() {
+  const summary = await loadSummary();
+  return <SyncStatus readModel={{ total: summary.total, unread: summary.unread }} />;
 }
 
 async function NowWidgets() {

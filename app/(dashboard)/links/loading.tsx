@@ -1,7 +1,7 @@
 import { DataTableSkeleton, DataTableToolbarSkeleton } from "@/components/data-table/data-table-states";
 
-// Shaped like the Links page: header with the export button, the open-by-id box beside the freshness line, the filter
-// bar, the table's columns, the pagination.
+// Shaped like the Links page: header with the export button, the open-by-id line beside the freshness line, the filter
+// bar, the view menu, the table's one-line rows, the pagination.
 export default function Loading() {
   return (
     <div aria-busy="true" aria-label="Loading the links" className="animate-pulse">
@@ -12,13 +12,11 @@ export default function Loading() {
         </div>
         <div className="h-8 w-28 rounded-md bg-slate-200" />
       </div>
-      <div className="mb-4 flex flex-wrap items-start justify-between gap-4">
-        <div className="flex w-full max-w-xl items-end gap-2 rounded-lg border border-slate-200 bg-white p-4">
-          <div className="flex-1">
-            <div className="h-4 w-32 rounded bg-slate-200" />
-            <div className="mt-2 h-9 rounded-md bg-slate-200" />
-          </div>
-          <div className="h-9 w-16 rounded-md bg-slate-200" />
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
+        <div className="flex w-full max-w-xl items-center gap-2">
+          <div className="h-4 w-32 rounded bg-slate-200" />
+          <div className="h-8 flex-1 rounded-md bg-slate-200" />
+          <div className="h-8 w-16 rounded-md bg-slate-200" />
         </div>
         <div className="space-y-2">
           <div className="h-4 w-56 rounded bg-slate-200" />
@@ -26,7 +24,10 @@ export default function Loading() {
         </div>
       </div>
       <DataTableToolbarSkeleton fields={8} />
-      <DataTableSkeleton columns={["w-40", "w-44", "w-20", "w-56", "w-16", "w-40", "w-24", "w-20", "w-16"]} rows={12} />
+      <div className="mb-2 flex justify-end">
+        <div className="h-7 w-40 rounded-md bg-slate-200" />
+      </div>
+      <DataTableSkeleton columns={["w-28", "w-36", "w-20", "w-36", "w-16", "w-24", "w-24", "w-16"]} rows={16} />
       <div className="mt-4 flex items-center justify-between">
         <div className="h-4 w-48 rounded bg-slate-200" />
         <div className="flex gap-2">

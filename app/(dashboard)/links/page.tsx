@@ -7,6 +7,7 @@ import { DataTableEmpty, DataTableToolbarSkeleton } from "@/components/data-tabl
 import { RelativeTime } from "@/components/data-table/relative-time";
 import { IgnoredLinkParams, LinksFilters } from "@/components/links/list/links-filters";
 import { LinksTable } from "@/components/links/list/links-table";
+import { linkTableRow } from "@/components/links/list/rows";
 import { SyncStatus } from "@/components/links/sync-status";
 import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
@@ -14,6 +15,7 @@ import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS, ROLE_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
 import { cachedFacetOptions, hasLinkFilters, linkListSearchParams, listLinks, parseLinkListParams, readModelAsOf } from "@/lib/links/query";
+import { readTableView } from "@/lib/preferences/table-views";
 
 export const metadata: Metadata = { title: "Links" };
 
@@ -51,7 +53,7 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
   const { db } = await getDb();
   // Started now, awaited by the filter bar in its own Suspense boundary: a cold cache must not hold up the rows.
   const facets = cachedFacetOptions(db);
-  const [list, asOf] = await Promise.all([listLinks(db, params), readModelAsOf(db)]);
+  const [list, asOf, tableView] = await Promise.all([listLinks(db, params), readModelAsOf(db), readTableView(db, staff.id, "links")]);
   // One clock for every relative time on the page, the server's, so the HTML and the hydrated table agree.
   const renderedAt = list.readAt.getTime();
 
@@ -75,7 +77,7 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
           </a>
         }
       />
-      <div className="mb-4 flex flex-wrap items-start justify-between gap-4">
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
         <OpenById />
         <div className="space-y-1 text-sm text-slate-600" data-testid="links-freshness">
           <p>
@@ -98,7 +100,7 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
       <IgnoredLinkParams dropped={dropped} />
       {list.rows.length > 0 ? (
         <>
-          <LinksTable rows={list.rows} sort={{ id: list.sort, dir: list.dir }} view={view} renderedAt={renderedAt} />
+          <LinksTable rows={list.rows.map(linkTableRow)} sort={{ id: list.sort, dir: list.dir }} view={view} renderedAt={renderedAt} tableView={tableView} />
           <DataTablePagination view={view} page={list.page} pageCount={list.pageCount} total={list.total} pageSize={list.pageSize} noun={{ one: "link", other: "links" }} />
         </>
       ) : list.total > 0 ? (
@@ -131,14 +133,12 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
 /** Staff open a link by its id from a ticket, a log line or the upstream: a GET form that the page redirects. */
 function OpenById() {
   return (
-    <form method="GET" action="/links" className="flex w-full max-w-xl items-end gap-2 rounded-lg border border-slate-200 bg-white p-4">
-      <div className="flex-1">
-        <label htmlFor="link-id" className="block text-sm font-medium text-slate-700">
-          Open a link by id
-        </label>
-        <input id="link-id" name="id" required placeholder="mk_eqkWN34UEoa2NxyALG8pcV" className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm" />
-      </div>
-      <button type="submit" className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700">
+    <form method="GET" action="/links" className="flex w-full max-w-xl items-center gap-2">
+      <label htmlFor="link-id" className="shrink-0 text-sm font-medium text-slate-700">
+        Open a link by id
+      </label>
+      <input id="link-id" name="id" required placeholder="mk_eqkWN34UEoa2NxyALG8pcV" className="block min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-2.5 py-1.5 font-mono text-sm" />
+      <button type="submit" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700">
         Open
       </button>
     </form>

@@ -59,7 +59,7 @@ export default async function StatusPage({ searchParams }: { searchParams: Promi
           label="Reachability"
           okTitle="Reachable"
           testId="status-reachability"
-          check={reachable.ok ? { ok: true, text: `Answered in ${reachable.latencyMs} ms (HTTP ${reachable.httpStatus}).` } : reachable}
+          check={reachable.ok ? { ok: true, text: `Connected in ${reachable.latencyMs} ms (a connection only: no request, no rate limit spent).` } : reachable}
         />
         <CheckRow
           label="Access token"

@@ -1,4 +1,5 @@
-// Liveness for load balancers and the launcher: answers without touching the upstream or revealing anything.
+// Liveness for process managers and the launcher: the process answers HTTP. Touches neither the database nor the
+// upstream and reveals nothing; whether to send it traffic is readiness (/api/ready).
 export function GET() {
   return Response.json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
 }

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { AuditTable } from "@/components/audit/audit-table";
+import { undoCorrectionControl } from "@/components/transactions/audit-undo";
 import { listAudit } from "@/lib/audit/query";
 import { getDb } from "@/lib/db/client";
 
@@ -7,7 +8,7 @@ import { getDb } from "@/lib/db/client";
 export const LINK_AUDIT_ROWS = 20;
 
 /** The newest audit entries about one link (audit_log_link_id_at_id_idx), with the way to all of them. */
-export async function LinkAuditHistory({ linkId }: { linkId: string }) {
+export async function LinkAuditHistory({ linkId, canUndo = false }: { linkId: string; canUndo?: boolean }) {
   const { db } = await getDb();
   const { rows, nextCursor } = await listAudit(db, { link: linkId }, { limit: LINK_AUDIT_ROWS });
   const allHref = `/audit?${new URLSearchParams({ link: linkId })}`;
@@ -23,7 +24,7 @@ export async function LinkAuditHistory({ linkId }: { linkId: string }) {
       </div>
       {rows.length > 0 ? (
         <>
-          <AuditTable rows={rows} />
+          <AuditTable rows={rows} rowAction={canUndo ? undoCorrectionControl : undefined} />
           {nextCursor ? <p className="text-xs text-slate-500">The newest {LINK_AUDIT_ROWS} entries; older ones are in the audit trail.</p> : null}
         </>
       ) : (

@@ -10,7 +10,7 @@ import { ProductStatusTable } from "./product-status-table";
 const HOSTILE = `<img src=x onerror="alert(1)">`;
 
 describe("LinkFields", () => {
-  it("shows every field of the Link object, the deprecated ones labelled", () => {
+  it("shows every field of the Link object, the older ones plainly under All fields, and no avatar address", () => {
     const link = wireLink({ auth_expired_at: "2026-11-01T00:00:00Z", tags: ["legacy", { odd: 1 }], available_products: ["identity", "investments"] });
     const html = renderToStaticMarkup(<LinkFields link={link} createdAt={new Date("2026-01-02T03:04:05Z")} />);
     for (const text of [
@@ -31,8 +31,13 @@ describe("LinkFields", () => {
     ]) {
       expect(html).toContain(text);
     }
-    expect(html.match(/deprecated<\/span>/g)).toHaveLength(2);
+    expect(html.toLowerCase()).not.toContain("deprecated");
+    const allFields = html.slice(html.indexOf('data-testid="all-fields"'));
+    expect(allFields).toContain("Last synced at");
+    expect(allFields).toContain("legacy");
     expect(html).toContain('<img src="https://cdn.example.com/chase.png"');
+    // The picture is shown; its address is not a field to read.
+    expect(html.replace(/<img[^>]*>/g, "")).not.toContain("cdn.example.com/chase.png");
     expect(html).toContain('<a href="https://hooks.example.com/links"');
   });
 
@@ -48,7 +53,7 @@ describe("LinkFields", () => {
     expect(html).not.toMatch(/href="javascript:/i);
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
     expect(html).toContain('data-testid="avatar-placeholder"');
-    expect(html).toContain("not an http(s) address: not loaded");
+    expect(html).toContain("its logo address is not http(s): not loaded");
   });
 });
 

@@ -1,47 +1,48 @@
-import Link from "next/link";
-import { RelativeTime } from "@/components/data-table/relative-time";
-import { InstitutionAvatar } from "@/components/links/detail/institution-avatar";
-import type { LinkListItem, LinkProductStatus } from "@/lib/links/query";
-import { WHO_ACTS_LABELS } from "@/lib/links/error-codes";
-import { errorCodeInfo, stateLabel, stateTone, WHO_ACTS_TONES } from "./options";
+import type { ReactNode } from "react";
+import { formatAgo, RelativeTime } from "@/components/data-table/relative-time";
+import { EntityAvatar } from "@/components/ui/entity-avatar";
+import { ShortId } from "@/components/ui/short-id";
+import { HintTrigger } from "@/components/ui/hint";
+import { LINK_STATE_MEANINGS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
+import type { LinkTableProduct } from "./rows";
+import { errorCodeInfo, stateLabel, stateTone, WHO_ACTS_CHIP_TONES } from "./options";
 
-// The links list's cells. Every string in a row but Linkdesk's own times came from the upstream (names, tags, codes,
-// reasons): rendered as React text, never as HTML; an avatar is loaded only from an http(s) address.
+// The links list's cells: one line each, so a row is one line (about 40 px) and 50 rows fit a screen or two. What does
+// not fit on the line (an error code's meaning and remedy, each product's status, the whole link id) is in an
+// explanation made when its trigger opens (never in every row's HTML) and on the link's page. Every string in a row
+// but Linkdesk's own times came from the upstream (names, tags, codes, reasons): rendered as React text, never as
+// HTML; an avatar is loaded only from an http(s) address. Repeated styles are classes of globals.css (.chip, ...).
 
-const muted = <span className="text-slate-400">—</span>;
+const muted = <span className="text-slate-500">—</span>;
 
 export function LinkIdCell({ linkId }: { linkId: string }) {
-  return (
-    <Link href={`/links/${encodeURIComponent(linkId)}`} className="break-all font-mono text-xs text-indigo-700 hover:underline">
-      {linkId}
-    </Link>
-  );
+  return <ShortId id={linkId} what="link id" href={`/links/${encodeURIComponent(linkId)}`} className="text-indigo-700" />;
 }
 
 export function InstitutionCell({ id, name, avatar }: { id: string | null; name: string | null; avatar: string | null }) {
   if (!id && !name) return muted;
   const shown = name ?? id ?? "";
   return (
-    <div className="flex min-w-40 items-center gap-2">
-      {/* The detail page's avatar: loaded only from an http(s) address, else the name's initial. */}
-      <InstitutionAvatar src={avatar} name={shown} size={24} />
-      <span className="min-w-0">
-        <span className="block text-slate-900">{shown}</span>
-        {name && id ? <span className="block font-mono text-xs text-slate-500">{id}</span> : null}
-      </span>
-    </div>
+    <span className="institution-cell" title={name && id ? `${name} (${id})` : shown}>
+      <EntityAvatar src={avatar} name={shown} colorKey={id} size={20} />
+      <span>{shown}</span>
+    </span>
   );
 }
 
 export function StateCell({ state }: { state: string | null }) {
   if (!state) {
     return (
-      <span className="text-xs text-slate-500" title="Listed by the upstream; its details have not been read yet">
+      <HintTrigger hint={UNREAD_HINT} className="text-xs text-slate-500">
         Not read yet
-      </span>
+      </HintTrigger>
     );
   }
-  return <span className={`inline-block whitespace-nowrap rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${stateTone(state)}`}>{stateLabel(state)}</span>;
+  return (
+    <HintTrigger hint={`${STATE_HINT}${state}`} className={`chip ${stateTone(state)}`}>
+      {stateLabel(state)}
+    </HintTrigger>
+  );
 }
 
 export function ErrorCodeCell({ code }: { code: string | null }) {
@@ -49,97 +50,136 @@ export function ErrorCodeCell({ code }: { code: string | null }) {
   const info = errorCodeInfo(code);
   if (!info) {
     return (
-      <div className="max-w-xs">
-        <span className="font-mono text-xs text-slate-800">{code}</span>
-        <p className="text-xs text-slate-500">Not a code Linkdesk knows: see the upstream&apos;s documentation.</p>
-      </div>
+      <HintTrigger hint={`${CODE_HINT}${code}`} className="chip bg-slate-50 font-mono text-slate-700 ring-slate-200">
+        {code}
+      </HintTrigger>
     );
   }
   return (
-    <div className="max-w-xs">
-      <span className="font-medium text-slate-900">{info.label}</span> <span className="font-mono text-xs text-slate-500">{code}</span>
-      <p className="text-xs text-slate-600">{info.meaning}</p>
-      <p className={`text-xs font-medium ${WHO_ACTS_TONES[info.whoActs]}`} title={WHO_ACTS_LABELS[info.whoActs]}>
-        {info.remedy}
-      </p>
-    </div>
+    <HintTrigger hint={`${CODE_HINT}${code}`} testId="error-code-chip" className={`chip ${WHO_ACTS_CHIP_TONES[info.whoActs]}`}>
+      {info.label}
+    </HintTrigger>
   );
 }
 
-export function ProductsCell({ products, now }: { products: LinkProductStatus[]; now: number }) {
+/** Each product's letter in its mark, in PRODUCTS order. */
+const PRODUCT_MARKS: Record<string, { letter: string; label: string }> = {
+  accounts: { letter: "A", label: "Accounts" },
+  account_numbers: { letter: "N", label: "Account numbers" },
+  identity: { letter: "I", label: "Identity" },
+  transactions: { letter: "T", label: "Transactions" },
+  investments: { letter: "V", label: "Investments" },
+  enrichment: { letter: "E", label: "Enrichment" },
+};
+
+type ProductHealth = "failing" | "unavailable" | "refreshed" | "never";
+
+function productHealth(p: LinkTableProduct): ProductHealth {
+  if (p.errorCode) return "failing";
+  if (p.unavailable) return "unavailable";
+  return p.refreshedAt ? "refreshed" : "never";
+}
+
+function productLine(p: LinkTableProduct, now: number): string {
+  const name = PRODUCT_MARKS[p.product]?.label ?? p.product;
+  switch (productHealth(p)) {
+    case "failing":
+      return `${name}: failing (${p.errorCode})${p.errorMessage ? `: ${p.errorMessage}` : ""}`;
+    case "unavailable":
+      return `${name}: unavailable: ${p.unavailable}`;
+    case "refreshed":
+      return `${name}: refreshed ${formatAgo(Date.parse(p.refreshedAt!), now)}`;
+    case "never":
+      return `${name}: not refreshed yet`;
+  }
+}
+
+// A mark's colours are .product-mark[data-health] in globals.css: lightness differs as well as hue (a dark red mark
+// among light ones), and the words are in the explanation.
+export function ProductsCell({ linkId, products }: { linkId: string; products: LinkTableProduct[] }) {
   if (products.length === 0) return muted;
+  const counts = new Map<ProductHealth, number>();
+  for (const p of products) counts.set(productHealth(p), (counts.get(productHealth(p)) ?? 0) + 1);
+  const summary = (["failing", "refreshed", "unavailable", "never"] as const)
+    .filter((h) => counts.get(h))
+    .map((h) => `${counts.get(h)} ${h === "never" ? "not refreshed yet" : h}`)
+    .join(", ");
   return (
-    <ul className="min-w-44 space-y-0.5 text-xs">
+    <HintTrigger hint={`${PRODUCTS_HINT}${linkId}`} label={`Products: ${summary}`} className="product-marks">
       {products.map((p) => (
-        <li key={p.product} className="flex flex-wrap gap-x-1.5">
-          <span className="text-slate-700">{p.product}</span>
-          <ProductStatus status={p} now={now} />
-        </li>
+        <span key={p.product} aria-hidden="true" className="product-mark" data-health={productHealth(p)}>
+          {PRODUCT_MARKS[p.product]?.letter ?? "?"}
+        </span>
       ))}
-    </ul>
+    </HintTrigger>
   );
 }
 
-function ProductStatus({ status, now }: { status: LinkProductStatus; now: number }) {
-  if (status.errorCode) {
-    const info = errorCodeInfo(status.errorCode);
+// The explanations behind the cells' triggers, made when one opens (components/ui/hint.tsx): the words for a state or
+// an error code come from the shared tables in lib/links/error-codes.ts, sent to the browser once with this module,
+// not once per row.
+const UNREAD_HINT = "unread";
+const STATE_HINT = "state:";
+const CODE_HINT = "code:";
+const PRODUCTS_HINT = "products:";
+
+/** The explanation for a cell's hint key; `rowOf` finds a row's products by link id. */
+export function linkCellHint(key: string, rowOf: (linkId: string) => { products: LinkTableProduct[] } | undefined, now: number): ReactNode {
+  if (key === UNREAD_HINT) return "Listed by the upstream; Linkdesk has not read its details yet. The sync reads it soon.";
+  if (key.startsWith(STATE_HINT)) {
+    const state = key.slice(STATE_HINT.length);
+    const meaning = (LINK_STATE_MEANINGS as Record<string, string | undefined>)[state] ?? "A state Linkdesk does not know: see the upstream's documentation.";
     return (
-      <span className="font-mono text-red-700" title={status.errorMessage ?? info?.meaning}>
-        error {status.errorCode}
+      <>
+        <span className="block font-semibold">{stateLabel(state)}</span>
+        <span className="mt-1 block">{meaning}</span>
+      </>
+    );
+  }
+  if (key.startsWith(CODE_HINT)) {
+    const code = key.slice(CODE_HINT.length);
+    const info = errorCodeInfo(code);
+    if (!info) return "Not a code Linkdesk knows: see the upstream's documentation.";
+    return (
+      <>
+        <span className="block font-semibold">
+          {info.label} <span className="font-mono font-normal text-slate-300">{code}</span>
+        </span>
+        <span className="mt-1 block">{info.meaning}</span>
+        <span className="mt-1 block">
+          <span className="font-semibold">What to do: </span>
+          {info.remedy}
+        </span>
+        <span className="mt-1 block text-slate-300">{WHO_ACTS_LABELS[info.whoActs]}</span>
+      </>
+    );
+  }
+  if (key.startsWith(PRODUCTS_HINT)) {
+    const products = rowOf(key.slice(PRODUCTS_HINT.length))?.products ?? [];
+    return (
+      <span className="block space-y-0.5">
+        {products.map((p) => (
+          <span key={p.product} className="block">
+            {productLine(p, now)}
+          </span>
+        ))}
       </span>
     );
   }
-  if (status.unavailable) return <span className="text-slate-500">unavailable: {status.unavailable}</span>;
-  if (status.refreshedAt) {
-    return (
-      <span className="text-slate-500">
-        refreshed <RelativeTime value={status.refreshedAt} now={now} />
-      </span>
-    );
-  }
-  return <span className="text-slate-400">not refreshed yet</span>;
+  return null;
 }
 
-function DeprecatedMark() {
-  return <span className="rounded bg-slate-100 px-1 text-[10px] font-medium uppercase tracking-wide text-slate-500">deprecated</span>;
-}
-
-export function TagsCell({ tags, deprecatedTags }: { tags: string[]; deprecatedTags: string[] | null }) {
+export function TagsCell({ tags }: { tags: string[] }) {
+  if (tags.length === 0) return muted;
+  const [first, ...rest] = tags;
   return (
-    <div className="min-w-28 space-y-1">
-      {tags.length > 0 ? (
-        <ul className="flex flex-wrap gap-1">
-          {tags.map((tag) => (
-            <li key={tag} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700">
-              {tag}
-            </li>
-          ))}
-        </ul>
-      ) : (
-        muted
-      )}
-      {deprecatedTags?.length ? (
-        <p className="text-xs text-slate-400" title="The upstream's deprecated tags field: link_tags replaces it; not used for filtering">
-          <DeprecatedMark /> tags: {deprecatedTags.join(", ")}
-        </p>
-      ) : null}
-    </div>
+    <span className="tags-cell" title={tags.join(", ")}>
+      <span className="tag-chip">{first}</span>
+      {rest.length > 0 ? <span className="tags-more">+{rest.length}</span> : null}
+    </span>
   );
 }
 
-export function LastRefreshedCell({ item, now }: { item: LinkListItem; now: number }) {
-  return (
-    <div className="whitespace-nowrap">
-      {item.lastRefreshedAt ? <RelativeTime value={item.lastRefreshedAt} now={now} className="text-slate-800" /> : <span className="text-slate-500">never</span>}
-      {item.deprecated.lastSyncedAt ? (
-        <p className="text-xs text-slate-400" title="The upstream's deprecated last_synced_at: not used for sorting or staleness">
-          <DeprecatedMark /> last_synced_at <RelativeTime value={item.deprecated.lastSyncedAt} now={now} />
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-export function TimeCell({ value, now }: { value: string | null; now: number }) {
-  return value ? <RelativeTime value={value} now={now} className="whitespace-nowrap text-slate-700" /> : muted;
+export function TimeCell({ value, now, none = muted }: { value: string | null; now: number; none?: React.ReactNode }) {
+  return value ? <RelativeTime value={value} now={now} className="text-slate-700" /> : none;
 }

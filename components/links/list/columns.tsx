@@ -1,19 +1,21 @@
 import { createDataTableColumnHelper } from "@/components/data-table/features";
-import type { LinkListItem } from "@/lib/links/query";
-import { ErrorCodeCell, InstitutionCell, LastRefreshedCell, LinkIdCell, ProductsCell, StateCell, TagsCell, TimeCell } from "./cells";
+import type { LinkTableRow } from "./rows";
+import { ErrorCodeCell, InstitutionCell, LinkIdCell, ProductsCell, StateCell, TagsCell, TimeCell } from "./cells";
 
-// The links list's columns. A sortable column's id is its `sort` value in the URL (LINK_SORTS); times sort newest
-// first on the first click, text A to Z. Deprecated upstream fields are shown inside cells, never as a sort.
+// The links list's columns, one line a cell. A sortable column's id is its `sort` value in the URL (LINK_SORTS) and
+// its name in a person's saved view (LINK_LIST_COLUMNS); times sort newest first on the first click, text A to Z.
 
-const helper = createDataTableColumnHelper<LinkListItem>();
+const helper = createDataTableColumnHelper<LinkTableRow>();
 
 export const linkColumns = helper.columns([
   helper.accessor("linkId", {
     id: "link_id",
     header: "Link",
     sortDescFirst: false,
+    // The row's name: always shown, and kept in view when the table scrolls sideways on a small screen.
+    enableHiding: false,
+    meta: { sticky: true },
     cell: ({ row }) => <LinkIdCell linkId={row.original.linkId} />,
-    meta: { cellClassName: "max-w-48" },
   }),
   helper.accessor("institutionName", {
     id: "institution_name",
@@ -29,33 +31,35 @@ export const linkColumns = helper.columns([
   }),
   helper.accessor("errorCode", {
     id: "error_code",
-    header: "Error code",
+    header: "Error",
     sortDescFirst: false,
+    meta: { label: "Error code" },
     cell: ({ row }) => <ErrorCodeCell code={row.original.errorCode} />,
   }),
   helper.accessor("provider", {
     id: "provider",
     header: "Provider",
     sortDescFirst: false,
-    cell: ({ row }) => (row.original.provider ? <span className="text-slate-800">{row.original.provider}</span> : <span className="text-slate-400">—</span>),
+    cell: ({ row }) => (row.original.provider ? <span className="text-slate-800">{row.original.provider}</span> : <span className="text-slate-500">—</span>),
   }),
   helper.accessor("products", {
     id: "products",
     header: "Products",
     enableSorting: false,
-    cell: ({ row, table }) => <ProductsCell products={row.original.products} now={table.options.meta?.renderedAt ?? 0} />,
+    cell: ({ row }) => <ProductsCell linkId={row.original.linkId} products={row.original.products} />,
   }),
   helper.accessor("linkTags", {
     id: "link_tags",
     header: "Tags",
     enableSorting: false,
-    cell: ({ row }) => <TagsCell tags={row.original.linkTags} deprecatedTags={row.original.deprecated.tags} />,
+    cell: ({ row }) => <TagsCell tags={row.original.linkTags} />,
   }),
   helper.accessor("lastRefreshedAt", {
     id: "last_refreshed_at",
-    header: "Last refreshed",
+    header: "Refreshed",
     sortDescFirst: true,
-    cell: ({ row, table }) => <LastRefreshedCell item={row.original} now={table.options.meta?.renderedAt ?? 0} />,
+    meta: { label: "Last refreshed" },
+    cell: ({ row, table }) => <TimeCell value={row.original.lastRefreshedAt} now={table.options.meta?.renderedAt ?? 0} none={<span className="text-slate-500">never</span>} />,
   }),
   helper.accessor("createdAt", {
     id: "created_at",

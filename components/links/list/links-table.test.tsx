@@ -1,11 +1,16 @@
 import { renderToStaticMarkup } from "react-dom/server";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DataTablePagination } from "@/components/data-table/data-table-pagination";
 import { formatAgo } from "@/components/data-table/relative-time";
 import { hrefWith } from "@/components/data-table/url";
 import type { LinkListItem } from "@/lib/links/query";
-import { InstitutionCell } from "./cells";
+import { LINK_ERROR_INFO } from "@/lib/links/error-codes";
+import { InstitutionCell, linkCellHint } from "./cells";
 import { LinksTable } from "./links-table";
+import { linkTableRow } from "./rows";
+
+// The view menu's server action is not called while rendering; keep its server-only imports out of this test.
+vi.mock("@/lib/actions/preferences", () => ({ saveTableView: async () => ({ data: { saved: true } }) }));
 
 const NOW = Date.parse("2026-11-20T12:00:00.000Z");
 
@@ -34,11 +39,14 @@ function item(overrides: Partial<LinkListItem> = {}): LinkListItem {
   };
 }
 
+/** Text as React writes it into HTML. */
+const asHtml = (text: string) => renderToStaticMarkup(<>{text}</>);
+
 const render = (rows: LinkListItem[], query = "state=error&sort=provider&dir=asc&page=3") =>
-  renderToStaticMarkup(<LinksTable rows={rows} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query }} renderedAt={NOW} />);
+  renderToStaticMarkup(<LinksTable rows={rows.map(linkTableRow)} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query }} renderedAt={NOW} />);
 
 describe("InstitutionCell", () => {
-  it("loads an avatar only from an http(s) address, else shows a placeholder; the name is text", () => {
+  it("loads an avatar only from an http(s) address, else shows initials; the name is text", () => {
     for (const bad of ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "data:image/svg+xml,<svg onload=alert(1)>", "/relative.png", "not a url", null]) {
       const html = renderToStaticMarkup(<InstitutionCell id="x" name={'<img src=x onerror=alert(1)>Évian'} avatar={bad} />);
       expect(html, String(bad)).not.toContain("<img");
@@ -46,26 +54,40 @@ describe("InstitutionCell", () => {
       expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;Évian");
     }
     const ok = renderToStaticMarkup(<InstitutionCell id="chase" name="Chase" avatar="https://cdn.example.com/chase.png" />);
-    expect(ok).toContain('<img src="https://cdn.example.com/chase.png"');
+    expect(ok).toContain('src="https://cdn.example.com/chase.png"');
     expect(ok).toContain('referrerPolicy="no-referrer"');
   });
 });
 
 describe("LinksTable", () => {
-  it("renders each column from the row, error code with its meaning and remedy", () => {
-    const html = render([item()]);
-    expect(html).toContain('href="/links/mk_1"');
-    expect(html).toContain("Authorization expired");
-    expect(html).toContain("User must reconnect");
-    expect(html).toContain("Error</span>");
-    expect(html).toContain("error rate_limit");
-    expect(html).toContain("unavailable: not_supported");
-    expect(html).toContain("team:retail");
+  it("renders each column on one line: short link id with the whole id, chips that open their explanation, product marks", () => {
+    const row = item({ linkId: "mk_eqkWN34UEoa2NxyALG8pcV", linkTags: ["team:retail", "plan:pro"] });
+    const html = render([row]);
+    expect(html).toContain('href="/links/mk_eqkWN34UEoa2NxyALG8pcV"');
+    expect(html).toContain('<span aria-hidden="true">mk_eqkW…8pcV</span><span class="sr-only">mk_eqkWN34UEoa2NxyALG8pcV</span>');
+    expect(html).toContain('aria-label="Copy link id mk_eqkWN34UEoa2NxyALG8pcV"');
+    // The error code's chip says its name and opens its explanation (what it means and what to do) on demand: the
+    // words are not in every row's HTML, only the one shared explanation element is.
+    expect(html).toMatch(/data-hint="code:auth_expired"[^>]*>Authorization expired<\/button>/);
+    expect(html).not.toContain(asHtml(LINK_ERROR_INFO.auth_expired.remedy));
+    expect(html.match(/role="tooltip"/g)).toHaveLength(1);
+    const explained = (key: string) => renderToStaticMarkup(<>{linkCellHint(key, (id) => (id === row.linkId ? linkTableRow(row) : undefined), NOW)}</>);
+    expect(explained("code:auth_expired")).toContain(asHtml(LINK_ERROR_INFO.auth_expired.meaning));
+    expect(explained("code:auth_expired")).toContain(asHtml(LINK_ERROR_INFO.auth_expired.remedy));
+    expect(html).toMatch(/data-hint="state:error"[^>]*>Error<\/button>/);
+    expect(explained("state:error")).toContain("Error</span>");
+    expect(html).toMatch(/data-hint="products:mk_eqkWN34UEoa2NxyALG8pcV"[^>]*aria-label="Products: 1 failing, 1 refreshed, 1 unavailable"/);
+    const products = explained("products:mk_eqkWN34UEoa2NxyALG8pcV");
+    expect(products).toContain("Transactions: failing (rate_limit): slow down");
+    expect(products).toContain("Identity: unavailable: not_supported");
+    expect(products).toContain("Accounts: refreshed 3 h ago");
+    expect(html).toContain("team:retail</span>");
+    expect(html).toContain("+1</span>");
     // Relative to the server's render clock, with the exact time on hover.
-    expect(html).toContain('title="2026-11-20 09:00:00 UTC">3 h ago</time>');
-    // Deprecated fields only with their label.
-    expect(html).toMatch(/deprecated<\/span> tags: legacy/);
-    expect(html).toMatch(/deprecated<\/span> last_synced_at/);
+    expect(html).toContain(`title="2026-11-20 09:00:00 UTC" class="text-slate-700">3 h ago</time>`);
+    // Deprecated upstream fields are not the list's business (the link page has them under "All fields").
+    expect(html.toLowerCase()).not.toContain("deprecated");
+    expect(html).not.toContain("legacy");
   });
 
   it("links each sortable header to the view in the next order, back on the first page", () => {
@@ -75,16 +97,38 @@ describe("LinksTable", () => {
     expect(hrefs).toContain("/links?state=error&sort=provider&dir=desc");
     expect(hrefs).toContain("/links?state=error&sort=institution_name&dir=asc");
     expect(hrefs).toContain("/links?state=error&sort=last_refreshed_at&dir=desc");
-    expect(hrefs).toContain("/links?state=error&sort=created_at&dir=desc");
     expect(hrefs.some((h) => h.includes("sort=products") || h.includes("sort=link_tags"))).toBe(false);
     expect(html).toMatch(/<th[^>]*aria-sort="ascending"[^>]*>.*?Provider/);
+  });
+
+  it("shows the person's own view: their hidden columns are not rendered, and their row height", () => {
+    const all = renderToStaticMarkup(
+      <LinksTable rows={[item()]} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query: "" }} renderedAt={NOW} tableView={{ table: "links", hidden: [], density: "compact" }} />,
+    );
+    expect(all).toContain(">Created<");
+    expect(all).toContain('data-density="compact"');
+    const fewer = renderToStaticMarkup(
+      <LinksTable
+        rows={[item()]}
+        sort={{ id: "provider", dir: "asc" }}
+        view={{ pathname: "/links", query: "" }}
+        renderedAt={NOW}
+        tableView={{ table: "links", hidden: ["provider", "products", "created_at"], density: "comfortable" }}
+      />,
+    );
+    expect(fewer).not.toMatch(/<th[^>]*>.*?Provider/);
+    expect(fewer).not.toContain("Products: ");
+    expect(fewer).not.toMatch(/<th[^>]*>.*?Created/);
+    expect(fewer).toContain('data-density="comfortable"');
+    expect(fewer).toContain("(3 hidden)");
   });
 
   it("shows a link never read, and a code Linkdesk does not know, in words", () => {
     const html = render([item({ state: null, errorCode: "brand_new_code", institutionId: null, institutionName: null, products: [], lastRefreshedAt: null, deprecated: { tags: null, lastSyncedAt: null } })]);
     expect(html).toContain("Not read yet");
     expect(html).toContain("brand_new_code");
-    expect(html).toContain("Not a code Linkdesk knows");
+    expect(renderToStaticMarkup(<>{linkCellHint("code:brand_new_code", () => undefined, NOW)}</>)).toContain("Not a code Linkdesk knows");
+    expect(renderToStaticMarkup(<>{linkCellHint("unread", () => undefined, NOW)}</>)).toContain("has not read its details yet");
     expect(html).toContain("never");
   });
 });

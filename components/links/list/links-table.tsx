@@ -1,12 +1,93 @@
 "use client";
 
+import { useCallback, useMemo, useRef, useState } from "react";
 import { DataTable, type DataTableView, type SortDir } from "@/components/data-table/data-table";
-import type { LinkListItem } from "@/lib/links/query";
+import { DataTableViewOptions, type ViewSaveState } from "@/components/data-table/data-table-view-options";
+import { HintHost } from "@/components/ui/hint";
+import { saveTableView } from "@/lib/actions/preferences";
+import { DEFAULT_TABLE_VIEWS, LINK_LIST_HIDEABLE, type TableViewOf } from "@/lib/schemas/preferences";
+import { linkCellHint } from "./cells";
 import { linkColumns } from "./columns";
+import type { LinkTableRow } from "./rows";
 
-const linkIdOf = (row: LinkListItem) => row.linkId;
+const linkIdOf = (row: LinkTableRow) => row.linkId;
 
-/** The links list's table: the generic table with the link columns. Rows come sorted and paged from the server. */
-export function LinksTable({ rows, sort, view, renderedAt }: { rows: LinkListItem[]; sort: { id: string; dir: SortDir }; view: DataTableView; renderedAt: number }) {
-  return <DataTable columns={linkColumns} data={rows} getRowId={linkIdOf} sort={sort} view={view} renderedAt={renderedAt} label="Links" />;
+type LinksView = TableViewOf<"links">;
+type HideableColumn = LinksView["hidden"][number];
+
+/** Each hideable column's name in the view menu, from its definition. */
+const COLUMN_LABELS = new Map(linkColumns.map((c) => [c.id, c.meta?.label ?? (typeof c.header === "string" ? c.header : c.id)]));
+
+/**
+ * The links list's table: the generic table with the link columns, in the person's own view (columns, row height),
+ * which the menu above it changes and remembers for them. Rows come sorted and paged from the server.
+ */
+export function LinksTable({
+  rows,
+  sort,
+  view,
+  renderedAt,
+  tableView = DEFAULT_TABLE_VIEWS.links,
+}: {
+  /** One page of rows, cut to what the table shows (linkTableRow). */
+  rows: LinkTableRow[];
+  sort: { id: string; dir: SortDir };
+  view: DataTableView;
+  renderedAt: number;
+  /** The signed-in person's saved view (read on the server, so the first paint is already theirs). */
+  tableView?: LinksView;
+}) {
+  const [current, setCurrent] = useState<LinksView>(tableView);
+  const [saveState, setSaveState] = useState<ViewSaveState>({ kind: "idle" });
+  // Saves go one after another, so the last choice is the one remembered.
+  const saving = useRef<Promise<unknown>>(Promise.resolve());
+
+  const change = (next: LinksView) => {
+    setCurrent(next);
+    setSaveState({ kind: "saving" });
+    saving.current = saving.current.then(async () => {
+      try {
+        const result = await saveTableView(next);
+        setSaveState(result?.data ? { kind: "saved" } : { kind: "failed", message: `Not saved: ${result?.serverError ?? "the view was refused"}` });
+      } catch {
+        setSaveState({ kind: "failed", message: "Not saved: Linkdesk could not be reached" });
+      }
+    });
+  };
+
+  const rowsById = useMemo(() => new Map(rows.map((row) => [row.linkId, row])), [rows]);
+  const hint = useCallback((key: string) => linkCellHint(key, (linkId) => rowsById.get(linkId), renderedAt), [rowsById, renderedAt]);
+  const columnVisibility = useMemo(() => Object.fromEntries(current.hidden.map((id) => [id, false])), [current.hidden]);
+  const menuColumns = LINK_LIST_HIDEABLE.map((id) => ({ id, label: COLUMN_LABELS.get(id) ?? id, visible: !current.hidden.includes(id) }));
+
+  return (
+    <>
+      <div className="mb-2 flex justify-end">
+        <DataTableViewOptions
+          columns={menuColumns}
+          density={current.density}
+          saveState={saveState}
+          onColumnChange={(id, visible) => {
+            const hidden = visible ? current.hidden.filter((h) => h !== id) : [...current.hidden, id as HideableColumn];
+            change({ ...current, hidden: LINK_LIST_HIDEABLE.filter((c) => hidden.includes(c)) });
+          }}
+          onDensityChange={(density) => change({ ...current, density })}
+          onReset={() => change(DEFAULT_TABLE_VIEWS.links)}
+        />
+      </div>
+      <HintHost hint={hint}>
+        <DataTable
+          columns={linkColumns}
+          data={rows}
+          getRowId={linkIdOf}
+          sort={sort}
+          view={view}
+          renderedAt={renderedAt}
+          label="Links"
+          columnVisibility={columnVisibility}
+          density={current.density}
+        />
+      </HintHost>
+    </>
+  );
 }

@@ -34,10 +34,11 @@ export const STATE_TONES: Record<LinkState, string> = {
 
 export const stateTone = (state: string) => (isState(state) ? STATE_TONES[state] : "bg-slate-50 text-slate-700 ring-slate-200");
 
-export const WHO_ACTS_TONES: Record<WhoActs, string> = {
-  user: "text-amber-800",
-  wait: "text-sky-800",
-  service: "text-red-800",
+/** An error code's chip, coloured by who must act (the same colours as Health's split). */
+export const WHO_ACTS_CHIP_TONES: Record<WhoActs, string> = {
+  user: "bg-amber-50 text-amber-900 ring-amber-200",
+  wait: "bg-sky-50 text-sky-900 ring-sky-200",
+  service: "bg-red-50 text-red-800 ring-red-200",
 };
 
 /** The list's URL parameters as people read them, for the ignored-filter notice. */

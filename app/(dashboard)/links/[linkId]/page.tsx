@@ -4,11 +4,12 @@ import { Suspense } from "react";
 import { DeletedNotice } from "@/components/links/detail/deleted-notice";
 import { ErrorExplainer } from "@/components/links/detail/error-explainer";
 import { utcText } from "@/components/links/detail/format";
+import { LinkAccounts, LinkAccountsSkeleton } from "@/components/links/detail/link-accounts";
 import { LinkAuditHistory, LinkAuditHistorySkeleton } from "@/components/links/detail/link-audit-history";
 import { LinkFields } from "@/components/links/detail/link-fields";
 import { ProductStatusTable } from "@/components/links/detail/product-status-table";
 import { RefreshLinkButton } from "@/components/links/refresh-buttons";
-import { TransactionsTable } from "@/components/transactions/transactions-table";
+import { TransactionsDesk } from "@/components/transactions/transactions-desk";
 import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
 import { UpstreamProblem } from "@/components/upstream-problem";
@@ -19,11 +20,12 @@ import { callHeadroom } from "@/lib/budget/headroom";
 import { getDb } from "@/lib/db/client";
 import { type StoredLink, storedLink } from "@/lib/links/health";
 import { logger } from "@/lib/logger";
+import { parseTransactionFilters, transactionFiltersToSearchParams } from "@/lib/transactions/filters";
+import { transactionHistory } from "@/lib/transactions/history";
+import { transactionsPage } from "@/lib/transactions/view";
 import { isUpstreamError, upstream } from "@/lib/upstream";
 
 export const metadata: Metadata = { title: "Link" };
-
-const PAGE_SIZE = 50;
 
 /** Headroom where staff act: how many corrections this link still allows this minute. */
 async function CorrectionsLeft({ linkId }: { linkId: string }) {
@@ -53,8 +55,11 @@ async function readStoredLink(linkId: string): Promise<StoredLink | null> {
 /** Two failures that say the same thing (both 404, both refused by the budget): the second is not repeated. */
 function sameProblem(a: unknown, b: unknown): boolean {
   if (isUpstreamError(a) && isUpstreamError(b)) return a.kind === b.kind && a.status === b.status && a.errorCode === b.errorCode;
-  return a instanceof Error && b instanceof Error && a.constructor === b.constructor && !isUpstreamError(a);
+  return a instanceof Error && b instanceof Error && a.name === b.name && !isUpstreamError(a);
 }
+
+/** A cached read of the link's transactions counts as live only when it was made for this request (or just before). */
+const readJustNow = (readAt: number) => Date.now() - readAt < 5_000;
 
 /** The upstream's answer about the link itself (not found, deleted, forbidden, bad state): trying again changes nothing. */
 const isLinkAnswer = (error: unknown) => isUpstreamError(error) && [403, 404, 410, 422].includes(error.status ?? 0);
@@ -64,24 +69,25 @@ export default async function LinkPage({
   searchParams,
 }: {
   params: Promise<{ linkId: string }>;
-  searchParams: Promise<{ page?: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { linkId } = await params;
   const staff = await currentStaff();
   if (!staff) redirect(`/sign-in?callbackUrl=/links/${encodeURIComponent(linkId)}`);
-  const page = Math.max(1, Number.parseInt((await searchParams).page ?? "1", 10) || 1);
+  const view = parseTransactionFilters(await searchParams);
   const api = upstream();
-  const [link, transactions] = await Promise.allSettled([api.getLink(linkId), api.getTransactions(linkId, { page, size: PAGE_SIZE })]);
+  // The transactions come from the link's briefly cached history: filtering and paging on the desk cost no calls.
+  const [link, transactions] = await Promise.allSettled([api.getLink(linkId), transactionHistory(api).get(linkId)]);
   // Read after the live calls: they write what they return into the read model first (deleted_seen_at included).
   const stored = await readStoredLink(linkId);
 
   // Live from either call (a transactions page carries its link too), else the read model's last copy.
-  const live = link.status === "fulfilled" ? link.value : transactions.status === "fulfilled" ? transactions.value.link : null;
+  const live = link.status === "fulfilled" ? link.value : transactions.status === "fulfilled" && readJustNow(transactions.value.readAt) ? transactions.value.link : null;
   const liveError = live ? null : link.status === "rejected" ? (link.reason as unknown) : null;
   const shown = live ?? stored?.link ?? null;
   const audit = (
     <Suspense fallback={<LinkAuditHistorySkeleton />}>
-      <LinkAuditHistory linkId={linkId} />
+      <LinkAuditHistory linkId={linkId} canUndo={can(staff.role, "correct")} />
     </Suspense>
   );
 
@@ -137,6 +143,22 @@ export default async function LinkPage({
           <ProductStatusTable products={shown.products} />
         </section>
 
+        <section aria-labelledby="link-accounts-heading" className="space-y-2">
+          <h2 id="link-accounts-heading" className="text-lg font-semibold">
+            Accounts
+          </h2>
+          {/* Connecting links have no data yet, and without the accounts product the upstream refuses: say so, no call. */}
+          {!shown.products.accounts ? (
+            <p className="text-sm text-slate-500">The accounts product is not granted on this link.</p>
+          ) : shown.state === "connecting" || shown.state === "awaiting_token_exchange" || deleted ? (
+            <p className="text-sm text-slate-500">{deleted ? "The link is deleted: its accounts are no longer served." : "The link has no accounts until it is connected."}</p>
+          ) : (
+            <Suspense fallback={<LinkAccountsSkeleton />}>
+              <LinkAccounts linkId={shown.link_id} />
+            </Suspense>
+          )}
+        </section>
+
         <section aria-labelledby="link-transactions-heading">
           <div className="mb-2 flex items-baseline justify-between gap-4">
             <h2 id="link-transactions-heading" className="text-lg font-semibold">
@@ -151,13 +173,14 @@ export default async function LinkPage({
               <UpstreamProblem error={transactions.reason} />
             )
           ) : (
-            <TransactionsTable
+            <TransactionsDesk
               linkId={shown.link_id}
-              transactions={transactions.value.transactions}
               canCorrect={canCorrect}
-              page={page}
-              total={transactions.value.total}
-              size={PAGE_SIZE}
+              renderedAt={transactions.value.readAt}
+              initial={{
+                query: transactionFiltersToSearchParams(view.filters, view.page).toString(),
+                page: { ...(await transactionsPage((await getDb()).db, shown.link_id, transactions.value, view)), dropped: view.dropped },
+              }}
             />
           )}
         </section>

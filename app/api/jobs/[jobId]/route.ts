@@ -1,17 +1,18 @@
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
-import { readBulkJob } from "@/lib/jobs/bulk-correction";
+import { readJobView } from "@/lib/jobs/view";
 
-// Progress of a bulk job, for the page that started it (polled) and for scripts. Readable by its starter and admins.
+const noStore = { "Cache-Control": "no-store" };
+
+// A job's progress as JSON: polled by the job's page and progress bars, and for scripts. Any signed-in reader.
 export async function GET(_request: Request, { params }: { params: Promise<{ jobId: string }> }) {
   const staff = await currentStaff();
-  if (!staff) return Response.json({ error: "Sign in first." }, { status: 401 });
+  if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
+  if (!can(staff.role, "read")) return Response.json({ error: "Your role may not read jobs." }, { status: 403, headers: noStore });
   const { jobId } = await params;
-  if (!/^[0-9a-f-]{36}$/i.test(jobId)) return Response.json({ error: "No such job." }, { status: 404 });
-  const job = await readBulkJob((await getDb()).db, jobId);
-  if (!job || (job.createdBy !== staff.id && !can(staff.role, "manageStaff"))) return Response.json({ error: "No such job." }, { status: 404 });
-  const { createdBy: _omit, ...view } = job;
-  void _omit;
-  return Response.json(view, { headers: { "Cache-Control": "no-store" } });
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(jobId)) return Response.json({ error: "No such job." }, { status: 404, headers: noStore });
+  const job = await readJobView((await getDb()).db, jobId);
+  if (!job) return Response.json({ error: "No such job." }, { status: 404, headers: noStore });
+  return Response.json(job, { headers: noStore });
 }

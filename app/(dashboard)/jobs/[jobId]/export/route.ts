@@ -1,0 +1,28 @@
+import type { NextRequest } from "next/server";
+import { csvExport } from "@/lib/http/csv-export";
+import { isItemState, streamJobItemsCsv } from "@/lib/jobs/view";
+import { readJob } from "@/lib/jobs/store";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// A job's items as CSV: all of them (results), or one state (?state=failed for the failures).
+export async function GET(request: NextRequest, { params }: { params: Promise<{ jobId: string }> }) {
+  const { jobId } = await params;
+  const state = request.nextUrl.searchParams.get("state") ?? undefined;
+  return csvExport({
+    what: "jobs",
+    filename: `job-${jobId.slice(0, 8)}${state ? `-${state}` : ""}`,
+    parse: () => ({
+      filters: { jobId, state: isItemState(state) ? state : undefined },
+      dropped: [
+        ...(UUID.test(jobId) ? [] : [{ param: "jobId", reason: "not a job id" }]),
+        ...(state === undefined || isItemState(state) ? [] : [{ param: "state", reason: "not an item state" }]),
+      ],
+    }),
+    async *rows(db, filters) {
+      const job = await readJob(db, filters.jobId);
+      if (!job) return;
+      yield* streamJobItemsCsv(db, job, filters.state);
+    },
+  });
+}

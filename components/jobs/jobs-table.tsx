@@ -1,0 +1,76 @@
+"use client";
+
+import Link from "next/link";
+import { DataTable } from "@/components/data-table/data-table";
+import { createDataTableColumnHelper } from "@/components/data-table/features";
+import { RelativeTime } from "@/components/data-table/relative-time";
+import type { JobView } from "@/lib/jobs/view";
+import { summary } from "./job-progress";
+import { JobStateChip } from "./job-state-chip";
+import { useJobs } from "./use-job";
+
+const helper = createDataTableColumnHelper<JobView>();
+
+const columns = helper.columns([
+  helper.accessor("title", {
+    id: "title",
+    header: "Job",
+    enableSorting: false,
+    cell: ({ row }) => (
+      <Link href={`/jobs/${row.original.id}`} className="font-medium text-indigo-700 hover:underline">
+        {row.original.title}
+      </Link>
+    ),
+  }),
+  helper.accessor("kindLabel", { id: "kind", header: "Kind", enableSorting: false, meta: { cellClassName: "whitespace-nowrap" } }),
+  helper.accessor("state", { id: "state", header: "State", enableSorting: false, cell: ({ row }) => <JobStateChip state={row.original.state} /> }),
+  helper.accessor("settled", {
+    id: "progress",
+    header: "Progress",
+    enableSorting: false,
+    cell: ({ row }) => <span className="whitespace-nowrap tabular-nums text-slate-700">{summary(row.original)}</span>,
+  }),
+  helper.accessor("linkId", {
+    id: "link",
+    header: "Link",
+    enableSorting: false,
+    cell: ({ row }) =>
+      row.original.linkId ? (
+        <Link href={`/links/${encodeURIComponent(row.original.linkId)}`} className="font-mono text-xs text-indigo-700 hover:underline">
+          {row.original.linkId}
+        </Link>
+      ) : (
+        <span className="text-slate-500">many</span>
+      ),
+  }),
+  helper.accessor("createdByEmail", { id: "by", header: "Started by", enableSorting: false, meta: { cellClassName: "whitespace-nowrap" } }),
+  helper.accessor("createdAt", {
+    id: "started",
+    header: "Started",
+    enableSorting: false,
+    cell: ({ row, table }) => <RelativeTime value={row.original.createdAt} now={table.options.meta?.renderedAt ?? 0} />,
+  }),
+  helper.accessor("finishedAt", {
+    id: "finished",
+    header: "Finished",
+    enableSorting: false,
+    cell: ({ row, table }) =>
+      row.original.finishedAt ? <RelativeTime value={row.original.finishedAt} now={table.options.meta?.renderedAt ?? 0} /> : <span className="text-slate-500">—</span>,
+  }),
+]);
+
+/** The jobs of the current filter, refreshed while any of them runs. */
+export function JobsTable({ initial, query, renderedAt, pathname }: { initial: JobView[]; query: string; renderedAt: number; pathname: string }) {
+  const { data = initial } = useJobs(query, initial);
+  return (
+    <DataTable
+      columns={columns}
+      data={data}
+      getRowId={(row) => row.id}
+      sort={null}
+      view={{ pathname, query }}
+      renderedAt={renderedAt}
+      label="Jobs"
+    />
+  );
+}

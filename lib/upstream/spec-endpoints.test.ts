@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createSandbox } from "../../sandbox/server";
+import { SPEC_ENDPOINTS } from "./spec-endpoints";
+
+// Everything the dashboard sends the upstream, recorded by the sandbox: every verb of the one door (lib/upstream)
+// and the status check that every page's header runs. Each call must be to a route the spec defines; a route the
+// sandbox lacks shows up in its stats as "(unmatched) METHOD /path".
+
+// The read model is not under test: its writes fail quietly (the observer's failures never fail a call).
+vi.mock("../db/client", () => ({ getDb: async () => Promise.reject(new Error("no database in this test")) }));
+
+const sandbox = createSandbox({ rateLimits: false, importDelayMs: 0 });
+const dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-spec-endpoints-"));
+let sandboxUrl = "";
+
+beforeAll(async () => {
+  sandboxUrl = await sandbox.listen(0);
+  Object.assign(process.env, {
+    UPSTREAM_BASE_URL: sandboxUrl,
+    UPSTREAM_CLIENT_ID: sandbox.state.options.clientId,
+    UPSTREAM_CLIENT_SECRET: sandbox.state.options.clientSecret,
+    UPSTREAM_SANDBOX: "1",
+    AUTH_SECRET: "spec-endpoints-secret-0123456789abcdef",
+    LOG_LEVEL: "silent",
+    // The budget in process memory, its journal in a folder of this test.
+    DATABASE_URL: "",
+    LINKDESK_DATA_DIR: dataDir,
+  });
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("calls the dashboard makes", () => {
+  it("go only to routes the spec defines, whatever the verb, and the status check sends none of its own", async () => {
+    const { upstream, UpstreamApi } = await import("./index");
+    const { checkUpstream } = await import("./status");
+    const api = upstream();
+    const exercised = new Set<string>();
+    const use = <K extends keyof typeof api>(verb: K) => {
+      exercised.add(verb);
+      return api[verb];
+    };
+
+    const status = await checkUpstream({ fresh: true, read: true });
+    expect(status.reachable.ok && status.token.ok && status.read?.ok).toBe(true);
+
+    const fixtures = (await (await fetch(`${sandboxUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+    const linkId = fixtures.plain![0]!;
+    const page = await use("listLinks").call(api, { limit: 500 });
+    expect(page.links.length).toBeGreaterThan(0);
+    await use("getLink").call(api, linkId);
+    const { accounts } = await use("getAccounts").call(api, linkId);
+    await use("getAccount").call(api, linkId, accounts[0]!.account_id);
+    await use("listInstitutions").call(api, { name: "Chase", limit: 5 });
+    await use("getInstitution").call(api, "chase");
+    const transactions = await use("getTransactions").call(api, linkId, { size: 5 });
+    const transaction = transactions.transactions[0]!;
+    await use("correctEnrichment").call(api, linkId, transaction.transaction_id, { category: transaction.enrichment!.category.value });
+    const session = await use("createLinkSession").call(api, { customer_user: { id: "spec-endpoints-user" }, redirect_uri: "https://linkdesk.invalid/return" });
+    // Demo mode only: the sandbox's control route plays the end user (not counted in the sandbox's stats).
+    const completed = await use("completeSandboxSession").call(api, session.link_session_token);
+    await use("exchangeToken").call(api, completed.exchangeable_token);
+    const imported = await use("importLink").call(api, {
+      customer_user: { id: "spec-endpoints-user" },
+      institution_id: "mx.wells_fargo",
+      accounts: [{ account_id: "acct", name: "Checking", type: "checking", balances: {} }],
+    });
+    await use("importTransactions").call(api, imported.link_id, [{ account_id: "acct", amount: "-12.50", date: "2026-11-01", description: "Coffee" }]);
+
+    // Every verb of the door was called, so a verb added later is added here too.
+    const verbs = Object.getOwnPropertyNames(UpstreamApi.prototype).filter((name) => name !== "constructor" && name !== "observe");
+    expect([...exercised].sort()).toEqual(verbs.sort());
+
+    const called = Object.keys(sandbox.state.stats.snapshot().byEndpoint);
+    expect(called).toEqual(expect.arrayContaining(["POST /auth/token", "GET /links", "GET /links/{id}", "POST /links/import"]));
+    expect(called.filter((endpoint) => !SPEC_ENDPOINTS.includes(endpoint))).toEqual([]);
+  });
+});
