@@ -30,6 +30,34 @@ test("a sign-in sent before the page's script runs is posted, never put in the a
   await context.close();
 });
 
+test("before the page's script runs, controls only it can answer are disabled: no click is lost, no token goes in the address", async ({ browser, baseURL }) => {
+  const signedIn = await browser.newContext({ baseURL });
+  await signInAs(await signedIn.newPage(), "admin");
+  const state = await signedIn.storageState();
+  const noScript = await browser.newContext({ baseURL, storageState: state, javaScriptEnabled: false });
+  try {
+    const page = await noScript.newPage();
+    const linkId = await plainLinkId();
+    await page.goto(`/links/${linkId}`);
+    await expect(page.getByRole("button", { name: /^Change category of/ }).first()).toBeDisabled();
+    await page.goto("/exchange");
+    await expect(page.getByRole("button", { name: "Exchange token" })).toBeDisabled();
+    await page.getByLabel("Exchangeable token").fill("123e4567-e89b-12d3-a456-426614174000");
+    await page.getByLabel("Exchangeable token").press("Enter");
+    expect(page.url()).not.toContain("123e4567");
+
+    // Once the script runs, the same controls work.
+    const live = await signedIn.newPage();
+    await live.goto(`/links/${linkId}`);
+    await expect(live.getByRole("button", { name: /^Change category of/ }).first()).toBeEnabled();
+    await live.goto("/exchange");
+    await expect(live.getByRole("button", { name: "Exchange token" })).toBeEnabled();
+  } finally {
+    await noScript.close();
+    await signedIn.close();
+  }
+});
+
 test("a wrong password and an unknown email get the same answer", async ({ page }) => {
   await page.goto("/sign-in");
   await page.getByLabel("Email").fill("ops@demo.linkdesk.test");

@@ -11,6 +11,7 @@ import { JOB_POLL_MS, jobIsLive, jobQueryKey, useJob } from "@/components/jobs/u
 import { resumeImport } from "@/lib/actions/import";
 import type { ImportLinkOutcome } from "@/lib/jobs/import";
 import type { JobView } from "@/lib/jobs/view";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 // A running or finished import: progress and controls (the job engine's), and each link's result as it lands. The job
 // lives on the server: a reload (the job id is in the URL) picks it up where it is.
@@ -60,6 +61,7 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
     },
   });
   const links = outcomes.data ?? [];
+  const hydrated = useHydrated();
   const resumable = canControl && job.state === "cancelled" && job.counts.cancelled > 0 && job.counts.sent === 0;
   const done = links.filter((o) => o.state === "done").length;
 
@@ -75,7 +77,7 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
           <button
             type="button"
             className="rounded border border-indigo-600 bg-indigo-600 px-2.5 py-1 text-sm font-medium text-white hover:bg-indigo-700 disabled:opacity-50"
-            disabled={resume.isPending}
+            disabled={resume.isPending || !hydrated}
             onClick={() => resume.execute({ jobId: initial.id })}
           >
             Resume the import ({job.counts.cancelled} calls left)

@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { cancelJob, pauseJob, resumeJob, retryJob, undoJob } from "@/lib/actions/jobs";
 import type { JobView } from "@/lib/jobs/view";
 import { jobQueryKey, useJob } from "./use-job";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 const button = "rounded border px-2.5 py-1 text-sm font-medium disabled:opacity-50";
 
@@ -24,7 +25,9 @@ export function JobControls({ initial, canControl, canUndo }: { initial: JobView
   const cancel = useAction(cancelJob, { onSuccess });
   const retry = useAction(retryJob, { onSuccess });
   const undo = useAction(undoJob, { onSuccess: ({ data }) => data && router.push(`/jobs/${data.jobId}`) });
-  const pending = pause.isPending || resume.isPending || cancel.isPending || retry.isPending || undo.isPending;
+  const hydrated = useHydrated();
+  // Until the page's script runs a click could not act: the buttons wait for it, disabled.
+  const pending = !hydrated || pause.isPending || resume.isPending || cancel.isPending || retry.isPending || undo.isPending;
   const error = [pause, resume, cancel, retry, undo].map((a) => a.result.serverError ?? a.result.validationErrors?.fieldErrors?.jobId?.[0]).find(Boolean);
   const input = { jobId: job.id };
 

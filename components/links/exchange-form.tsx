@@ -5,10 +5,13 @@ import { useAction } from "next-safe-action/hooks";
 import { useForm } from "react-hook-form";
 import { createSandboxExchangeToken, exchangeToken } from "@/lib/actions/links";
 import { type ExchangeTokenInput, exchangeTokenSchema } from "@/lib/schemas/links";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 export function ExchangeForm({ demo }: { demo: boolean }) {
   const form = useForm<ExchangeTokenInput>({ resolver: zodResolver(exchangeTokenSchema), defaultValues: { exchangeableToken: "" } });
   const exchange = useAction(exchangeToken);
+  // Before the script runs, a submit would go out as a GET with the token in the address: the buttons wait, disabled.
+  const hydrated = useHydrated();
   const sandbox = useAction(createSandboxExchangeToken, {
     onSuccess: ({ data }) => form.setValue("exchangeableToken", data.exchangeableToken, { shouldValidate: true }),
   });
@@ -40,7 +43,7 @@ export function ExchangeForm({ demo }: { demo: boolean }) {
         <div className="flex items-center gap-2">
           <button
             type="submit"
-            disabled={exchange.isPending}
+            disabled={exchange.isPending || !hydrated}
             className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700 disabled:opacity-60"
           >
             {exchange.isPending ? "Exchanging…" : "Exchange token"}
@@ -48,9 +51,9 @@ export function ExchangeForm({ demo }: { demo: boolean }) {
           {demo ? (
             <button
               type="button"
-              disabled={sandbox.isPending}
+              disabled={sandbox.isPending || !hydrated}
               onClick={() => sandbox.execute()}
-              className="rounded-md border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm text-amber-900 hover:bg-amber-100"
+              className="rounded-md border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm text-amber-900 hover:bg-amber-100 disabled:opacity-60"
             >
               {sandbox.isPending ? "Creating…" : "Get a sandbox token"}
             </button>

@@ -4,6 +4,7 @@ import { useAction } from "next-safe-action/hooks";
 import { useRouter } from "next/navigation";
 import { refreshAllLinks, refreshLink } from "@/lib/actions/sync";
 import { describeDuration } from "@/lib/budget/headroom";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 const buttonClass = "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-800 hover:bg-slate-50 disabled:opacity-60";
 
@@ -14,11 +15,12 @@ const buttonClass = "rounded-md border border-slate-300 bg-white px-3 py-1.5 tex
 export function RefreshLinkButton({ linkId }: { linkId: string }) {
   const router = useRouter();
   const refresh = useAction(refreshLink, { onSuccess: () => router.refresh() });
+  const hydrated = useHydrated();
   const problem = refresh.result.serverError ?? refresh.result.validationErrors?.fieldErrors?.linkId?.[0];
   const link = refresh.result.data?.link;
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <button type="button" disabled={refresh.isPending} onClick={() => refresh.execute({ linkId })} className={buttonClass}>
+      <button type="button" disabled={refresh.isPending || !hydrated} onClick={() => refresh.execute({ linkId })} className={buttonClass}>
         {refresh.isPending ? "Refreshing…" : "Refresh now"}
       </button>
       {problem ? (
@@ -42,10 +44,11 @@ export function RefreshLinkButton({ linkId }: { linkId: string }) {
 export function RefreshAllButton() {
   const router = useRouter();
   const refresh = useAction(refreshAllLinks, { onSuccess: () => router.refresh() });
+  const hydrated = useHydrated();
   const data = refresh.result.data;
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <button type="button" disabled={refresh.isPending} onClick={() => refresh.execute()} className={buttonClass}>
+      <button type="button" disabled={refresh.isPending || !hydrated} onClick={() => refresh.execute()} className={buttonClass}>
         {refresh.isPending ? "Asking…" : "Refresh all"}
       </button>
       {refresh.result.serverError ? (

@@ -3,10 +3,12 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 /** The signed-in person's name and role; opens their account links. Closes on navigation, Escape or a click outside. */
 export function UserMenu({ name, roleLabel }: { name: string; roleLabel: string }) {
   const [open, setOpen] = useState(false);
+  const hydrated = useHydrated();
   const pathname = usePathname();
   const root = useRef<HTMLDivElement>(null);
   const [shownFor, setShownFor] = useState(pathname);
@@ -38,6 +40,7 @@ export function UserMenu({ name, roleLabel }: { name: string; roleLabel: string 
         type="button"
         aria-expanded={open}
         aria-controls="user-menu"
+        disabled={!hydrated}
         onClick={() => setOpen((was) => !was)}
         className="flex items-center gap-1.5 rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100"
       >

@@ -6,6 +6,7 @@ import { changeRole, disableStaff, enableStaff, resetStaffPassword } from "@/lib
 import { ROLE_LABELS, ROLES, type Role, isRole } from "@/lib/auth/roles";
 import type { AuthSource } from "@/lib/db/schema";
 import { OneTimePassword, type StaffActionFailure, staffActionFailureMessage } from "./add-staff-form";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 export interface StaffRowAccount {
   id: string;
@@ -49,7 +50,8 @@ export function StaffRowActions({ account }: { account: StaffRowAccount }) {
     resetStaffPassword,
     outcome((data: { password: string }) => ({ kind: "done", text: "Password reset: the old one no longer works.", password: data.password })),
   );
-  const busy = changingRole.isPending || disabling.isPending || enabling.isPending || resetting.isPending;
+  const hydrated = useHydrated();
+  const busy = !hydrated || changingRole.isPending || disabling.isPending || enabling.isPending || resetting.isPending;
   const hidePassword = () => {
     setFeedback(null);
     resetting.reset();

@@ -8,6 +8,7 @@ import type { CategoryPair } from "@/lib/jobs/correction";
 import { LOW_CONFIDENCE, type TransactionRow, confidenceOf, formatAmount } from "@/lib/transactions/rows";
 import type { CorrectionMark } from "@/lib/transactions/view";
 import { categoryLabel, subcategoryLabel } from "@/lib/upstream/taxonomy";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { CategoryCombobox } from "./category-combobox";
 
 // The correction desk's columns. What changes with the person's actions (the row being edited, errors, marks) comes
@@ -201,6 +202,7 @@ function CategoryCell({ row, meta }: { row: TransactionRow; meta: DeskTableMeta 
   const error = meta.errors[row.id];
   const editing = meta.editingId === row.id;
   const busy = meta.busyIds.has(row.id);
+  const hydrated = useHydrated();
   const current = row.category ? ({ category: row.category, subcategory: row.subcategory ?? undefined } as CategoryPair) : null;
   return (
     <div className="min-w-0 space-y-1">
@@ -221,8 +223,9 @@ function CategoryCell({ row, meta }: { row: TransactionRow; meta: DeskTableMeta 
           <button
             type="button"
             data-testid="change-category"
-            className="shrink-0 rounded border border-slate-300 bg-white px-1.5 py-0.5 text-xs text-slate-700 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+            className="shrink-0 rounded border border-slate-300 bg-white px-1.5 py-0.5 text-xs text-slate-700 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600 disabled:opacity-50"
             aria-label={`Change category of ${row.description || row.id}`}
+            disabled={!hydrated}
             onClick={() => meta.onEdit(row.id)}
           >
             Change
@@ -250,6 +253,7 @@ function CategoryCell({ row, meta }: { row: TransactionRow; meta: DeskTableMeta 
 }
 
 function MarkLine({ row, mark, meta }: { row: TransactionRow; mark: CorrectionMark; meta: DeskTableMeta }) {
+  const hydrated = useHydrated();
   const at = Date.parse(mark.at);
   return (
     <p className="text-[11px] leading-snug text-slate-600" data-testid="correction-mark">
@@ -268,6 +272,7 @@ function MarkLine({ row, mark, meta }: { row: TransactionRow; mark: CorrectionMa
             type="button"
             className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
             aria-label={`Undo the correction of ${row.description || row.id}`}
+            disabled={!hydrated}
             onClick={() => meta.onUndo(row, mark)}
           >
             Undo

@@ -2,6 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { undoCorrection } from "@/lib/actions/transactions";
 import { categoryLabel, subcategoryLabel } from "@/lib/upstream/taxonomy";
 
@@ -10,6 +11,7 @@ import { categoryLabel, subcategoryLabel } from "@/lib/upstream/taxonomy";
 
 export function UndoCorrectionButton({ correlationId, label }: { correlationId: string; label: string }) {
   const router = useRouter();
+  const hydrated = useHydrated();
   const undo = useMutation({
     mutationFn: async () => {
       const result = await undoCorrection({ correlationId });
@@ -32,7 +34,7 @@ export function UndoCorrectionButton({ correlationId, label }: { correlationId: 
     <span className="inline-flex items-center gap-1.5 whitespace-normal">
       <button
         type="button"
-        disabled={undo.isPending}
+        disabled={undo.isPending || !hydrated}
         onClick={() => undo.mutate()}
         aria-label={label}
         className="rounded border border-slate-300 bg-white px-1.5 py-0.5 font-sans text-xs text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600 disabled:opacity-50"
