@@ -119,6 +119,11 @@ export class JobRunner {
     return this.inFlight.size;
   }
 
+  /** The items this instance holds leases on right now (each one it works on). */
+  heldItemIds(): number[] {
+    return [...this.inFlight.keys()];
+  }
+
   /**
    * Stops taking work, stops the calls still waiting for a budget slot (they go back to pending), waits up to
    * `drainMs` for calls in flight to be answered and recorded, then releases every lease this instance holds so another

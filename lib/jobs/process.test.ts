@@ -12,6 +12,7 @@ import { type Database, createDatabase } from "../db/client";
 import { createScratchPostgresDatabase } from "../db/test-databases";
 import { parseStorageEnv } from "../env";
 import { importTag } from "../import/plan";
+import { LEASE_TTL_MS } from "../leases/timing";
 import { expectWords } from "./expect-words";
 
 // Real dashboard processes (the server's own job-engine path: lib/jobs/test-worker-process.ts) against one sandbox
@@ -540,6 +541,77 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 300_000);
+
+  it("SIGTERM to one of two instances mid-job: it exits 0 holding no lease, the other settles what it held without a lease lapsing, each item once", async () => {
+    const scratch = await createScratchPostgresDatabase();
+    const dir = mkdtempSync(path.join(tmpdir(), "linkdesk-handover-"));
+    try {
+      sandbox.state.stats.reset();
+      const { file, ids } = await writePlan(dir, "handover-160", plainLinks.slice(46, 54), 20);
+      // Answers may take longer than the stopping instance's drain (4 s at SHUTDOWN_TIMEOUT_S 10): the client waits.
+      const env = (name: string) => ({ DATABASE_URL: scratch.url, LINKDESK_DATA_DIR: path.join(dir, name), UPSTREAM_TIMEOUT_MS: "10000" });
+      const a = startWorker(env("a"), file);
+      const b = startWorker(env("b"), file);
+      const jobId = (await a.waitFor(/^job /, 60_000)).slice(4);
+      expect((await b.waitFor(/^job /, 60_000)).slice(4)).toBe(jobId);
+      const aOwner = (await a.waitFor(/^owner /, 5_000)).slice(6);
+      await until("40 corrections applied", () => appliedTotal(ids) >= 40, 90_000);
+
+      // From now on corrections are applied at once but answered 8 s later (the drain waits 4 s): when A stops, it is
+      // still waiting for the answers to a few.
+      sandbox.state.faults.set({ answerDelayMs: 8_000, paths: ["/enrichment"] });
+      const database = await createDatabase({ url: scratch.url });
+      try {
+        const sentByA = async () =>
+          (await database.db.execute<{ n: number }>(sql`select count(*)::int as n from job_items where job_id = ${jobId} and state = 'sent' and lease_owner = ${aOwner}`)).rows[0]!.n;
+        await new Promise((r) => setTimeout(r, 500));
+        for (const deadline = Date.now() + 20_000; (await sentByA()) < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+        a.child.kill("SIGTERM");
+        const held = (await a.waitFor(/^held /, 5_000)).slice(5).split(",").filter(Boolean).map(Number);
+        expect(held.length).toBeGreaterThan(0);
+        sandbox.state.faults.clear();
+        expect(await a.exited).toBe(0);
+        const exitedAt = Date.now();
+
+        const states = async () =>
+          (
+            await database.db.execute<{ id: number; state: string; lease_owner: string | null }>(
+              sql`select id, state, lease_owner from job_items where id in ${sql.raw(`(${held.join(",")})`)}`,
+            )
+          ).rows;
+        // Released as A went: none of its items waits for its lease to lapse. Some were still unanswered ("sent").
+        const atExit = await states();
+        expect(atExit.filter((r) => r.lease_owner === aOwner)).toEqual([]);
+        const unanswered = atExit.filter((r) => r.state === "sent").length;
+        expect(unanswered).toBeGreaterThan(0);
+        // B checks those (the upstream applied them) and settles every item A held, well before a lease would lapse.
+        let settled = await states();
+        const deadline = exitedAt + LEASE_TTL_MS;
+        while (!settled.every((r) => r.state === "done") && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+          settled = await states();
+        }
+        const handoverMs = Date.now() - exitedAt;
+        expect(settled.map((r) => r.state)).toEqual(held.map(() => "done"));
+        console.log(`handover: ${held.length} items held at SIGTERM (${unanswered} unanswered), all settled ${handoverMs} ms after the exit`);
+
+        await b.waitFor(/^finished$/, 150_000);
+        expect(await b.exited).toBe(0);
+        expect(appliedPerTransaction(ids).every((n) => n === 1)).toBe(true);
+        expect(sandbox.state.stats.snapshot().rateLimited).toBe(0);
+        const rows = await auditOf(database, jobId);
+        const ok = rows.filter((r) => r.outcome === "ok");
+        expect(ok).toHaveLength(160);
+        expect(new Set(ok.map((r) => r.target_id)).size).toBe(160);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      sandbox.state.faults.clear();
+      await scratch.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it("pauses while the database is away mid-job, then resumes on its own: each item once", async () => {
     const scratch = await createScratchPostgresDatabase();

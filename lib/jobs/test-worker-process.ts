@@ -5,7 +5,8 @@
 // reason an item shows (what the person reads on the job's page), and "finished" once the job is over, then stops
 // cleanly and exits. A plan's `runner` block shortens the runner's waits for the test (settle windows, leases).
 // SIGTERM and SIGINT run the server's own shutdown (lib/shutdown.ts, as lib/startup.ts installs it): the engine stops
-// and releases its leases, the database closes, and the process exits (0 when every step finished in time).
+// and releases its leases, the database closes, and the process exits (0 when every step finished in time). On SIGTERM
+// it first prints "held <ids>", the items its engine held when the signal came, for the test to follow them.
 // Run: node --conditions=react-server --import tsx lib/jobs/test-worker-process.ts [plan.json]
 import { readFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
@@ -54,6 +55,9 @@ type Plan = CorrectionPlan | ImportPlan;
 
 const actor = { id: "00000000-0000-4000-8000-000000000001", email: "support@process.test", role: "support" };
 
+let heldItemIds: () => number[] = () => [];
+// Registered before the shutdown's own handler, so it runs first: what the engine held before anything was let go.
+process.on("SIGTERM", () => console.log(`held ${heldItemIds().join(",")}`));
 const shutdownTimeoutMs = getEnv().SHUTDOWN_TIMEOUT_S * 1000;
 installShutdownSignals({ timeoutMs: shutdownTimeoutMs, log: () => logger().child({ component: "shutdown" }) });
 
@@ -112,6 +116,7 @@ function runnerOverrides(runner: RunnerPlan = {}): JobRunnerOverrides {
 
 const jobId = await findOrPlan();
 const runner = await startJobRunner(runnerOverrides(plan?.runner));
+heldItemIds = () => runner.heldItemIds();
 stopJobRunnerAtShutdown(shutdownTimeoutMs);
 console.log(`owner ${runner.owner}`);
 console.log(`job ${jobId}`);
