@@ -295,7 +295,7 @@ export class JobRunner {
     }
 
     if (item.attempts >= MAX_ATTEMPTS) {
-      await this.settle(job, kind, item, { state: "failed", reason: `Gave up after ${item.attempts} calls without an answer. ${item.reason ?? ""}`.trim() }, undefined, input);
+      await this.settle(job, kind, item, { state: "failed", reason: `Gave up after ${item.attempts} calls: no answer said whether the change was applied. ${item.reason ?? ""}`.trim() }, undefined, input);
       return;
     }
 

@@ -294,7 +294,7 @@ const CASES: FaultCase[] = [
     off: clearFaults,
     seen: /^The upstream had an internal error \(HTTP 500\)\./,
     // The reason the last call failed with (or, when the check after it failed first, why that check failed).
-    failsWith: new RegExp(`^Gave up after ${MAX_ATTEMPTS} calls without an answer\\. (The upstream had an internal error \\(HTTP 500\\)\\. |Checking whether the last call went through failed \\().*shortly\\.$`),
+    failsWith: new RegExp(`^Gave up after ${MAX_ATTEMPTS} calls: no answer said whether the change was applied\\. (The upstream had an internal error \\(HTTP 500\\)\\. |Checking whether the last call went through failed \\().*shortly\\.$`),
   },
   {
     name: "malformed JSON: corrections applied, answered with a broken body; reads broken too",
