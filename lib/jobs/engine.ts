@@ -303,6 +303,9 @@ export class JobRunner {
     let sent = false;
     const beforeSend = async () => {
       if (signal.aborted) throw signal.reason;
+      // The client repeats a call once after renewing an expired token; the first was refused, not applied. It is one
+      // call of this item: marked sent once, one attempt.
+      if (sent) return;
       if (!(await markSent(this.db, item.id, this.owner, correlationId))) throw new NotSent("the job is paused or cancelled, or the lease was lost");
       sent = true;
     };

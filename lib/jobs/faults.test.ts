@@ -19,7 +19,7 @@ import { expectWords } from "./expect-words";
 import { type JobLog, JobRunner, MAX_ATTEMPTS } from "./engine";
 import { createImportKind, startImportJob } from "./import";
 import type { JobKind } from "./kind";
-import { listJobItems, readJobView } from "./view";
+import { type JobItemView, listJobItems, readJobView } from "./view";
 
 // Faults survived, one row of a table each: a real job (a category correction, or an import where the fault is about
 // imports) runs on the engine against an in-process sandbox; as the job's first call is answered the fault is switched
@@ -223,7 +223,7 @@ interface FaultCase {
    * of the calls.
    */
   uncertainSends?: boolean;
-  check?(run: Run, jobId: string): void | Promise<void>;
+  check?(run: Run, jobId: string, items: JobItemView[]): void | Promise<void>;
 }
 
 const setFaults = (settings: FaultSettings) => sandbox.state.faults.set(settings);
@@ -331,11 +331,12 @@ const CASES: FaultCase[] = [
     on: () => setFaults({ expireTokens: true }),
     until: (run) => run.exchanges.some((e) => e.status === 401),
     off: clearFaults,
-    check(run) {
+    check(run, _jobId, items) {
       const firstExpiry = run.exchanges.findIndex((e) => e.status === 401);
       expect(run.exchanges.slice(firstExpiry).some((e) => e.path === "/auth/token" && e.status === 201)).toBe(true);
-      // The renewal is invisible to the person: no item ever showed a reason.
+      // The renewal is invisible to the person: no item ever showed a reason, and the repeated call is the same attempt.
       expect([...run.reasons]).toEqual([]);
+      expect(items.map((i) => i.attempts)).toEqual(items.map(() => 1));
     },
   },
   {
@@ -523,7 +524,7 @@ async function runCase(c: FaultCase, target: TestDatabase) {
     // What the person saw while it ran: words, and the fault named.
     for (const reason of run.reasons) expectWords(reason);
     if (c.seen) expect([...run.reasons].some((r) => c.seen!.test(r)), [...run.reasons].join("\n")).toBe(true);
-    await c.check?.(run, jobId);
+    await c.check?.(run, jobId, items);
   } finally {
     clearFaults();
     await runner?.stop(500);
