@@ -5,7 +5,7 @@ import { type Category, categoryLabel, subcategoriesOf, subcategoryLabel } from 
 import { matchCatalog } from "../sandbox/enrich";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { clearFaults, setFaults } from "./sandbox-control";
-import { signInAs } from "./session";
+import { plainLinkId, signInAs } from "./session";
 
 // The correction desk as support staff use it: find a plainly miscategorised transaction, fix it from the keyboard,
 // fix the similar ones as a job that survives a reload, undo the job; and what a viewer can (not) do.
@@ -167,6 +167,28 @@ test("support finds a miscategorised transaction, fixes it and the similar ones 
   // The link's page leads to its jobs.
   await page.getByRole("link", { name: "Jobs of this link" }).click();
   await expect(page).toHaveURL(new RegExp(`/jobs\\?link=${target.linkId}`));
+});
+
+test("a category pasted and entered at once is the one picked, not the first of the list before the filter", async ({ page }) => {
+  await signInAs(page, "support");
+  await page.goto(`/links/${await plainLinkId()}`);
+  const row = page.getByTestId("transaction-row").nth(5);
+  await row.getByRole("button", { name: /^Change category of/ }).click();
+  const combobox = row.getByRole("combobox");
+  await expect(combobox).toBeFocused();
+  // The value and the Enter in one task, as a paste followed by Enter from a fast hand or a tool can arrive.
+  await combobox.evaluate((input: HTMLInputElement, text: string) => {
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!.call(input, text);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+  }, categoryLabel("education"));
+  await expect(row.getByText(`Subcategory of ${categoryLabel("education")}`)).toBeVisible();
+  // Only that category's subcategories ("now" may follow the one the transaction has).
+  const subcategories = subcategoriesOf("education").map((s) => subcategoryLabel(s));
+  await expect(row.getByRole("option")).toHaveCount(subcategories.length);
+  await expect(row.getByRole("option").first()).toContainText(subcategories[0]!);
+  await combobox.press("Escape");
+  await expect(row.getByRole("combobox")).toHaveCount(0);
 });
 
 test("a failed correction rolls back and says why in words", async ({ page }) => {

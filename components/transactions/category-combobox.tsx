@@ -58,7 +58,8 @@ export function CategoryCombobox({
 }) {
   const [category, setCategory] = useState<Category | null>(null);
   // What was typed, mirrored for the filtering; downshift owns the input's value (a controlled value loses keystrokes
-  // typed faster than React renders).
+  // typed faster than React renders). Set in the input's own change event: downshift calls onInputValueChange from an
+  // effect, later, so an Enter right after typing or pasting would otherwise pick from the list before the filter.
   const [inputValue, setTyped] = useState("");
   const items = useMemo(() => (category ? subcategoryOptions(category, inputValue) : categoryOptions(inputValue)), [category, inputValue]);
   const hintId = useId();
@@ -122,6 +123,7 @@ export function CategoryCombobox({
           disabled: busy,
           placeholder: category ? "Type to filter subcategories" : "Type to search categories",
           "aria-describedby": hintId,
+          onChange: (event) => setTyped((event.target as HTMLInputElement).value),
           onKeyDown: (event) => {
             if (event.key === "Escape") {
               (event.nativeEvent as { preventDownshiftDefault?: boolean }).preventDownshiftDefault = true;
