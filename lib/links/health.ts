@@ -1,5 +1,6 @@
 import "server-only";
 import { and, count, desc, eq, gte, isNotNull, max, sql } from "drizzle-orm";
+import { cachedRead } from "../db/cached-read";
 import type { Db } from "../db/client";
 import { type LinkSnapshotSource, links, linkSnapshots } from "../db/schema";
 import { LINK_ERROR_CODES, LINK_STATES, type LinkErrorCode, type LinkState, linkSchema, type WireLink } from "../upstream/schemas";
@@ -152,6 +153,12 @@ export async function healthSummary(db: Db, { now = new Date() }: { now?: Date }
     asOf,
   };
 }
+
+/**
+ * healthSummary, kept for 5 s per database and shared by the views in that time: its four queries read the whole table
+ * (the /health page's main cost on the server), and the counts move only as fast as the sync reads links.
+ */
+export const cachedHealthSummary = cachedRead((db) => healthSummary(db), 5_000);
 
 const largestFirst =
   <T extends { count: number }>(key: (item: T) => string) =>

@@ -3,6 +3,7 @@ import { and, arrayContains, asc, desc, eq, gt, gte, inArray, isNotNull, isNull,
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { errorCodesActedOnBy } from "./error-codes";
 import { csvRecord } from "../http/csv";
+import { cachedRead } from "../db/cached-read";
 import type { Db } from "../db/client";
 import { links } from "../db/schema";
 import { LINK_SORTS, type LinkListParams, linkListParamsSchema } from "../schemas/links";
@@ -420,24 +421,11 @@ async function unnestedCounts(db: Db, column: AnyPgColumn, limit: number): Promi
   return rows.map((r) => ({ value: r.value, count: Number(r.count) }));
 }
 
-const facetCache = new WeakMap<Db, { expires: number; facets: Promise<LinkFacets> }>();
-
 /**
- * facetOptions, kept for `ttlMs` per database: each of its queries reads the whole table, which a page view should
- * not pay every time, and the options change only as fast as the sync reads links.
+ * facetOptions, kept for a minute per database: each of its queries reads the whole table, and the options change only
+ * as fast as the sync reads links.
  */
-export function cachedFacetOptions(db: Db, { ttlMs = 60_000 }: { ttlMs?: number } = {}): Promise<LinkFacets> {
-  const now = Date.now();
-  const cached = facetCache.get(db);
-  if (cached && cached.expires > now) return cached.facets;
-  const facets = facetOptions(db);
-  facetCache.set(db, { expires: now + ttlMs, facets });
-  // A failure is not kept: the next view tries again.
-  facets.catch(() => {
-    if (facetCache.get(db)?.facets === facets) facetCache.delete(db);
-  });
-  return facets;
-}
+export const cachedFacetOptions = cachedRead(facetOptions, 60_000);
 
 /** When Linkdesk last read any link's details (null: never), for "as of 2 min ago". Reads links_seen_at_idx. */
 export async function readModelAsOf(db: Db): Promise<Date | null> {

@@ -21,7 +21,7 @@ import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
 import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
-import { healthSummary, healthTrend, type HealthSummary, TOP_ERROR_SOURCES } from "@/lib/links/health";
+import { cachedHealthSummary, healthTrend, type HealthSummary, TOP_ERROR_SOURCES } from "@/lib/links/health";
 import type { LinkState } from "@/lib/upstream/schemas";
 
 export const metadata: Metadata = { title: "Health" };
@@ -35,7 +35,7 @@ const DEFAULT_TREND_WINDOW: TrendWindow = 30;
 const STATE_DISPLAY_ORDER: readonly LinkState[] = ["connected", "error", "connecting", "awaiting_token_exchange", "deleted"];
 
 // One summary per request, shared by the widgets that each wait for it in their own Suspense boundary.
-const loadSummary = cache(async (): Promise<HealthSummary> => healthSummary((await getDb()).db));
+const loadSummary = cache(async (): Promise<HealthSummary> => cachedHealthSummary((await getDb()).db));
 
 export default async function HealthPage({ searchParams }: { searchParams: Promise<{ days?: string | string[] }> }) {
   const staff = await currentStaff();
