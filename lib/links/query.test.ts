@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
+import { parseCsv } from "../http/csv";
 import { links } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
 import { LINK_SORTS, type LinkListParams } from "../schemas/links";
@@ -157,34 +158,6 @@ function expectSorted(rows: LinkListItem[], sort: LinkSort, dir: SortDir): void 
     if (dir === "asc") expect(a <= b, `${a} before ${b}`).toBe(true);
     else expect(a >= b, `${a} before ${b}`).toBe(true);
   }
-}
-
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = "";
-  let record: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      record.push(field);
-      field = "";
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      record.push(field);
-      records.push(record);
-      field = "";
-      record = [];
-      i++;
-    } else field += c;
-  }
-  return records;
 }
 
 async function csvOf(db: Db, params: LinkListParams, batchSize?: number): Promise<string[][]> {
