@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useId, useRef, useState } from "react";
+import { useId, useRef, useState } from "react";
 import type { DataTableDensity } from "./data-table";
+import { useDismiss } from "@/components/ui/use-dismiss";
 
 // The table's view menu: which columns show and how tall rows are. The table's owner keeps the choice (per person).
 
@@ -37,24 +38,10 @@ export function DataTableViewOptions({
   const button = useRef<HTMLButtonElement>(null);
   const hiddenCount = columns.filter((c) => !c.visible).length;
 
-  useEffect(() => {
-    if (!open) return;
-    const onPointer = (event: PointerEvent) => {
-      if (!root.current?.contains(event.target as Node)) setOpen(false);
-    };
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") {
-        setOpen(false);
-        button.current?.focus();
-      }
-    };
-    document.addEventListener("pointerdown", onPointer);
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("pointerdown", onPointer);
-      document.removeEventListener("keydown", onKey);
-    };
-  }, [open]);
+  useDismiss(open, root, (by) => {
+    setOpen(false);
+    if (by === "escape") button.current?.focus();
+  });
 
   return (
     <div ref={root} className="relative flex items-center gap-3">

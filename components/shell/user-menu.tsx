@@ -2,8 +2,9 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { useDismiss } from "@/components/ui/use-dismiss";
 
 /** The signed-in person's name and role; opens their account links. Closes on navigation, Escape or a click outside. */
 export function UserMenu({ name, roleLabel }: { name: string; roleLabel: string }) {
@@ -18,21 +19,7 @@ export function UserMenu({ name, roleLabel }: { name: string; roleLabel: string 
     setOpen(false);
   }
 
-  useEffect(() => {
-    if (!open) return;
-    const onPointer = (event: PointerEvent) => {
-      if (!root.current?.contains(event.target as Node)) setOpen(false);
-    };
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape") setOpen(false);
-    };
-    document.addEventListener("pointerdown", onPointer);
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("pointerdown", onPointer);
-      document.removeEventListener("keydown", onKey);
-    };
-  }, [open]);
+  useDismiss(open, root, () => setOpen(false));
 
   return (
     <div ref={root} className="relative">
