@@ -70,6 +70,15 @@ test("a person's columns and row height are kept for them, and only for them", a
   await expect(page.getByText("View saved")).toBeVisible();
   await expect(table.getByRole("columnheader", { name: /Provider/ })).toHaveCount(0);
   await expect(table).toHaveAttribute("data-density", "compact");
+  // Escape closes the panel and gives the focus back to its button; a press outside closes it too.
+  const viewButton = page.getByRole("button", { name: /Columns and rows/ });
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("checkbox", { name: "Provider" })).toHaveCount(0);
+  await expect(viewButton).toBeFocused();
+  await viewButton.click();
+  await expect(page.getByRole("checkbox", { name: "Provider" })).toBeVisible();
+  await page.getByRole("heading", { level: 1 }).click();
+  await expect(page.getByRole("checkbox", { name: "Provider" })).toHaveCount(0);
 
   await page.reload();
   await expect(page.getByRole("table", { name: "Links" }).getByRole("columnheader", { name: /Provider/ })).toHaveCount(0);
