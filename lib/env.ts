@@ -57,11 +57,20 @@ const authSchema = {
   TRUSTED_PROXY_HOPS: z.coerce.number().int("must be a whole number").min(0, "must be 0 or more").max(10, "must be at most 10").default(0),
 };
 
+/** The embedded database's page cache unless PGLITE_SHARED_BUFFERS says otherwise (benchmarks open it with this too). */
+export const PGLITE_SHARED_BUFFERS_DEFAULT = "32MB";
+
 const storageSchema = {
   /** A PostgreSQL server shared by every dashboard instance. Unset: the embedded PGlite database in LINKDESK_DATA_DIR. */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" }).optional(),
   /** Folder for local state; the embedded database lives in its pglite/ subfolder. Relative paths start at the working directory. */
   LINKDESK_DATA_DIR: z.string().min(1, "must not be empty").default(".data"),
+  /**
+   * The embedded database's page cache (PostgreSQL's shared_buffers), held in the dashboard's own memory. PGlite's
+   * default, 128MB, is most of an idle dashboard's footprint; the read model of a few thousand links is a few MB, and
+   * pages beyond the cache are read from the operating system's file cache. Ignored with DATABASE_URL.
+   */
+  PGLITE_SHARED_BUFFERS: z.string().regex(/^\d+(kB|MB|GB)$/, "must be a size such as 32MB").default(PGLITE_SHARED_BUFFERS_DEFAULT),
 };
 
 const share = z.coerce.number().gt(0, "must be above 0").max(1, "must be at most 1");

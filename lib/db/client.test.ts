@@ -3,13 +3,14 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { shutDownNow } from "../shutdown";
 import { closeDb, createDatabase, DatabaseClosedError, DataDirInUseError, databaseAnswers, getDb } from "./client";
 import { auditLog } from "./schema";
 
 // Only the storage settings matter here; the rest of the configuration is lib/env.ts's business and tests.
-const storageEnv = vi.hoisted(() => ({ DATABASE_URL: undefined as string | undefined, LINKDESK_DATA_DIR: "" }));
+const storageEnv = vi.hoisted(() => ({ DATABASE_URL: undefined as string | undefined, LINKDESK_DATA_DIR: "", PGLITE_SHARED_BUFFERS: "16MB" }));
 vi.mock("../env", () => ({ getEnv: () => storageEnv }));
 
 const root = mkdtempSync(path.join(tmpdir(), "linkdesk-db-"));
@@ -25,7 +26,7 @@ function deadPid(): number {
 }
 
 describe("the embedded database (PGlite)", () => {
-  it("is opened once per process in LINKDESK_DATA_DIR/pglite and keeps its data and sequences across a clean close", async () => {
+  it("is opened once per process in LINKDESK_DATA_DIR/pglite with PGLITE_SHARED_BUFFERS, and keeps its data and sequences across a clean close", async () => {
     const dataDir = path.join(root, "data");
     storageEnv.LINKDESK_DATA_DIR = dataDir;
     const lockFile = path.join(dataDir, "pglite.lock");
@@ -39,6 +40,8 @@ describe("the embedded database (PGlite)", () => {
     expect(existsSync(path.join(dataDir, "pglite", "PG_VERSION"))).toBe(true);
     // The stale lock was taken over.
     expect(readFileSync(lockFile, "utf8")).toBe(String(process.pid));
+    const sharedBuffers = async (opened: typeof database) => (await opened.db.execute<{ shared_buffers: string }>(sql`show shared_buffers`)).rows[0]?.shared_buffers;
+    expect(await sharedBuffers(database)).toBe("16MB");
     const [before] = await database.db.insert(auditLog).values(auditEntry()).returning();
     if (!before) throw new Error("insert returned nothing");
 
@@ -52,6 +55,8 @@ describe("the embedded database (PGlite)", () => {
       const [after] = await reopened.db.insert(auditLog).values(auditEntry()).returning();
       // An unclean stop would resume the identity up to 32 further on (PostgreSQL logs sequences ahead).
       expect(after?.id).toBe(before.id + 1);
+      // A start parameter, not written into the folder: opened without it, PGlite's own default is back.
+      expect(await sharedBuffers(reopened)).toBe("128MB");
     } finally {
       await reopened.close();
     }

@@ -37,6 +37,8 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** Where the checked-in migrations are; defaults to lib/db/migrations under the working directory. */
   migrationsFolder?: string;
+  /** PGlite's page cache (shared_buffers), e.g. "32MB"; PGlite's own default (128MB) when unset. Ignored with `url`. */
+  sharedBuffers?: string;
 }
 
 // Enough for a few dashboard instances on one server's default max_connections (100).
@@ -45,7 +47,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Opens a database and brings it up to the checked-in migrations. The caller owns it and must close() it. */
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.migrationsFolder) : openPglite(options.dataDir ?? "memory", options.migrationsFolder);
+  return options.url ? openPostgres(options.url, options.migrationsFolder) : openPglite(options.dataDir ?? "memory", options.migrationsFolder, options.sharedBuffers);
 }
 
 /**
@@ -90,16 +92,18 @@ async function openPostgres(url: string, migrationsFolder: string | undefined): 
   return { db, kind: "postgres", client: pool, close: once(() => pool.end()) };
 }
 
-async function openPglite(dataDir: string, migrationsFolder: string | undefined): Promise<Database> {
+async function openPglite(dataDir: string, migrationsFolder: string | undefined, sharedBuffers: string | undefined): Promise<Database> {
   let unlock = () => {};
   let client: PGlite;
+  // Start parameters, not the `postgresqlconf` option: that one rewrites the data folder's postgresql.conf whole.
+  const options = sharedBuffers ? { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`] } : {};
   if (dataDir === "memory") {
-    client = await PGlite.create();
+    client = await PGlite.create(options);
   } else {
     const folder = path.resolve(dataDir);
     unlock = lockDataDir(folder);
     try {
-      client = await PGlite.create(folder);
+      client = await PGlite.create(folder, options);
     } catch (error) {
       unlock();
       throw error;
@@ -203,7 +207,7 @@ export function getDb(): Promise<Database> {
   if (shared.closedForShutdown) return Promise.reject(new DatabaseClosedError());
   if (!shared.pending) {
     const env = getEnv();
-    const pending = createDatabase({ url: env.DATABASE_URL, dataDir: path.join(env.LINKDESK_DATA_DIR, "pglite") });
+    const pending = createDatabase({ url: env.DATABASE_URL, dataDir: path.join(env.LINKDESK_DATA_DIR, "pglite"), sharedBuffers: env.PGLITE_SHARED_BUFFERS });
     shared.pending = pending;
     // A failed start (server down, folder locked) is not cached: the next call tries again.
     pending.catch(() => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { type Database, createDatabase } from "../../lib/db/client";
+import { PGLITE_SHARED_BUFFERS_DEFAULT } from "../../lib/env";
 import { type Figure, skipped } from "./report";
 
 /** A fresh database on the DATABASE_URL server, dropped afterwards; the named database is only used to create it. */
@@ -35,7 +36,8 @@ export async function onBenchDatabases(
   const rows: Figure[] = [];
   const folder = mkdtempSync(path.join(tmpdir(), `linkdesk-bench-${label}-`));
   try {
-    const pglite = await createDatabase({ dataDir: path.join(folder, "pglite") });
+    // As the dashboard opens it: PGLITE_SHARED_BUFFERS, or the default.
+    const pglite = await createDatabase({ dataDir: path.join(folder, "pglite"), sharedBuffers: process.env.PGLITE_SHARED_BUFFERS ?? PGLITE_SHARED_BUFFERS_DEFAULT });
     try {
       rows.push(...(await measure("PGlite", pglite)));
     } finally {
