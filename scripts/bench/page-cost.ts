@@ -4,6 +4,7 @@
 // can be compared back to back on a busy machine: the figures are steadier than the load suite's. Not part of
 // `npm run bench`.
 // Run: tsx --conditions=react-server scripts/bench/page-cost.ts [views, default 100] [rounds, default 3]
+// PAGE_COST_PAGES=/jobs,/api/ready views those paths instead of the four pages.
 // With PAGE_COST_DATA_DIR, the synced data is kept there and reused by the next run (no second sync).
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,7 +38,8 @@ try {
     const fixtures = (await (await fetch(`${dashboard.sandboxUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
     const linkId = fixtures.plain?.[0] ?? Object.values(fixtures).flat()[0]!;
     const get = (target: string, headers: Record<string, string> = {}) => fetch(`${dashboard.url}${target}`, { headers: { Cookie: session.cookie, ...headers }, redirect: "manual" });
-    const pages = ["/links", "/health", `/links/${linkId}`, "/jobs"];
+    // PAGE_COST_PAGES (comma-separated paths) measures other pages instead, e.g. a route's floor.
+    const pages = process.env.PAGE_COST_PAGES?.split(",") ?? ["/links", "/health", `/links/${linkId}`, "/jobs"];
     for (const target of pages) for (let i = 0; i < 5; i++) await (await get(target)).text();
 
     const htmlText = await (await get("/links")).text();
@@ -56,6 +58,11 @@ try {
       for (const target of pages.slice(1)) writeFileSync(`${process.env.PAGE_COST_DUMP}${target.replaceAll("/", "_")}.html`, await (await get(target)).text());
     }
     console.log(`/links HTML ${(html / 1024).toFixed(1)} kB, RSC ${(rsc / 1024).toFixed(1)} kB`);
+
+    // What the process spends with nobody viewing (timers: leases, budget, sync checks), so it is not taken for views.
+    const idleBefore = treeCpuMs(dashboard.pid);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    console.log(`Idle: ${((treeCpuMs(dashboard.pid) - idleBefore) / 5).toFixed(1)} CPU ms per second`);
 
     const results = new Map<string, number[]>(pages.map((p) => [p, []]));
     for (let round = 0; round < rounds; round++) {

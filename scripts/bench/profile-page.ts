@@ -59,8 +59,9 @@ try {
   if (!existsSync(profileFile)) throw new Error("the dashboard wrote no CPU profile");
   report(JSON.parse(readFileSync(profileFile, "utf8")) as Profile, wallMs);
 } finally {
-  if (keptDir) rmSync(profileFile, { force: true });
-  else rmSync(dataDir, { recursive: true, force: true });
+  // PROFILE_KEEP leaves the profile in the kept data directory, for a closer look (e.g. in Chrome's DevTools).
+  if (!keptDir) rmSync(dataDir, { recursive: true, force: true });
+  else if (!process.env.PROFILE_KEEP) rmSync(profileFile, { force: true });
 }
 
 function report(profile: Profile, wallMs: number): void {
