@@ -17,7 +17,7 @@ import {
   linkListSearchParams,
   listLinks,
   parseLinkListParams,
-  readModelAsOf,
+  readModelSummary,
   resolveLinkSort,
   type SortDir,
   streamLinksCsv,
@@ -417,7 +417,7 @@ describe.each(databases)("links list on $kind", (target) => {
     expect((await facetOptions(db, { limit: 2 })).tags).toHaveLength(2);
   });
 
-  it("says how fresh the read model is", async () => {
-    expect(await readModelAsOf(db)).toEqual(new Date(NOW.getTime() - 60_000));
+  it("says how fresh and how big the read model is, and how many of its links were never read", async () => {
+    expect(await readModelSummary(db)).toEqual({ asOf: new Date(NOW.getTime() - 60_000), total: 40 + UNREAD.length, unread: UNREAD.length });
   });
 });

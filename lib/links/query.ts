@@ -1,5 +1,5 @@
 import "server-only";
-import { and, arrayContains, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, max, or, type SQL, sql } from "drizzle-orm";
+import { and, arrayContains, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, max, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { errorCodesActedOnBy } from "./error-codes";
 import { csvRecord } from "../http/csv";
@@ -427,10 +427,19 @@ async function unnestedCounts(db: Db, column: AnyPgColumn, limit: number): Promi
  */
 export const cachedFacetOptions = cachedRead(facetOptions, 60_000);
 
-/** When Linkdesk last read any link's details (null: never), for "as of 2 min ago". Reads links_seen_at_idx. */
-export async function readModelAsOf(db: Db): Promise<Date | null> {
-  const [row] = await db.select({ at: max(links.seenAt) }).from(links);
-  return row?.at ?? null;
+export interface ReadModelSummary {
+  /** When Linkdesk last read any link's details (null: never), for "as of 2 min ago". */
+  asOf: Date | null;
+  /** Links the read model holds. */
+  total: number;
+  /** Of those, links listed but never read (no state yet). */
+  unread: number;
+}
+
+/** The freshness and size of the read model, for the links page and its sync status: one pass over the table. */
+export async function readModelSummary(db: Db): Promise<ReadModelSummary> {
+  const [row] = await db.select({ at: max(links.seenAt), total: count(), read: count(links.state) }).from(links);
+  return { asOf: row?.at ?? null, total: row?.total ?? 0, unread: (row?.total ?? 0) - (row?.read ?? 0) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
