@@ -1,6 +1,6 @@
 "use client";
 
-import { type CellData, type ColumnDef, type RowData, type SortingState, type ColumnVisibilityState, useTable } from "@tanstack/react-table";
+import { type CellContext, type CellData, type Column, type ColumnDef, type Table, type RowData, type SortingState, type ColumnVisibilityState, useTable } from "@tanstack/react-table";
 import Link from "next/link";
 import { useMemo } from "react";
 import { type DataTableFeatures, dataTableFeatures } from "./features";
@@ -74,6 +74,8 @@ export function DataTable<TData extends RowData>({
     (state) => ({ sorting: state.sorting, columnVisibility: state.columnVisibility }),
   );
 
+  const visible = table.getVisibleLeafColumns();
+
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
       {/* Rows' and cells' styles (padding by density, the sticky column) are .data-table's in globals.css: one class
@@ -112,15 +114,18 @@ export function DataTable<TData extends RowData>({
           ))}
         </thead>
         <tbody>
-          {table.getRowModel().rows.map((row) => (
-            <tr key={row.id}>
-              {row.getVisibleCells().map((cell) => (
-                <td key={cell.id} className={classes(cell.column.columnDef.meta?.sticky ? "sticky-cell" : undefined, cell.column.columnDef.meta?.cellClassName) || undefined}>
-                  <table.FlexRender cell={cell} />
-                </td>
-              ))}
-            </tr>
-          ))}
+          {data.map((item, index) => {
+            const id = getRowId(item);
+            return (
+              <tr key={id}>
+                {visible.map((column) => (
+                  <td key={column.id} className={classes(column.columnDef.meta?.sticky ? "sticky-cell" : undefined, column.columnDef.meta?.cellClassName) || undefined}>
+                    {cellContent(column, { original: item, index, id }, table)}
+                  </td>
+                ))}
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>
@@ -142,4 +147,11 @@ function SortMark({ sorted }: { sorted: false | SortDir }) {
       {sorted === "asc" ? "▲" : "▼"}
     </span>
   );
+}
+
+/** A body cell from its column's `cell`, given only what Linkdesk's cells read: the row's data and the table. */
+function cellContent<TData extends RowData>(column: Column<DataTableFeatures, TData, CellData>, row: { original: TData; index: number; id: string }, table: Table<DataTableFeatures, TData>): React.ReactNode {
+  const render = column.columnDef.cell;
+  if (typeof render !== "function") return (render as React.ReactNode) ?? null;
+  return render({ row, table } as unknown as CellContext<DataTableFeatures, TData, CellData>) as React.ReactNode;
 }
