@@ -149,9 +149,14 @@ function SortMark({ sorted }: { sorted: false | SortDir }) {
   );
 }
 
-/** A body cell from its column's `cell`, given only what Linkdesk's cells read: the row's data and the table. */
+/**
+ * A body cell from its column's `cell` (TanStack's default one, for an accessor without its own, shows the value): the
+ * row's data, the table, the column and the cell's value, without TanStack's row and cell objects.
+ */
 function cellContent<TData extends RowData>(column: Column<DataTableFeatures, TData, CellData>, row: { original: TData; index: number; id: string }, table: Table<DataTableFeatures, TData>): React.ReactNode {
   const render = column.columnDef.cell;
   if (typeof render !== "function") return (render as React.ReactNode) ?? null;
-  return render({ row, table } as unknown as CellContext<DataTableFeatures, TData, CellData>) as React.ReactNode;
+  const getValue = () => column.accessorFn?.(row.original, row.index) as CellData;
+  const renderValue = () => getValue() ?? (table.options.renderFallbackValue as CellData | undefined) ?? null;
+  return render({ row, table, column, getValue, renderValue } as unknown as CellContext<DataTableFeatures, TData, CellData>) as React.ReactNode;
 }

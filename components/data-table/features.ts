@@ -29,9 +29,10 @@ export const dataTableFeatures = tableFeatures({
 export type DataTableFeatures = typeof dataTableFeatures;
 
 /**
- * The column helper for one entity's columns file. A column's `cell` reads `row.original` and `table` (its meta) only:
- * DataTable renders body cells without building TanStack's row and cell objects, which cost as much server CPU as
- * React's own rendering of a page of rows (scripts/bench/table-render.tsx).
+ * The column helper for one entity's columns file. A column's `cell` may read `row.original`, `table` (its meta),
+ * `column`, `getValue()` and `renderValue()`, not TanStack's row and cell APIs: DataTable renders body cells without
+ * building TanStack's row and cell objects, which cost as much server CPU as React's own rendering of a page of rows
+ * (scripts/bench/table-render.tsx).
  */
 export function createDataTableColumnHelper<TData extends RowData>() {
   return createColumnHelper<DataTableFeatures, TData>();
