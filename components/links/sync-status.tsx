@@ -1,7 +1,5 @@
-import { count } from "drizzle-orm";
 import { describeDuration } from "@/lib/budget/headroom";
 import { getDb } from "@/lib/db/client";
-import { links } from "@/lib/db/schema";
 import { getSyncStatus } from "@/lib/sync/status";
 import type { SyncStatus as SyncStatusData } from "@/lib/sync/types";
 import { formatCount, timeAgo } from "@/components/health/format";
@@ -15,18 +13,11 @@ export interface ReadModelCounts {
 /**
  * How fresh the links read model is, and the sync's progress while it runs: "Synced 2 min ago · 1,013 of 1,937 links
  * read, 924 not read yet, about 3 min left", with a progress bar during a run. The counts of links read and not read
- * come from the read model itself, the same numbers the page shows beside it (pass `readModel` when the page has
- * already counted, so both come from one query); the run's own progress gives the time left.
+ * are the page's own (readModelSummary on /links, the health summary on /health), so both come from one query; the
+ * run's own progress gives the time left.
  */
-export async function SyncStatus({ status, readModel }: { status?: SyncStatusData; readModel?: ReadModelCounts }) {
-  const { db } = await getDb();
-  const [shown, counts] = await Promise.all([status ?? getSyncStatus(db), readModel ?? countReadModel()]);
-  return <SyncStatusLine status={shown} readModel={counts} />;
-
-  async function countReadModel(): Promise<ReadModelCounts> {
-    const [row] = await db.select({ total: count(), read: count(links.state) }).from(links);
-    return { total: row?.total ?? 0, unread: (row?.total ?? 0) - (row?.read ?? 0) };
-  }
+export async function SyncStatus({ status, readModel }: { status?: SyncStatusData; readModel: ReadModelCounts }) {
+  return <SyncStatusLine status={status ?? (await getSyncStatus((await getDb()).db))} readModel={readModel} />;
 }
 
 /** The status as given, for pages that read it along with other data. `now` is for tests and stories. */

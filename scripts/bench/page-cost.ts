@@ -38,7 +38,6 @@ try {
     const fixtures = (await (await fetch(`${dashboard.sandboxUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
     const linkId = fixtures.plain?.[0] ?? Object.values(fixtures).flat()[0]!;
     const get = (target: string, headers: Record<string, string> = {}) => fetch(`${dashboard.url}${target}`, { headers: { Cookie: session.cookie, ...headers }, redirect: "manual" });
-    // PAGE_COST_PAGES (comma-separated paths) measures other pages instead, e.g. a route's floor.
     const pages = process.env.PAGE_COST_PAGES?.split(",") ?? ["/links", "/health", `/links/${linkId}`, "/jobs"];
     for (const target of pages) for (let i = 0; i < 5; i++) await (await get(target)).text();
 
