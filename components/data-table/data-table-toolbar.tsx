@@ -1,9 +1,12 @@
+"use client";
+
 import Form from "next/form";
 import Link from "next/link";
 import { Callout } from "@/components/ui/callout";
 
 // The filter bar: a GET form, so filters land in the URL and a view can be shared and reloaded. Submitting starts on
-// the first page (no page field) and keeps the sort (hidden fields).
+// the first page (no page field) and keeps the sort (hidden fields). A client module: the page sends the filters as
+// data (names, values, options) and the markup is made here, instead of the whole form crossing in every RSC payload.
 
 export interface FilterOption {
   value: string;

@@ -1,4 +1,7 @@
-// Placeholders shaped like the Health page's widgets, for loading.tsx and each Suspense boundary.
+"use client";
+
+// Placeholders shaped like the Health page's widgets, for loading.tsx and each Suspense boundary. A client module, so a
+// page's fallbacks cross in its RSC payload as references rather than as trees of grey bars.
 
 const block = "rounded bg-slate-200";
 

@@ -1,0 +1,44 @@
+"use client";
+
+import { DataTableSkeleton, DataTableToolbarSkeleton } from "@/components/data-table/data-table-states";
+
+// Shaped like the Links page: header with the export button, the open-by-id line beside the freshness line, the filter
+// bar, the view menu, the table's one-line rows, the pagination. A client component: every /links payload carries the
+// segment's loading state (for the next navigation), and as a reference it costs a few bytes instead of 17 kB of bars.
+export function LinksPageSkeleton() {
+  return (
+    <div aria-busy="true" aria-label="Loading the links" className="animate-pulse">
+      <div className="mb-6 flex items-start justify-between gap-4">
+        <div className="space-y-2">
+          <div className="h-7 w-24 rounded bg-slate-200" />
+          <div className="h-4 w-[32rem] max-w-full rounded bg-slate-200" />
+        </div>
+        <div className="h-8 w-28 rounded-md bg-slate-200" />
+      </div>
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
+        <div className="flex w-full max-w-xl items-center gap-2">
+          <div className="h-4 w-32 rounded bg-slate-200" />
+          <div className="h-8 flex-1 rounded-md bg-slate-200" />
+          <div className="h-8 w-16 rounded-md bg-slate-200" />
+        </div>
+        <div className="space-y-2">
+          <div className="h-4 w-56 rounded bg-slate-200" />
+          <div className="h-4 w-44 rounded bg-slate-200" />
+        </div>
+      </div>
+      <DataTableToolbarSkeleton fields={8} />
+      <div className="mb-2 flex justify-end">
+        <div className="h-7 w-40 rounded-md bg-slate-200" />
+      </div>
+      <DataTableSkeleton columns={["w-28", "w-36", "w-20", "w-36", "w-16", "w-24", "w-24", "w-16"]} rows={16} />
+      <div className="mt-4 flex items-center justify-between">
+        <div className="h-4 w-48 rounded bg-slate-200" />
+        <div className="flex gap-2">
+          {Array.from({ length: 4 }, (_, i) => (
+            <div key={i} className="h-8 w-20 rounded-md bg-slate-200" />
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}
