@@ -94,8 +94,9 @@ function productLine(p: LinkTableProduct, now: number): string {
   }
 }
 
-// A mark's colours are .product-mark[data-health] in globals.css: lightness differs as well as hue (a dark red mark
-// among light ones), and the words are in the explanation.
+// A mark's colours are .product-marks > i[data-health] in globals.css: lightness differs as well as hue (a dark red mark
+// among light ones), and the words are in the explanation. The button's name (its label) is what a screen reader says,
+// not the letters. A mark is a bare <i>: 50 rows of up to six marks each make every byte of it count.
 export function ProductsCell({ linkId, products }: { linkId: string; products: LinkTableProduct[] }) {
   if (products.length === 0) return muted;
   const counts = new Map<ProductHealth, number>();
@@ -107,9 +108,9 @@ export function ProductsCell({ linkId, products }: { linkId: string; products: L
   return (
     <HintTrigger hint={`${PRODUCTS_HINT}${linkId}`} label={`Products: ${summary}`} className="product-marks">
       {products.map((p) => (
-        <span key={p.product} aria-hidden="true" className="product-mark" data-health={productHealth(p)}>
+        <i key={p.product} data-health={productHealth(p)}>
           {PRODUCT_MARKS[p.product]?.letter ?? "?"}
-        </span>
+        </i>
       ))}
     </HintTrigger>
   );
