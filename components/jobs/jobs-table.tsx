@@ -4,6 +4,7 @@ import Link from "next/link";
 import { DataTable } from "@/components/data-table/data-table";
 import { createDataTableColumnHelper } from "@/components/data-table/features";
 import { RelativeTime } from "@/components/data-table/relative-time";
+import { ShortId } from "@/components/ui/short-id";
 import type { JobView } from "@/lib/jobs/view";
 import { summary } from "./job-progress";
 import { JobStateChip } from "./job-state-chip";
@@ -16,6 +17,8 @@ const columns = helper.columns([
     id: "title",
     header: "Job",
     enableSorting: false,
+    // A title names what the job works on and can be long: it wraps, so Started and Finished stay on screen at 1024 px.
+    meta: { cellClassName: "min-w-56 whitespace-normal" },
     cell: ({ row }) => (
       <Link href={`/jobs/${row.original.id}`} className="font-medium text-indigo-700 hover:underline">
         {row.original.title}
@@ -36,9 +39,7 @@ const columns = helper.columns([
     enableSorting: false,
     cell: ({ row }) =>
       row.original.linkId ? (
-        <Link href={`/links/${encodeURIComponent(row.original.linkId)}`} className="font-mono text-xs text-indigo-700 hover:underline">
-          {row.original.linkId}
-        </Link>
+        <ShortId id={row.original.linkId} what="link id" href={`/links/${encodeURIComponent(row.original.linkId)}`} className="text-indigo-700" />
       ) : (
         <span className="text-slate-500">many</span>
       ),
