@@ -14,7 +14,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS, ROLE_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
-import { cachedFacetOptions, hasLinkFilters, linkListSearchParams, listLinks, parseLinkListParams, readModelSummary } from "@/lib/links/query";
+import { cachedFacetOptions, hasLinkFilters, linkListSearchParams, cachedReadModelSummary, listLinks, parseLinkListParams } from "@/lib/links/query";
 import { readTableView } from "@/lib/preferences/table-views";
 
 export const metadata: Metadata = { title: "Links" };
@@ -53,7 +53,7 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
   const { db } = await getDb();
   // Started now, awaited by the filter bar in its own Suspense boundary: a cold cache must not hold up the rows.
   const facets = cachedFacetOptions(db);
-  const [list, readModel, tableView] = await Promise.all([listLinks(db, params), readModelSummary(db), readTableView(db, staff.id, "links")]);
+  const [list, readModel, tableView] = await Promise.all([listLinks(db, params), cachedReadModelSummary(db), readTableView(db, staff.id, "links")]);
   const { asOf } = readModel;
   // One clock for every relative time on the page, the server's, so the HTML and the hydrated table agree.
   const renderedAt = list.readAt.getTime();
