@@ -49,6 +49,8 @@ test("every page runs only scripts carrying its own nonce, may not be framed, an
     expect(nonce, `${url} sends a nonce in its script-src`).toBeTruthy();
     expect(policy, url).not.toMatch(/script-src[^;]*'unsafe-inline'/);
     expect(policy, url).toContain("frame-ancestors 'none'");
+    // Upstream pictures (institution logos) are fetched with no referrer: the page's own address stays here.
+    expect(headers["referrer-policy"], url).toBe("same-origin");
     expect(headers["x-powered-by"], url).toBeUndefined();
     expect(headers.server ?? "", url).not.toMatch(/next|node|\d/i);
     const html = await response.text();

@@ -84,7 +84,7 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
           )}
         </td>
         <td className={`whitespace-nowrap ${cell}`}>
-          {row.linkId ? <ShortId id={row.linkId} what="link id" href={`/links/${encodeURIComponent(row.linkId)}`} className="text-indigo-700" /> : <span className="text-slate-500">—</span>}
+          {row.linkId ? <ShortId id={row.linkId} what="link id" href={`/links/${encodeURIComponent(row.linkId)}`} /> : <span className="text-slate-500">—</span>}
         </td>
         <td className={`whitespace-nowrap ${cell}`}>
           {/* One line a row: the upstream's status beside the outcome, not under it. */}

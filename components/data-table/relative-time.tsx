@@ -20,12 +20,15 @@ export function formatAgo(at: number, now: number): string {
 /** 2025-03-01 12:34:56 UTC: the exact time, the same for every reader. */
 export const exactUtc = (at: number) => `${new Date(at).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 
+/** A time given as epoch milliseconds or as text: its epoch milliseconds, NaN for text that is not a time. */
+export const timeOf = (value: number | string): number => (typeof value === "number" ? value : Date.parse(value));
+
 /**
  * A time as "3 h ago" with the exact time on hover. `now` comes from the server's render (not the browser's clock), so
  * the HTML and the hydrated page agree. A value that is not a time is shown as given, as text.
  */
-export function RelativeTime({ value, now, className }: { value: string; now: number; className?: string }) {
-  const at = Date.parse(value);
+export function RelativeTime({ value, now, className }: { value: number | string; now: number; className?: string }) {
+  const at = timeOf(value);
   if (Number.isNaN(at)) return <span className={className}>{value}</span>;
   return (
     <time dateTime={new Date(at).toISOString()} title={exactUtc(at)} className={className}>

@@ -39,7 +39,7 @@ const columns = helper.columns([
     enableSorting: false,
     cell: ({ row }) =>
       row.original.linkId ? (
-        <ShortId id={row.original.linkId} what="link id" href={`/links/${encodeURIComponent(row.original.linkId)}`} className="text-indigo-700" />
+        <ShortId id={row.original.linkId} what="link id" href={`/links/${encodeURIComponent(row.original.linkId)}`} />
       ) : (
         <span className="text-slate-500">many</span>
       ),

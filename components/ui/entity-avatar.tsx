@@ -64,12 +64,9 @@ export function EntityAvatar({ src, name, colorKey, size = 24, label }: EntityAv
         alt={label ?? ""}
         width={size}
         height={size}
-        referrerPolicy="no-referrer"
         loading="lazy"
-        decoding="async"
         onError={() => setFailedUrl(url)}
         className="entity-avatar"
-        style={box}
       />
     );
   }

@@ -29,7 +29,7 @@ const triggerOf = (target: EventTarget | null): HTMLElement | null => (target in
 /** A button that explains itself through the nearest HintHost: `hint` is the key the host's `hint()` reads. */
 export function HintTrigger({ hint, label, className = "", testId, children }: { hint: string; label?: string; className?: string; testId?: string; children: ReactNode }) {
   return (
-    <button type="button" data-hint={hint} aria-label={label} data-testid={testId} className={`cursor-help ${className}`}>
+    <button type="button" data-hint={hint} aria-label={label} data-testid={testId} className={className}>
       {children}
     </button>
   );

@@ -17,12 +17,12 @@ export function ShortId({
   href,
   head,
   tail,
-  className = "text-slate-700",
+  className,
 }: {
   id: string;
   /** What the id is, for the copy button's name: "link id", "reference". */
   what: string;
-  /** Makes the id a link (to the link's page, say). */
+  /** Makes the id a link (to the link's page, say), in the links' colour (a.short-id-text in globals.css). */
   href?: string;
   head?: number;
   tail?: number;
@@ -43,11 +43,11 @@ export function ShortId({
     // widening the page.
     <span className="short-id">
       {href ? (
-        <Link href={href} title={id} className={`short-id-text hover:underline ${className}`}>
+        <Link href={href} title={id} className={className ? `short-id-text ${className}` : "short-id-text"}>
           {text}
         </Link>
       ) : (
-        <span title={id} className={`short-id-text ${className}`}>
+        <span title={id} className={`short-id-text ${className ?? "text-slate-700"}`}>
           {text}
         </span>
       )}

@@ -10,7 +10,7 @@ import type { LinkTableRow } from "../../components/links/list/rows";
 
 const renders = Number(process.argv[2] ?? 300);
 const now = Date.parse("2026-11-20T12:00:00Z");
-const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000).toISOString();
+const at = (minutesAgo: number) => now - minutesAgo * 60_000;
 // Rows as the sandbox's links look: three products, two tags, a third of them failing.
 const rows: LinkTableRow[] = Array.from({ length: 50 }, (_, i) => ({
   linkId: `mk_${String(i).padStart(22, "0")}`,

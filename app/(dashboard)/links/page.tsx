@@ -7,7 +7,7 @@ import { DataTableEmpty, DataTableToolbarSkeleton } from "@/components/data-tabl
 import { RelativeTime } from "@/components/data-table/relative-time";
 import { IgnoredLinkParams, LinksFilters } from "@/components/links/list/links-filters";
 import { LinksTable } from "@/components/links/list/links-table";
-import { linkTableRow } from "@/components/links/list/rows";
+import { linkTablePage } from "@/components/links/list/rows";
 import { SyncStatus } from "@/components/links/sync-status";
 import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
@@ -101,7 +101,7 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
       <IgnoredLinkParams dropped={dropped} />
       {list.rows.length > 0 ? (
         <>
-          <LinksTable rows={list.rows.map(linkTableRow)} sort={{ id: list.sort, dir: list.dir }} view={view} renderedAt={renderedAt} tableView={tableView} />
+          <LinksTable page={linkTablePage(list.rows)} sort={{ id: list.sort, dir: list.dir }} view={view} renderedAt={renderedAt} tableView={tableView} />
           <DataTablePagination view={view} page={list.page} pageCount={list.pageCount} total={list.total} pageSize={list.pageSize} noun={{ one: "link", other: "links" }} />
         </>
       ) : list.total > 0 ? (

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { formatAgo, RelativeTime } from "@/components/data-table/relative-time";
+import { formatAgo, RelativeTime, timeOf } from "@/components/data-table/relative-time";
 import { EntityAvatar } from "@/components/ui/entity-avatar";
 import { ShortId } from "@/components/ui/short-id";
 import { HintTrigger } from "@/components/ui/hint";
@@ -16,7 +16,7 @@ import { errorCodeInfo, stateLabel, stateTone, WHO_ACTS_CHIP_TONES } from "./opt
 const muted = <span className="text-slate-500">—</span>;
 
 export function LinkIdCell({ linkId }: { linkId: string }) {
-  return <ShortId id={linkId} what="link id" href={`/links/${encodeURIComponent(linkId)}`} className="text-indigo-700" />;
+  return <ShortId id={linkId} what="link id" href={`/links/${encodeURIComponent(linkId)}`} />;
 }
 
 export function InstitutionCell({ id, name, avatar }: { id: string | null; name: string | null; avatar: string | null }) {
@@ -50,7 +50,7 @@ export function ErrorCodeCell({ code }: { code: string | null }) {
   const info = errorCodeInfo(code);
   if (!info) {
     return (
-      <HintTrigger hint={`${CODE_HINT}${code}`} className="chip bg-slate-50 font-mono text-slate-700 ring-slate-200">
+      <HintTrigger hint={`${CODE_HINT}${code}`} className="chip tone-plain font-mono">
         {code}
       </HintTrigger>
     );
@@ -87,8 +87,10 @@ function productLine(p: LinkTableProduct, now: number): string {
       return `${name}: failing (${p.errorCode})${p.errorMessage ? `: ${p.errorMessage}` : ""}`;
     case "unavailable":
       return `${name}: unavailable: ${p.unavailable}`;
-    case "refreshed":
-      return `${name}: refreshed ${formatAgo(Date.parse(p.refreshedAt!), now)}`;
+    case "refreshed": {
+      const at = timeOf(p.refreshedAt!);
+      return `${name}: refreshed ${Number.isNaN(at) ? p.refreshedAt : formatAgo(at, now)}`;
+    }
     case "never":
       return `${name}: not refreshed yet`;
   }
@@ -176,11 +178,11 @@ export function TagsCell({ tags }: { tags: string[] }) {
   return (
     <span className="tags-cell" title={tags.join(", ")}>
       <span className="tag-chip">{first}</span>
-      {rest.length > 0 ? <span className="tags-more">+{rest.length}</span> : null}
+      {rest.length > 0 ? <span className="tags-more">{`+${rest.length}`}</span> : null}
     </span>
   );
 }
 
-export function TimeCell({ value, now, none = muted }: { value: string | null; now: number; none?: React.ReactNode }) {
-  return value ? <RelativeTime value={value} now={now} className="text-slate-700" /> : none;
+export function TimeCell({ value, now, none = muted }: { value: number | string | null; now: number; none?: React.ReactNode }) {
+  return value ? <RelativeTime value={value} now={now} /> : none;
 }

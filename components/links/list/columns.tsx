@@ -40,7 +40,8 @@ export const linkColumns = helper.columns([
     id: "provider",
     header: "Provider",
     sortDescFirst: false,
-    cell: ({ row }) => (row.original.provider ? <span className="text-slate-800">{row.original.provider}</span> : <span className="text-slate-500">—</span>),
+    // Bare text (the cell's own colour): upstream text, rendered as text.
+    cell: ({ row }) => row.original.provider ?? <span className="text-slate-500">—</span>,
   }),
   helper.accessor("products", {
     id: "products",

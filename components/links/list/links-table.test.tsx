@@ -7,7 +7,7 @@ import type { LinkListItem } from "@/lib/links/query";
 import { LINK_ERROR_INFO } from "@/lib/links/error-codes";
 import { InstitutionCell, linkCellHint } from "./cells";
 import { LinksTable } from "./links-table";
-import { linkTableRow } from "./rows";
+import { linkTablePage, linkTableRows } from "./rows";
 
 // The view menu's server action is not called while rendering; keep its server-only imports out of this test.
 vi.mock("@/lib/actions/preferences", () => ({ saveTableView: async () => ({ data: { saved: true } }) }));
@@ -43,7 +43,7 @@ function item(overrides: Partial<LinkListItem> = {}): LinkListItem {
 const asHtml = (text: string) => renderToStaticMarkup(<>{text}</>);
 
 const render = (rows: LinkListItem[], query = "state=error&sort=provider&dir=asc&page=3") =>
-  renderToStaticMarkup(<LinksTable rows={rows.map(linkTableRow)} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query }} renderedAt={NOW} />);
+  renderToStaticMarkup(<LinksTable page={linkTablePage(rows)} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query }} renderedAt={NOW} />);
 
 describe("InstitutionCell", () => {
   it("loads an avatar only from an http(s) address, else shows initials; the name is text", () => {
@@ -55,7 +55,8 @@ describe("InstitutionCell", () => {
     }
     const ok = renderToStaticMarkup(<InstitutionCell id="chase" name="Chase" avatar="https://cdn.example.com/chase.png" />);
     expect(ok).toContain('src="https://cdn.example.com/chase.png"');
-    expect(ok).toContain('referrerPolicy="no-referrer"');
+    // Square whatever the picture's shape, by its class (no inline style repeated on every row).
+    expect(ok).toMatch(/<img [^>]*width="20" height="20"[^>]*class="entity-avatar"/);
   });
 });
 
@@ -71,7 +72,7 @@ describe("LinksTable", () => {
     expect(html).toMatch(/data-hint="code:auth_expired"[^>]*>Authorization expired<\/button>/);
     expect(html).not.toContain(asHtml(LINK_ERROR_INFO.auth_expired.remedy));
     expect(html.match(/role="tooltip"/g)).toHaveLength(1);
-    const explained = (key: string) => renderToStaticMarkup(<>{linkCellHint(key, (id) => (id === row.linkId ? linkTableRow(row) : undefined), NOW)}</>);
+    const explained = (key: string) => renderToStaticMarkup(<>{linkCellHint(key, (id) => (id === row.linkId ? linkTableRows(linkTablePage([row]))[0] : undefined), NOW)}</>);
     expect(explained("code:auth_expired")).toContain(asHtml(LINK_ERROR_INFO.auth_expired.meaning));
     expect(explained("code:auth_expired")).toContain(asHtml(LINK_ERROR_INFO.auth_expired.remedy));
     expect(html).toMatch(/data-hint="state:error"[^>]*>Error<\/button>/);
@@ -84,7 +85,7 @@ describe("LinksTable", () => {
     expect(html).toContain("team:retail</span>");
     expect(html).toContain("+1</span>");
     // Relative to the server's render clock, with the exact time on hover.
-    expect(html).toContain(`title="2026-11-20 09:00:00 UTC" class="text-slate-700">3 h ago</time>`);
+    expect(html).toContain(`title="2026-11-20 09:00:00 UTC">3 h ago</time>`);
     // Deprecated upstream fields are not the list's business (the link page has them under "All fields").
     expect(html.toLowerCase()).not.toContain("deprecated");
     expect(html).not.toContain("legacy");
@@ -103,13 +104,13 @@ describe("LinksTable", () => {
 
   it("shows the person's own view: their hidden columns are not rendered, and their row height", () => {
     const all = renderToStaticMarkup(
-      <LinksTable rows={[item()]} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query: "" }} renderedAt={NOW} tableView={{ table: "links", hidden: [], density: "compact" }} />,
+      <LinksTable page={linkTablePage([item()])} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query: "" }} renderedAt={NOW} tableView={{ table: "links", hidden: [], density: "compact" }} />,
     );
     expect(all).toContain(">Created<");
     expect(all).toContain('data-density="compact"');
     const fewer = renderToStaticMarkup(
       <LinksTable
-        rows={[item()]}
+        page={linkTablePage([item()])}
         sort={{ id: "provider", dir: "asc" }}
         view={{ pathname: "/links", query: "" }}
         renderedAt={NOW}
@@ -130,6 +131,46 @@ describe("LinksTable", () => {
     expect(renderToStaticMarkup(<>{linkCellHint("code:brand_new_code", () => undefined, NOW)}</>)).toContain("Not a code Linkdesk knows");
     expect(renderToStaticMarkup(<>{linkCellHint("unread", () => undefined, NOW)}</>)).toContain("has not read its details yet");
     expect(html).toContain("never");
+  });
+});
+
+describe("a page of rows as it crosses to the browser", () => {
+  it("names each institution once and gives times as epoch milliseconds, and the browser gets every row back as read", () => {
+    const rows = [
+      item({ linkId: "mk_a" }),
+      item({ linkId: "mk_b", createdAt: "2026-11-02T00:00:00.000Z" }),
+      // Read at another time, the same institution id under another name and picture: that row keeps its own.
+      item({ linkId: "mk_c", institutionName: "JPMorgan Chase", institutionAvatar: null }),
+      item({ linkId: "mk_d", institutionId: null, institutionName: "No id bank", institutionAvatar: "https://cdn.example.com/x.png" }),
+      // Ids are upstream text: one that is an object's property name is still only a key.
+      item({ linkId: "mk_e", institutionId: "__proto__", institutionName: "Proto", institutionAvatar: null }),
+      // A time the upstream sent that is not one stays the text it was.
+      item({ linkId: "mk_f", lastRefreshedAt: "yesterday-ish", products: [{ product: "accounts", refreshedAt: "soon", errorCode: null, errorMessage: null, unavailable: null }] }),
+    ];
+    const page = linkTablePage(rows);
+    const wire = JSON.stringify({ rows: page.rows, institutions: [...page.institutions] });
+    expect(wire.match(/cdn\.example\.com\/chase\.png/g)).toHaveLength(1);
+    expect(wire).not.toContain("2026-11-01T00:00:00.000Z");
+    expect(page.rows[0]!.createdAt).toBe(Date.parse("2026-11-01T00:00:00.000Z"));
+
+    const back = linkTableRows(page);
+    expect(back.map((r) => [r.linkId, r.institutionId, r.institutionName, r.institutionAvatar])).toEqual([
+      ["mk_a", "chase", "Chase", "https://cdn.example.com/chase.png"],
+      ["mk_b", "chase", "Chase", "https://cdn.example.com/chase.png"],
+      ["mk_c", "chase", "JPMorgan Chase", null],
+      ["mk_d", null, "No id bank", "https://cdn.example.com/x.png"],
+      ["mk_e", "__proto__", "Proto", null],
+      ["mk_f", "chase", "Chase", "https://cdn.example.com/chase.png"],
+    ]);
+    expect(back[5]!.lastRefreshedAt).toBe("yesterday-ish");
+    expect(back[5]!.products).toEqual([{ product: "accounts", refreshedAt: "soon" }]);
+    // Empty product fields stay on the server.
+    expect(back[0]!.products[2]).toEqual({ product: "identity", unavailable: "not_supported" });
+
+    const html = render(rows);
+    expect(html).toContain(">yesterday-ish<");
+    expect(html).toContain(">JPMorgan Chase<");
+    expect(renderToStaticMarkup(<>{linkCellHint("products:mk_f", () => back[5], NOW)}</>)).toContain("Accounts: refreshed soon");
   });
 });
 

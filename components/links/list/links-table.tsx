@@ -8,7 +8,7 @@ import { saveTableView } from "@/lib/actions/preferences";
 import { DEFAULT_TABLE_VIEWS, LINK_LIST_HIDEABLE, type TableViewOf } from "@/lib/schemas/preferences";
 import { linkCellHint } from "./cells";
 import { linkColumns } from "./columns";
-import type { LinkTableRow } from "./rows";
+import { type LinkTablePage, type LinkTableRow, linkTableRows } from "./rows";
 
 const linkIdOf = (row: LinkTableRow) => row.linkId;
 
@@ -23,14 +23,14 @@ const COLUMN_LABELS = new Map(linkColumns.map((c) => [c.id, c.meta?.label ?? (ty
  * which the menu above it changes and remembers for them. Rows come sorted and paged from the server.
  */
 export function LinksTable({
-  rows,
+  page,
   sort,
   view,
   renderedAt,
   tableView = DEFAULT_TABLE_VIEWS.links,
 }: {
-  /** One page of rows, cut to what the table shows (linkTableRow). */
-  rows: LinkTableRow[];
+  /** One page of rows, cut to what the table shows (linkTablePage). */
+  page: LinkTablePage;
   sort: { id: string; dir: SortDir };
   view: DataTableView;
   renderedAt: number;
@@ -55,6 +55,7 @@ export function LinksTable({
     });
   };
 
+  const rows = useMemo(() => linkTableRows(page), [page]);
   const rowsById = useMemo(() => new Map(rows.map((row) => [row.linkId, row])), [rows]);
   const hint = useCallback((key: string) => linkCellHint(key, (linkId) => rowsById.get(linkId), renderedAt), [rowsById, renderedAt]);
   const columnVisibility = useMemo(() => Object.fromEntries(current.hidden.map((id) => [id, false])), [current.hidden]);

@@ -24,21 +24,22 @@ export const stateLabel = (state: string) => (isState(state) ? LINK_STATE_LABELS
 /** What an error code means and what to do, or undefined for a code Linkdesk does not know. */
 export const errorCodeInfo = (code: string): ErrorCodeInfo | undefined => (isErrorCode(code) ? LINK_ERROR_INFO[code] : undefined);
 
+// A chip's colours are one class of globals.css (.tone-*), not three utilities: 50 rows carry two chips each.
 export const STATE_TONES: Record<LinkState, string> = {
-  connected: "bg-emerald-50 text-emerald-800 ring-emerald-200",
-  connecting: "bg-sky-50 text-sky-800 ring-sky-200",
-  awaiting_token_exchange: "bg-sky-50 text-sky-800 ring-sky-200",
-  error: "bg-red-50 text-red-800 ring-red-200",
-  deleted: "bg-slate-100 text-slate-600 ring-slate-200",
+  connected: "tone-emerald",
+  connecting: "tone-sky",
+  awaiting_token_exchange: "tone-sky",
+  error: "tone-red",
+  deleted: "tone-slate",
 };
 
-export const stateTone = (state: string) => (isState(state) ? STATE_TONES[state] : "bg-slate-50 text-slate-700 ring-slate-200");
+export const stateTone = (state: string) => (isState(state) ? STATE_TONES[state] : "tone-plain");
 
 /** An error code's chip, coloured by who must act (the same colours as Health's split). */
 export const WHO_ACTS_CHIP_TONES: Record<WhoActs, string> = {
-  user: "bg-amber-50 text-amber-900 ring-amber-200",
-  wait: "bg-sky-50 text-sky-900 ring-sky-200",
-  service: "bg-red-50 text-red-800 ring-red-200",
+  user: "tone-amber",
+  wait: "tone-sky",
+  service: "tone-red",
 };
 
 /** The list's URL parameters as people read them, for the ignored-filter notice. */
