@@ -32,6 +32,31 @@ describe("Budget", () => {
     await expect(b.reserve(CORRECTION, { linkId: "mk_3" })).resolves.toHaveLength(2);
   });
 
+  it("lets a click wait a little for a slot that comes soon, and refuses a page's read at once", async () => {
+    let clock = 0;
+    const slept: number[] = [];
+    const b = new Budget({
+      store: createMemoryStore({ now: () => clock }),
+      clientId: "c",
+      appId: "c",
+      shares: { ...shares, link: 0.1 },
+      interactiveMaxWaitMs: 62_000,
+      sleep: async (ms) => {
+        slept.push(ms);
+        clock += ms;
+      },
+    });
+    // PATCH /links/{id} allows 4 per link per minute: 10 % of it is 1. The first takes it.
+    await b.reserve("PATCH /links/{id}", { linkId: "mk_v" });
+    const view = (await b.reserve("PATCH /links/{id}", { linkId: "mk_v" }, { mode: "view" }).catch((e: unknown) => e)) as BudgetExceeded;
+    expect(view).toBeInstanceOf(BudgetExceeded);
+    expect(view.nextSlotAt.getTime()).toBeGreaterThan(Date.now() + 55_000);
+    expect(slept).toEqual([]);
+    // The same call as a click waits for that slot (within its 62 s) and gets it.
+    await expect(b.reserve("PATCH /links/{id}", { linkId: "mk_v" })).resolves.toHaveLength(2);
+    expect(slept.length).toBeGreaterThan(0);
+  });
+
   it("lets queued work wait for its slot, in order, and says until when it waits", async () => {
     let clock = 0;
     const store = createMemoryStore({ now: () => clock });

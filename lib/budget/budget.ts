@@ -1,7 +1,7 @@
 import type { RateLimitScope } from "../upstream/rate-limits";
 import { brandError, hasErrorBrand } from "../error-brand";
 import { BudgetUnavailableError, isBudgetUnavailable } from "./errors";
-import type { CallScopes } from "../upstream/client";
+import type { CallMode, CallScopes } from "../upstream/client";
 import { type BudgetShares, keysFor } from "./rules";
 import type { BudgetKey, BudgetStore, BudgetedKey } from "./types";
 
@@ -12,10 +12,11 @@ export type CallIds = CallScopes;
 export { BudgetUnavailableError as BudgetUnavailable, isBudgetUnavailable };
 
 // The budget in front of every upstream call: reserve a slot on each key the call's endpoint is limited by, or wait
-// for one (queued bulk work), or refuse at once with the time of the next slot (interactive clicks). Nothing is sent
+// for one (queued bulk work), wait a little (a click: BUDGET_INTERACTIVE_MAX_WAIT_MS), or refuse at once with the
+// time of the next slot (a page's read, which shows what Linkdesk already has instead of holding the page open). Nothing is sent
 // that the budget forbids; an upstream 429 closes the call's keys for every instance until its Retry-After.
 
-export type CallMode = "interactive" | "queued";
+export type { CallMode };
 
 
 /** No room for this call within the wait allowed: says when the next slot frees. */
@@ -79,8 +80,9 @@ export class Budget {
   async reserve(endpoint: string, ids: CallIds, opts: ReserveOptions = {}): Promise<BudgetedKey[]> {
     const keys = this.keys(endpoint, ids);
     if (keys.length === 0) return keys;
-    if ((opts.mode ?? "interactive") === "interactive") {
-      await this.reserveInteractive(endpoint, keys, opts.signal);
+    const mode = opts.mode ?? "interactive";
+    if (mode !== "queued") {
+      await this.reserveInteractive(endpoint, keys, mode === "view" ? 0 : this.options.interactiveMaxWaitMs, opts.signal);
       return keys;
     }
     // Queued work takes its turn in order, per set of keys: one waiting call does not let a later one jump ahead.
@@ -106,8 +108,8 @@ export class Budget {
     await this.guard(() => this.options.store.close(keys, until, { endpoint, retryAfter: retryAfterHeader, at: new Date(now), scopeIds }));
   }
 
-  private async reserveInteractive(endpoint: string, keys: BudgetedKey[], signal?: AbortSignal): Promise<void> {
-    const deadline = this.now() + this.options.interactiveMaxWaitMs;
+  private async reserveInteractive(endpoint: string, keys: BudgetedKey[], maxWaitMs: number, signal?: AbortSignal): Promise<void> {
+    const deadline = this.now() + maxWaitMs;
     for (;;) {
       const result = await this.guard(() => this.options.store.tryReserve(keys));
       if (result.ok) return;

@@ -28,7 +28,8 @@ export interface CallScopes {
   relink?: boolean;
 }
 
-export type CallMode = "interactive" | "queued";
+/** Queued: waits its turn. Interactive: waits a little, then is refused. View: refused at once when there is no room. */
+export type CallMode = "interactive" | "queued" | "view";
 
 /**
  * The rate budget as the client sees it: a slot is reserved before every call is sent (or the call is refused), and
