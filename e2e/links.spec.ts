@@ -77,3 +77,29 @@ test("a link that does not exist, and one with a hostile avatar, are shown in wo
   expect(loaded).toEqual([]);
   await expect(page.locator('img[src^="javascript:"]')).toHaveCount(0);
 });
+
+test("people opening the same link at once share its reads: every view shows the accounts, from one upstream read", async ({ browser }) => {
+  const sandbox = process.env.E2E_SANDBOX_URL!;
+  const fixtures = (await (await fetch(`${sandbox}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+  const linkId = fixtures.plain?.[0];
+  expect(linkId).toBeTruthy();
+  const accountReads = async () => {
+    const stats = (await (await fetch(`${sandbox}/_sandbox/stats`)).json()) as { byEndpoint: Record<string, { requests: number } | undefined> };
+    return stats.byEndpoint["GET /links/{id}/accounts"]?.requests ?? 0;
+  };
+  const before = await accountReads();
+  // Four people (Linkdesk's share of the upstream's 4 account reads a minute per link is 2): each sees the accounts.
+  for (const role of ["viewer", "support", "ops", "admin"] as const) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInAs(page, role);
+    await page.goto(`/links/${linkId}`);
+    await expect(page.getByTestId("link-freshness")).toHaveText("Read live from the upstream just now.");
+    const accounts = page.locator('section[aria-labelledby="link-accounts-heading"]');
+    await expect(accounts.getByRole("table")).toBeVisible();
+    await expect(accounts).not.toContainText("rate budget");
+    await context.close();
+  }
+  // One read at most (none if another test read them in the last 30 s), not one a view.
+  expect((await accountReads()) - before).toBeLessThanOrEqual(1);
+});
