@@ -1,14 +1,10 @@
+import { PageHeaderSkeleton } from "@/components/ui/page-header";
+
 // Shaped like the Audit page: header with the export button, the filter bar, then table rows.
 export default function Loading() {
   return (
     <div aria-busy="true" aria-label="Loading the audit trail" className="animate-pulse">
-      <div className="mb-6 flex items-start justify-between gap-4">
-        <div className="space-y-2">
-          <div className="h-7 w-40 rounded bg-slate-200" />
-          <div className="h-4 w-96 max-w-full rounded bg-slate-200" />
-        </div>
-        <div className="h-8 w-28 rounded-md bg-slate-200" />
-      </div>
+      <PageHeaderSkeleton titleWidth="w-40" descriptionWidth="w-96" />
       <div className="mb-4 grid grid-cols-1 gap-3 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2 lg:grid-cols-6">
         {Array.from({ length: 7 }, (_, i) => (
           <div key={i} className={i === 0 ? "lg:col-span-2" : undefined}>

@@ -1,6 +1,7 @@
 "use client";
 
 import { DataTableSkeleton, DataTableToolbarSkeleton } from "@/components/data-table/data-table-states";
+import { PageHeaderSkeleton } from "@/components/ui/page-header";
 
 // Shaped like the Links page: header with the export button, the open-by-id line beside the freshness line, the filter
 // bar, the view menu, the table's one-line rows, the pagination. A client component: every /links payload carries the
@@ -8,13 +9,7 @@ import { DataTableSkeleton, DataTableToolbarSkeleton } from "@/components/data-t
 export function LinksPageSkeleton() {
   return (
     <div aria-busy="true" aria-label="Loading the links" className="animate-pulse">
-      <div className="mb-6 flex items-start justify-between gap-4">
-        <div className="space-y-2">
-          <div className="h-7 w-24 rounded bg-slate-200" />
-          <div className="h-4 w-[32rem] max-w-full rounded bg-slate-200" />
-        </div>
-        <div className="h-8 w-28 rounded-md bg-slate-200" />
-      </div>
+      <PageHeaderSkeleton titleWidth="w-24" descriptionWidth="w-[32rem]" />
       <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
         <div className="flex w-full max-w-xl items-center gap-2">
           <div className="h-4 w-32 rounded bg-slate-200" />

@@ -25,19 +25,11 @@ export interface LinkTableProduct {
 }
 
 /** A row as the columns read it. */
-export interface LinkTableRow {
-  linkId: string;
+export type LinkTableRow = Pick<LinkListItem, "linkId" | "institutionId" | "institutionName" | "institutionAvatar" | "state" | "errorCode" | "provider" | "linkTags"> & {
   createdAt: TableTime | null;
-  institutionId: string | null;
-  institutionName: string | null;
-  institutionAvatar: string | null;
-  state: string | null;
-  errorCode: string | null;
-  provider: string | null;
-  linkTags: string[];
   lastRefreshedAt: TableTime | null;
   products: LinkTableProduct[];
-}
+};
 
 export interface LinkTableInstitution {
   name: string | null;
