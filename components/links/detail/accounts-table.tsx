@@ -36,7 +36,7 @@ export function AccountsTable({ accounts }: { accounts: WireAccount[] }) {
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
           <tr>
             {COLUMNS.map((name) => (
-              <th key={name} scope="col" className={`whitespace-nowrap px-3 py-2 ${["Current", "Available", "Limit"].includes(name) ? "text-right" : ""}`}>
+              <th key={name} scope="col" className={`px-2.5 py-2 ${name === "Balance as of" ? "" : "whitespace-nowrap"} ${["Current", "Available", "Limit"].includes(name) ? "text-right" : ""}`}>
                 {name}
               </th>
             ))}
@@ -50,7 +50,7 @@ export function AccountsTable({ accounts }: { accounts: WireAccount[] }) {
             const owed = type.kind === "liability";
             return (
               <tr key={account.account_id} className="align-top" data-testid="account-row">
-                <th scope="row" className="px-3 py-2 font-medium text-slate-800">
+                <th scope="row" className="px-2.5 py-2 font-medium text-slate-800">
                   <span>{account.name || "Unnamed account"}</span>
                   {account.nickname ? <span className="ml-1 font-normal text-slate-500">({account.nickname})</span> : null}
                   {account.closed ? (
@@ -58,18 +58,19 @@ export function AccountsTable({ accounts }: { accounts: WireAccount[] }) {
                   ) : null}
                   <div className="font-mono text-xs font-normal text-slate-500">{account.account_id}</div>
                 </th>
-                <td className="whitespace-nowrap px-3 py-2">
+                <td className="whitespace-nowrap px-2.5 py-2">
                   {type.label}
                   {type.kind ? <div className="text-xs text-slate-500">{type.kind}</div> : null}
                 </td>
-                <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">{account.account_mask ? `•••• ${account.account_mask}` : none}</td>
-                <td className="whitespace-nowrap px-3 py-2 text-right tabular-nums">
+                <td className="whitespace-nowrap px-2.5 py-2 font-mono text-xs">{account.account_mask ? `•••• ${account.account_mask}` : none}</td>
+                <td className="whitespace-nowrap px-2.5 py-2 text-right tabular-nums">
                   {money(account.balances?.current, currency) ?? none}
                   {owed && account.balances?.current != null ? <div className="text-xs text-slate-500">owed</div> : null}
                 </td>
-                <td className="whitespace-nowrap px-3 py-2 text-right tabular-nums">{money(account.balances?.available, currency) ?? none}</td>
-                <td className="whitespace-nowrap px-3 py-2 text-right tabular-nums">{money(account.balances?.limit, currency) ?? none}</td>
-                <td className="whitespace-nowrap px-3 py-2 text-xs">
+                <td className="whitespace-nowrap px-2.5 py-2 text-right tabular-nums">{money(account.balances?.available, currency) ?? none}</td>
+                <td className="whitespace-nowrap px-2.5 py-2 text-right tabular-nums">{money(account.balances?.limit, currency) ?? none}</td>
+                {/* Date and time may take two lines: at 1024 px the table then fits without scrolling sideways. */}
+                <td className="min-w-24 px-2.5 py-2 text-xs">
                   <Time value={account.balances?.balance_date} none="unknown" />
                 </td>
               </tr>
