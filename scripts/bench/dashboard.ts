@@ -2,7 +2,7 @@ import { type Browser, type BrowserContext, chromium } from "@playwright/test";
 import { DEMO_ACCOUNTS } from "../../lib/auth/demo";
 import type { Role } from "../../lib/auth/roles";
 import { SANDBOX_DEFAULTS } from "../../sandbox/defaults";
-import { build, buildIsStale, startDashboard, startSandbox } from "../processes";
+import { build, buildIsStale, type Started, startDashboard, startSandbox } from "../processes";
 
 // The built dashboard on a sandbox, for benchmarks that measure what a browser or a client over HTTP sees.
 
@@ -13,6 +13,8 @@ export async function startBenchDashboard(opts: {
   dataDir: string;
   env?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
+  /** Dashboards on one database (DATABASE_URL in env), as at scale: on port, port + 1, … Default 1. */
+  instances?: number;
 }) {
   if (buildIsStale()) await build();
   const sandbox = await startSandbox({
@@ -20,34 +22,43 @@ export async function startBenchDashboard(opts: {
     quiet: true,
     env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret, ...opts.sandboxEnv },
   });
+  const dashboards: Started[] = [];
   try {
-    const dashboard = await startDashboard({
-      port: opts.port,
-      host: "127.0.0.1",
-      quiet: true,
-      env: {
-        UPSTREAM_BASE_URL: sandbox.url,
-        UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
-        UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
-        UPSTREAM_SANDBOX: "1",
-        AUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
-        LINKDESK_DATA_DIR: opts.dataDir,
-        DATABASE_URL: "",
-        LOG_LEVEL: "silent",
-        ...opts.env,
-      },
-    });
+    for (let i = 0; i < (opts.instances ?? 1); i++) {
+      dashboards.push(
+        await startDashboard({
+          port: opts.port + i,
+          host: "127.0.0.1",
+          quiet: true,
+          env: {
+            UPSTREAM_BASE_URL: sandbox.url,
+            UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
+            UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
+            UPSTREAM_SANDBOX: "1",
+            AUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
+            LINKDESK_DATA_DIR: opts.dataDir,
+            DATABASE_URL: "",
+            LOG_LEVEL: "silent",
+            ...opts.env,
+          },
+        }),
+      );
+    }
+    const stop = async () => {
+      for (const dashboard of dashboards) await dashboard.stop();
+      await sandbox.stop();
+    };
     return {
-      url: dashboard.url,
+      url: dashboards[0]!.url,
+      urls: dashboards.map((d) => d.url),
       sandboxUrl: sandbox.url,
       /** The process `next start` runs in (it may serve from a child: see proc.ts). */
-      pid: dashboard.child.pid!,
-      stop: async () => {
-        await dashboard.stop();
-        await sandbox.stop();
-      },
+      pid: dashboards[0]!.child.pid!,
+      pids: dashboards.map((d) => d.child.pid!),
+      stop,
     };
   } catch (error) {
+    for (const dashboard of dashboards) await dashboard.stop();
     await sandbox.stop();
     throw error;
   }

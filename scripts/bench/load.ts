@@ -3,7 +3,8 @@
 // (latency percentiles and errors), then the same sessions with no think time, one page at a time (throughput and
 // the server's CPU time per view, read from /proc). Also the server's resident memory idle and at its peak under the
 // load, and the weight of the links list (HTML, and the RSC payload a client-side navigation fetches). On the embedded
-// database, and on PostgreSQL in a scratch database when DATABASE_URL is set. Figures, not assertions.
+// database, and on PostgreSQL in a scratch database when DATABASE_URL is set: one dashboard, then two on the same
+// database as at scale, each session staying with one of them as behind a sticky load balancer. Figures, not assertions.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -26,6 +27,8 @@ const VIEW_TIMEOUT_MS = 30_000;
 const MB = 2 ** 20;
 
 interface Session {
+  /** The dashboard instance this session uses. */
+  baseUrl: string;
   cookie: string;
   email: string;
 }
@@ -52,16 +55,20 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<{ name: string;
   figures.push(...embedded);
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
-    const scratch = await createScratchDatabase(serverUrl);
-    try {
-      const postgres = await measure("PostgreSQL", { port, sessions, thinkSeconds, busySecondsPerPage }, scratch.url);
-      // Side by side: each PostgreSQL figure against the same figure on the embedded database.
-      for (const figure of postgres) {
-        const twin = embedded.find((e) => e.label === figure.label.replace(/^PostgreSQL/, "embedded"));
-        figures.push(twin?.value ? { ...figure, versus: { label: "embedded", value: twin.value } } : figure);
+    // Side by side: one PostgreSQL dashboard against the embedded database, two against one.
+    let before = { label: "embedded" as Setup, figures: embedded };
+    for (const [setup, instances] of [["PostgreSQL", 1], ["PostgreSQL, two instances", 2]] as const) {
+      const scratch = await createScratchDatabase(serverUrl);
+      try {
+        const measured = await measure(setup, { port, sessions, thinkSeconds, busySecondsPerPage }, scratch.url, instances);
+        for (const figure of measured) {
+          const twin = before.figures.find((e) => e.label === `${before.label}:${figure.label.slice(setup.length + 1)}`);
+          figures.push(twin?.value ? { ...figure, versus: { label: before.label, value: twin.value } } : figure);
+        }
+        before = { label: setup, figures: measured };
+      } finally {
+        await scratch.drop();
       }
-    } finally {
-      await scratch.drop();
     }
   } else {
     figures.push(skipped("PostgreSQL", "DATABASE_URL is not set"));
@@ -69,14 +76,18 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<{ name: string;
   return { name: `${sessions} signed-in sessions on the built dashboard: latency, throughput, CPU per view, memory, page weight`, figures };
 }
 
+type Setup = "embedded" | "PostgreSQL" | "PostgreSQL, two instances";
+
 async function measure(
-  label: "embedded" | "PostgreSQL",
+  label: Setup,
   { port, sessions, thinkSeconds, busySecondsPerPage }: Required<LoadOptions>,
   databaseUrl?: string,
+  instances = 1,
 ): Promise<Figure[]> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-load-"));
   const dashboard = await startBenchDashboard({
     port,
+    instances,
     dataDir,
     env: {
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
@@ -91,36 +102,40 @@ async function measure(
   const name = (text: string) => `${label}: ${text}`;
   const progress = (text: string) => console.log(`  [load, ${label}] ${text}`);
   try {
-    const pid = dashboard.pid;
+    const { pids, urls } = dashboard;
+    const cpuMs = () => pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
     const linkIds = await linksToBrowse(dashboard.sandboxUrl);
-    const signedIn = await Promise.all(Array.from({ length: sessions }, (_, i) => signIn(dashboard.url, DEMO_ACCOUNTS[i % DEMO_ACCOUNTS.length]!)));
+    const signedIn = await Promise.all(Array.from({ length: sessions }, (_, i) => signIn(urls[i % urls.length]!, DEMO_ACCOUNTS[i % DEMO_ACCOUNTS.length]!)));
     const first = signedIn[0]!;
-    progress(`${sessions} sessions signed in; waiting for the first sync of the sandbox's links`);
-    await syncedReadModel(dashboard.url, first);
+    progress(`${sessions} sessions signed in on ${instances} instance(s); waiting for the first sync of the sandbox's links`);
+    await syncedReadModel(first);
     progress("synced; measuring");
 
-    // Idle: after start-up, the first sync, and a first view of each page (code loaded, caches warm).
-    for (const page of PAGES) for (let i = 0; i < 3; i++) await view(dashboard.url, first, page, pathOf(page, linkIds));
+    // Idle: after start-up, the first sync, and a first view of each page on each instance (code loaded, caches warm).
+    for (const session of signedIn.slice(0, instances)) {
+      for (const page of PAGES) for (let i = 0; i < 3; i++) await view(session, page, pathOf(page, linkIds));
+    }
     await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const idle = pids.map((pid) => treeRssBytes(pid) / MB);
     figures.push({
       label: name("resident memory idle, after start and the first views"),
-      value: treeRssBytes(pid) / MB,
+      value: Math.max(...idle),
       unit: "MB",
       goal: below(300),
-      note: `processes: ${treeCommands(pid).join("; ")}`,
+      note: `${instances > 1 ? `the larger instance; each: ${idle.map((mb) => mb.toFixed(0)).join(" and ")} MB; ` : ""}processes: ${pids.flatMap(treeCommands).join("; ")}`,
     });
 
     // The weight of the links list at the seeded size: the document, and the RSC payload of a client navigation.
-    const html = await bytesOf(dashboard.url, first, "/links", {});
-    const rsc = await bytesOf(dashboard.url, first, "/links", { RSC: "1" });
+    const html = await bytesOf(first, "/links", {});
+    const rsc = await bytesOf(first, "/links", { RSC: "1" });
     figures.push({ label: name("/links HTML (2,000 links, first page)"), value: html.raw / 1024, unit: "kB", goal: below(120), note: `${(html.gzip / 1024).toFixed(1)} kB gzip; the document carries the RSC payload inline` });
     figures.push({ label: name("/links RSC payload (RSC: 1)"), value: rsc.raw / 1024, unit: "kB", goal: below(120), note: `${(rsc.gzip / 1024).toFixed(1)} kB gzip` });
 
-    const memory = sampleRss(pid);
-    const thinking = await browse(dashboard.url, signedIn, linkIds, thinkSeconds * 1000, () => 1000 + Math.random() * 2000);
+    const memory = pids.map((pid) => sampleRss(pid));
+    const thinking = await browse(signedIn, linkIds, thinkSeconds * 1000, () => 1000 + Math.random() * 2000);
     const latencies = thinking.views.map((v) => v.ms);
     const errors = thinking.views.filter((v) => !v.ok);
-    const note = `${thinking.views.length} views in ${thinkSeconds} s by ${sessions} sessions, think time 1–3 s`;
+    const note = `${thinking.views.length} views in ${thinkSeconds} s by ${sessions} sessions${instances > 1 ? ` on ${instances} instances` : ""}, think time 1–3 s`;
     figures.push({ label: name("think-time load, latency p50"), value: percentile(latencies, 50), unit: "ms", note });
     figures.push({ label: name("think-time load, latency p95"), value: percentile(latencies, 95), unit: "ms", goal: below(300), note });
     figures.push({ label: name("think-time load, latency p99"), value: percentile(latencies, 99), unit: "ms", note });
@@ -132,9 +147,9 @@ async function measure(
 
     // No think time, one page at a time, so each page's CPU time is its own.
     for (const page of PAGES) {
-      const cpuBefore = treeCpuMs(pid);
-      const busy = await browse(dashboard.url, signedIn, linkIds, busySecondsPerPage * 1000, () => 0, page);
-      const cpu = treeCpuMs(pid) - cpuBefore;
+      const cpuBefore = cpuMs();
+      const busy = await browse(signedIn, linkIds, busySecondsPerPage * 1000, () => 0, page);
+      const cpu = cpuMs() - cpuBefore;
       const n = busy.views.length;
       const failed = busy.views.filter((v) => !v.ok);
       const own = busy.views.map((v) => v.ms);
@@ -144,9 +159,16 @@ async function measure(
         unit: "views/s",
         note: `${n} views in ${busy.seconds.toFixed(1)} s; p50 ${percentile(own, 50).toFixed(0)} ms, p99 ${percentile(own, 99).toFixed(0)} ms; ${failed.length} errors${failed.length ? ` (${describeErrors(failed)})` : ""}`,
       });
-      figures.push({ label: name(`no think time, ${page} server CPU per view`), value: n ? cpu / n : Number.NaN, unit: "ms", goal: below(10), note: `${cpu.toFixed(0)} ms of CPU for ${n} views` });
+      figures.push({ label: name(`no think time, ${page} server CPU per view`), value: n ? cpu / n : Number.NaN, unit: "ms", goal: below(10), note: `${cpu.toFixed(0)} ms of CPU for ${n} views${instances > 1 ? `, all instances` : ""}` });
     }
-    figures.push({ label: name("resident memory, peak under the load (sampled every 250 ms)"), value: memory.stop() / MB, unit: "MB", goal: below(400) });
+    const peaks = memory.map((m) => m.stop() / MB);
+    figures.push({
+      label: name("resident memory, peak under the load (sampled every 250 ms)"),
+      value: Math.max(...peaks),
+      unit: "MB",
+      goal: below(400),
+      ...(instances > 1 ? { note: `the larger instance; each: ${peaks.map((mb) => mb.toFixed(0)).join(" and ")} MB` } : {}),
+    });
     return figures;
   } finally {
     await dashboard.stop();
@@ -187,15 +209,15 @@ export async function signIn(baseUrl: string, account: { email: string; password
   if (![...jar.keys()].some((k) => k.endsWith("session-token"))) {
     throw new Error(`signing in ${account.email} set no session cookie (HTTP ${response.status}, ${response.headers.get("location")})`);
   }
-  return { cookie: cookie(), email: account.email };
+  return { baseUrl, cookie: cookie(), email: account.email };
 }
 
 /** Waits for the first sync to finish (the links list says "Synced …" and nothing left to read). */
-export async function syncedReadModel(baseUrl: string, session: Session): Promise<void> {
+export async function syncedReadModel(session: Session): Promise<void> {
   const deadline = Date.now() + 8 * 60_000;
   let last = "";
   while (Date.now() < deadline) {
-    const response = await fetch(`${baseUrl}/links`, { headers: { Cookie: session.cookie }, redirect: "manual" });
+    const response = await fetch(`${session.baseUrl}/links`, { headers: { Cookie: session.cookie }, redirect: "manual" });
     const text = await response.text();
     last = /data-testid="sync-status"[^>]*>\s*<p[^>]*>([^<]*(?:<!-- -->[^<]*)*)/.exec(text)?.[1]?.replaceAll("<!-- -->", "") ?? `HTTP ${response.status}`;
     if (/Synced /.test(last) && !/not read yet|listing|refreshing|resumes/.test(last)) return;
@@ -208,10 +230,10 @@ function pathOf(page: PageKey, linkIds: string[]): string {
   return page === "/links/{id}" ? `/links/${linkIds[Math.floor(Math.random() * linkIds.length)]}` : page;
 }
 
-async function view(baseUrl: string, session: Session, page: PageKey, target: string): Promise<View> {
+async function view(session: Session, page: PageKey, target: string): Promise<View> {
   const started = performance.now();
   try {
-    const response = await fetch(`${baseUrl}${target}`, { headers: { Cookie: session.cookie }, redirect: "manual", signal: AbortSignal.timeout(VIEW_TIMEOUT_MS) });
+    const response = await fetch(`${session.baseUrl}${target}`, { headers: { Cookie: session.cookie }, redirect: "manual", signal: AbortSignal.timeout(VIEW_TIMEOUT_MS) });
     const text = await response.text();
     const ms = performance.now() - started;
     if (response.status !== 200) return { page, ms, ok: false, why: `HTTP ${response.status}` };
@@ -226,7 +248,7 @@ async function view(baseUrl: string, session: Session, page: PageKey, target: st
  * Every session views pages until `durationMs` has passed, pausing `think()` ms after each view: the pages in turn
  * (each session starting at a different one), or only `only`.
  */
-async function browse(baseUrl: string, sessions: Session[], linkIds: string[], durationMs: number, think: () => number, only?: PageKey): Promise<{ views: View[]; seconds: number }> {
+async function browse(sessions: Session[], linkIds: string[], durationMs: number, think: () => number, only?: PageKey): Promise<{ views: View[]; seconds: number }> {
   const views: View[] = [];
   const started = performance.now();
   const deadline = started + durationMs;
@@ -234,7 +256,7 @@ async function browse(baseUrl: string, sessions: Session[], linkIds: string[], d
     sessions.map(async (session, s) => {
       for (let i = s; performance.now() < deadline && views.length < MAX_VIEWS_PER_PHASE; i++) {
         const page = only ?? PAGES[i % PAGES.length]!;
-        views.push(await view(baseUrl, session, page, pathOf(page, linkIds)));
+        views.push(await view(session, page, pathOf(page, linkIds)));
         const pause = Math.min(think(), deadline - performance.now());
         if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
       }
@@ -243,7 +265,8 @@ async function browse(baseUrl: string, sessions: Session[], linkIds: string[], d
   return { views, seconds: (performance.now() - started) / 1000 };
 }
 
-async function bytesOf(baseUrl: string, session: Session, target: string, headers: Record<string, string>): Promise<{ raw: number; gzip: number }> {
+async function bytesOf(session: Session, target: string, headers: Record<string, string>): Promise<{ raw: number; gzip: number }> {
+  const { baseUrl } = session;
   const get = (url: string) => fetch(url, { headers: { Cookie: session.cookie, ...headers }, redirect: "manual" });
   let response = await get(`${baseUrl}${target}`);
   // Next.js sends an RSC request without its cache-busting `_rsc` parameter to the same address with one.

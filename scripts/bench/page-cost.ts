@@ -26,7 +26,7 @@ try {
   if (!existsSync(syncedMark)) {
     const first = await startBenchDashboard({ port, dataDir, env });
     try {
-      await syncedReadModel(first.url, await signIn(first.url, DEMO_ACCOUNTS[0]!));
+      await syncedReadModel(await signIn(first.url, DEMO_ACCOUNTS[0]!));
     } finally {
       await first.stop();
     }
