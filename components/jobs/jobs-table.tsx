@@ -17,15 +17,20 @@ const columns = helper.columns([
     id: "title",
     header: "Job",
     enableSorting: false,
-    // A title names what the job works on and can be long: it wraps, so Started and Finished stay on screen at 1024 px.
+    // A title names what the job works on and can be long: it wraps, and the kind and who started it sit under it, so
+    // every column stays on screen at 1024 px.
     meta: { cellClassName: "min-w-56 whitespace-normal" },
     cell: ({ row }) => (
-      <Link href={`/jobs/${row.original.id}`} className="font-medium text-indigo-700 hover:underline">
-        {row.original.title}
-      </Link>
+      <>
+        <Link href={`/jobs/${row.original.id}`} className="font-medium text-indigo-700 hover:underline">
+          {row.original.title}
+        </Link>
+        <div className="text-xs text-slate-500" data-testid="job-kind-and-starter">
+          {row.original.kindLabel} · {row.original.createdByEmail}
+        </div>
+      </>
     ),
   }),
-  helper.accessor("kindLabel", { id: "kind", header: "Kind", enableSorting: false, meta: { cellClassName: "whitespace-nowrap" } }),
   helper.accessor("state", { id: "state", header: "State", enableSorting: false, cell: ({ row }) => <JobStateChip state={row.original.state} /> }),
   helper.accessor("settled", {
     id: "progress",
@@ -44,7 +49,6 @@ const columns = helper.columns([
         <span className="text-slate-500">many</span>
       ),
   }),
-  helper.accessor("createdByEmail", { id: "by", header: "Started by", enableSorting: false, meta: { cellClassName: "whitespace-nowrap" } }),
   helper.accessor("createdAt", {
     id: "started",
     header: "Started",
