@@ -8,11 +8,11 @@ import type { AuditEntry, AuditOutcome } from "@/lib/db/schema";
 // ellipsis only past 16rem, whole on hover); long ids are shortened, whole on hover and to copy.
 
 const OUTCOME_TONES: Record<AuditOutcome, string> = {
-  ok: "bg-emerald-50 text-emerald-800 ring-emerald-200",
-  refused: "bg-amber-50 text-amber-900 ring-amber-200",
-  invalid: "bg-amber-50 text-amber-900 ring-amber-200",
-  upstream_error: "bg-red-50 text-red-800 ring-red-200",
-  error: "bg-red-50 text-red-800 ring-red-200",
+  ok: "tone-emerald",
+  refused: "tone-amber",
+  invalid: "tone-amber",
+  upstream_error: "tone-red",
+  error: "tone-red",
 };
 
 const COLUMNS = ["When (UTC)", "Who", "Action", "Target", "Link", "Outcome", "Reference"] as const;

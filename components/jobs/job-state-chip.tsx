@@ -1,10 +1,10 @@
 import type { JobState } from "@/lib/db/schema";
 
 const styles: Record<JobState, string> = {
-  running: "bg-indigo-50 text-indigo-800 ring-indigo-200",
-  paused: "bg-amber-50 text-amber-900 ring-amber-200",
-  cancelled: "bg-slate-100 text-slate-700 ring-slate-300",
-  done: "bg-emerald-50 text-emerald-800 ring-emerald-200",
+  running: "tone-indigo",
+  paused: "tone-amber",
+  cancelled: "tone-slate",
+  done: "tone-emerald",
 };
 
 const words: Record<JobState, string> = { running: "Running", paused: "Paused", cancelled: "Cancelled", done: "Done" };
