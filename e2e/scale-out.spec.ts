@@ -178,7 +178,9 @@ test("two instances share one budget, one session and one sync, and the sync mov
   const takeoverMs = Date.now() - killedAt;
   console.log(`scale-out: sync takeover ${(takeoverMs / 1000).toFixed(1)} s after SIGKILL of the holder (lease TTL ${LEASE_TTL_MS / 1000} s + poll ${TAKEOVER_POLL_MS / 1000} s)`);
   test.info().annotations.push({ type: "sync takeover", description: `${takeoverMs} ms after SIGKILL` });
-  expect(messages(survivor, "sync lease taken").at(-1)).toMatchObject({ resumed: true });
+  // The survivor logs the takeover just after it commits the lease: its line can trail the row this test reads.
+  const takeover = await until("the survivor's log of the takeover", 5_000, async () => messages(survivor, "sync lease taken").at(-1));
+  expect(takeover).toMatchObject({ resumed: true });
   const resumed = await until("the resumed run's first progress", 10_000, async () => {
     const state = await syncState();
     return state.owner === taken.owner && state.heartbeat_at && state.heartbeat_at.getTime() > killedAt + takeoverMs + 1_500 ? state : null;
