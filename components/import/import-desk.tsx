@@ -4,25 +4,35 @@ import { useQuery } from "@tanstack/react-query";
 import { useAction } from "next-safe-action/hooks";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Callout } from "@/components/ui/callout";
 import { type KeyHeadroom, describeDuration } from "@/lib/budget/headroom";
+import type { FileReport } from "@/lib/import/analyze";
 import { importFile } from "@/lib/actions/import";
+import { type IdentityRule } from "@/lib/import/identity";
 import { UPLOAD_MAX_LABEL } from "@/lib/import/limits";
 import { estimateImportDuration } from "@/lib/import/plan";
+import { type KnownLink, reconciliationCsv, validationRows } from "@/lib/import/reconcile";
+import { identityRuleOf } from "@/lib/schemas/import";
 import { IMPORT_MAX_TRANSACTIONS } from "@/lib/upstream/schemas";
 import { FileSummary, InvalidLinks, LinkNotes, LinkPreviewTable, previewInstitutionIds } from "./file-preview";
 import { useFileReport } from "./use-file-report";
 
-// Choose or drop a file; the worker reads and checks it; the preview and plan show; a dry run asks the server for its
-// own check and plan; "Import N links" starts the job (and the page follows it by its id in the URL).
+// Choose or drop a file; the worker reads and checks it (links listed twice found by their identity); the server then
+// checks it again against every link Linkdesk imported before (a dry run, made at once) and plans what is new;
+// "Import N new links" starts the job (and the page follows it by its id in the URL).
 
-interface PreviousImport {
-  id: string;
-  state: string;
-  title: string;
-  createdAt: string;
-  createdByEmail: string;
+/** The page's words when an action's request failed in transit: no answer, so no result to show. */
+export const NO_ANSWER =
+  "Linkdesk did not answer: the connection failed, or a proxy refused the upload (a 502 or 413). If the request reached Linkdesk an import may have started (see Jobs); importing the file again is safe, since links already imported are skipped.";
+
+function download(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  URL.revokeObjectURL(url);
 }
 
 export interface ImportHeadroom {
@@ -36,6 +46,8 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   const router = useRouter();
   const { reading, read, reset } = useFileReport();
   const [dragging, setDragging] = useState(false);
+  const [identityTag, setIdentityTag] = useState("");
+  const identity: IdentityRule = identityRuleOf(identityTag.trim());
   const action = useAction(importFile, {
     onSuccess: ({ data }) => {
       if (data?.outcome === "started") router.push(`/import?job=${data.jobId}`);
@@ -45,19 +57,18 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   const report = reading.status === "read" ? reading.report : null;
   const plan = report && report.valid > 0 ? estimateImportDuration(report.calls, headroom) : null;
   const answer = action.result.data;
-  const serverError = action.result.serverError ?? action.result.validationErrors?.fieldErrors?.file?.[0];
+  const fieldErrors = action.result.validationErrors?.fieldErrors;
+  const serverError = action.result.serverError ?? fieldErrors?.file?.[0] ?? fieldErrors?.identityTag?.[0] ?? (action.hasErrored ? NO_ANSWER : undefined);
   const importLimit = headroom.imports[0]?.key;
-  // The same file imported before is recognised as soon as it is read (the server checks again when asked to import).
-  const previous = useQuery({
-    queryKey: ["import-by-hash", report?.sha256],
-    enabled: Boolean(report?.sha256),
-    queryFn: async () => {
-      const response = await fetch(`/api/import?sha256=${report!.sha256}`, { cache: "no-store" });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      return ((await response.json()) as { job: PreviousImport | null }).job;
-    },
-  });
-  const earlier = previous.data ?? null;
+  const checked = answer?.outcome === "plan" ? answer : null;
+  // As soon as the file is read, the server checks it against every link Linkdesk imported before (whatever the
+  // file's bytes): the plan then counts only what is new. Nothing is sent upstream by a dry run.
+  const { execute, reset: resetAction } = action;
+  useEffect(() => {
+    if (reading.status === "read" && reading.report.valid > 0) execute({ file: reading.file, dryRun: true, identityTag: identityTag.trim() });
+    // The identity rule is read when the file is: changing it reads the file again (below).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reading, execute]);
   // Institution names for the preview: one lookup per distinct institution (bounded), cached on the server.
   const institutionIds = report && !report.fileProblem ? previewInstitutionIds(report) : [];
   const names = useQuery({
@@ -73,14 +84,15 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   });
   const batchLimit = headroom.batches[0]?.key;
 
-  const choose = (chosen: File | undefined) => {
+  const choose = (chosen: File | undefined, rule = identity) => {
     if (!chosen) return;
-    action.reset();
-    read(chosen);
+    resetAction();
+    read(chosen, rule);
   };
   const send = (dryRun: boolean) => {
-    if (file) action.execute({ file, dryRun });
+    if (file) execute({ file, dryRun, identityTag: identityTag.trim() });
   };
+  const newLinks = checked ? checked.valid : (report?.valid ?? 0);
 
   return (
     <div className="space-y-5">
@@ -93,6 +105,27 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
           {batchLimit ? ` and ${batchLimit.limit} transaction batches a minute.` : "."}
         </p>
       </Callout>
+
+      <div className="flex flex-wrap items-end gap-3 text-sm">
+        <label className="flex flex-col gap-1">
+          <span className="font-medium text-slate-900">Know each link by</span>
+          <input
+            className="w-56 rounded border border-slate-300 px-2 py-1"
+            placeholder="customer, institution, accounts"
+            value={identityTag}
+            onChange={(event) => setIdentityTag(event.target.value)}
+            onBlur={() => {
+              if (file && reading.status === "read") choose(file, identityRuleOf(identityTag.trim()));
+            }}
+            aria-describedby="identity-help"
+            data-testid="identity-tag"
+          />
+        </label>
+        <p id="identity-help" className="max-w-2xl text-slate-600">
+          Empty: a link is the same link when its customer user, institution and account ids are. Or the name of a tag of your own, e.g.{" "}
+          <code>legacy_id</code> for <code>link_tags: [&quot;legacy_id:42&quot;]</code>. Links imported before are skipped, whatever the file looks like.
+        </p>
+      </div>
 
       <label
         htmlFor="import-file"
@@ -145,32 +178,29 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
             <Callout tone="error" title={`${reading.file.name} cannot be imported`}>
               {report.fileProblem.message}
             </Callout>
-          ) : earlier ? (
-            <Callout tone="warning" title="This file was imported before" role="status">
-              <p data-testid="already-imported">
-                The same file (by its content) was imported as &ldquo;{earlier.title}&rdquo; by {earlier.createdByEmail} on {new Date(earlier.createdAt).toLocaleString("en-GB")}; that
-                import is {earlier.state}. Linkdesk never imports a file twice.
-              </p>
-              <p className="mt-2 flex gap-3">
-                <Link className="font-medium text-indigo-700 underline" href={`/import?job=${earlier.id}`}>
-                  {earlier.state === "cancelled" || earlier.state === "paused" ? "Show it, to resume it" : "Show the results"}
-                </Link>
-                <button type="button" className="text-slate-600 underline" onClick={() => (action.reset(), reset())}>
-                  Choose another file
-                </button>
-              </p>
-            </Callout>
           ) : (
             <>
               <FileSummary report={report} fileName={reading.file.name} ms={reading.ms} />
               <InvalidLinks report={report} />
-              {plan ? (
+              <DuplicateLinks report={report} />
+              {checked && checked.known.length > 0 ? <AlreadyImported known={checked.known} report={report} /> : null}
+              {checked ? (
+                <Callout title="Plan" role="status">
+                  <p data-testid="plan">
+                    {checked.valid === 0
+                      ? "Nothing new to import: every link of the file that can be imported is imported already."
+                      : `${checked.calls.imports} import call${checked.calls.imports === 1 ? "" : "s"}${checked.calls.batches > 0 ? ` and ${checked.calls.batches} transaction batch${checked.calls.batches === 1 ? "" : "es"}` : ""} for ${checked.valid} new link${checked.valid === 1 ? "" : "s"}: ${checked.duration}${checked.binding ? ` at ${checked.binding}` : ""}.`}{" "}
+                    {checked.alreadyImported > 0 ? `${checked.alreadyImported} already imported and ${checked.duplicates} listed twice are skipped. ` : checked.duplicates > 0 ? `${checked.duplicates} listed twice ${checked.duplicates === 1 ? "is" : "are"} imported once. ` : ""}
+                    Nothing is sent until you start the import.
+                  </p>
+                </Callout>
+              ) : plan ? (
                 <Callout title="Plan" role="status">
                   <p data-testid="plan">
                     {report.calls.imports} import call{report.calls.imports === 1 ? "" : "s"}
                     {report.calls.batches > 0 ? ` and ${report.calls.batches} transaction batch${report.calls.batches === 1 ? "" : "es"}` : ""} for {report.valid} link
                     {report.valid === 1 ? "" : "s"}: {describeDuration(plan.seconds)} at {plan.binding.endpoint}&rsquo;s limit ({plan.binding.limit}/min,{" "}
-                    {plan.binding.remaining} left now). Nothing is sent until you start the import.
+                    {plan.binding.remaining} left now). {action.isPending ? "Checking against the links Linkdesk imported before…" : ""}
                   </p>
                 </Callout>
               ) : null}
@@ -178,15 +208,27 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
               <LinkNotes report={report} />
               <div className="flex flex-wrap items-center gap-2">
                 <button type="button" className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} disabled={action.isPending || report.valid === 0} onClick={() => send(true)}>
-                  Dry run
+                  Check again
                 </button>
-                <button type="button" className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`} disabled={action.isPending || report.valid === 0} onClick={() => send(false)}>
-                  Import {report.valid} link{report.valid === 1 ? "" : "s"}
+                <button
+                  type="button"
+                  className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
+                  disabled={action.isPending || newLinks === 0}
+                  onClick={() => send(false)}
+                >
+                  Import {newLinks} {checked ? "new " : ""}link{newLinks === 1 ? "" : "s"}
                 </button>
-                <button type="button" className={`${button} border-transparent text-slate-600 underline`} onClick={() => (action.reset(), reset())}>
+                <button
+                  type="button"
+                  className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+                  onClick={() => download(`${reading.file.name.replace(/\.[^.]*$/, "")}-validation.csv`, reconciliationCsv(validationRows(report, checked?.known)))}
+                >
+                  Download validation report (CSV)
+                </button>
+                <button type="button" className={`${button} border-transparent text-slate-600 underline`} onClick={() => (resetAction(), reset())}>
                   Choose another file
                 </button>
-                {action.isPending ? <span role="status" className="text-sm text-slate-600">Sending the file to Linkdesk to check it again…</span> : null}
+                {action.isPending ? <span role="status" className="text-sm text-slate-600">Linkdesk is checking the file…</span> : null}
               </div>
             </>
           )}
@@ -198,30 +240,81 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
           {serverError}
         </Callout>
       ) : null}
-      {answer?.outcome === "plan" ? (
-        <Callout tone="success" title="Dry run: the server checked the file; nothing was sent" role="status">
+      {checked ? (
+        <Callout tone="success" title="Checked by Linkdesk: nothing was sent" role="status">
           <p data-testid="dry-run">
-            {answer.valid} link{answer.valid === 1 ? "" : "s"} valid, {answer.invalid} with problems; {answer.transactions.toLocaleString("en-US")} transactions in{" "}
-            {answer.calls.imports + answer.calls.batches} calls ({answer.calls.imports} imports, {answer.calls.batches} batches): {answer.duration}
-            {answer.binding ? ` at ${answer.binding}` : ""}.
+            {checked.valid} new link{checked.valid === 1 ? "" : "s"}, {checked.alreadyImported} already imported, {checked.duplicates} listed twice, {checked.invalid} with problems;{" "}
+            {checked.transactions.toLocaleString("en-US")} transactions in {checked.calls.imports + checked.calls.batches} calls ({checked.calls.imports} imports,{" "}
+            {checked.calls.batches} batches): {checked.duration}
+            {checked.binding ? ` at ${checked.binding}` : ""}.
           </p>
         </Callout>
       ) : null}
-      {answer?.outcome === "existing" ? (
-        <Callout tone="warning" title="This file was imported before" role="status">
+      {answer?.outcome === "nothing_new" ? (
+        <Callout tone="warning" title="Nothing new to import" role="status">
           <p data-testid="already-imported">
-            The same file (by its content) is job &ldquo;{answer.title}&rdquo;, {answer.state}. Linkdesk never imports a file twice.
+            All {answer.alreadyImported} link{answer.alreadyImported === 1 ? "" : "s"} of this file that can be imported {answer.alreadyImported === 1 ? "is" : "are"} imported already
+            {answer.duplicates > 0 ? ` (${answer.duplicates} more listed twice)` : ""}; nothing was started.
           </p>
-          <p className="mt-2 flex gap-3">
-            <Link className="font-medium text-indigo-700 underline" href={`/import?job=${answer.jobId}`}>
-              {answer.resumable ? "Show it, to resume it" : "Show the results"}
-            </Link>
-            <Link className="text-indigo-700 underline" href={`/jobs/${answer.jobId}`}>
-              Job details
-            </Link>
+          <p className="mt-2 flex flex-wrap gap-3">
+            {answer.jobIds.slice(0, 5).map((jobId) => (
+              <Link key={jobId} className="font-medium text-indigo-700 underline" href={`/import?job=${jobId}`}>
+                Show import {jobId.slice(0, 8)}
+              </Link>
+            ))}
           </p>
         </Callout>
       ) : null}
     </div>
+  );
+}
+
+/** Links the file lists twice (by identity): each is imported once, from its first line. */
+function DuplicateLinks({ report }: { report: FileReport }) {
+  const duplicates = report.links.filter((l) => l.duplicateOf);
+  if (duplicates.length === 0) return null;
+  return (
+    <Callout tone="warning" title={`${duplicates.length} link${duplicates.length === 1 ? " is" : "s are"} listed twice`}>
+      <ul className="list-disc pl-5" data-testid="duplicates">
+        {duplicates.slice(0, 20).map((l) => (
+          <li key={l.position}>
+            Line {l.line} is the same link as line {l.duplicateOf!.line} (customer {l.customerUserId ?? "–"}, {l.institutionId ?? "–"}): imported once.
+          </li>
+        ))}
+        {duplicates.length > 20 ? <li>and {duplicates.length - 20} more (all in the validation report)</li> : null}
+      </ul>
+    </Callout>
+  );
+}
+
+/** Links Linkdesk imported before, by any job, whatever that file's bytes: skipped. */
+function AlreadyImported({ known, report }: { known: KnownLink[]; report: FileReport }) {
+  const lineOf = new Map(report.links.map((l) => [l.position, l.line]));
+  return (
+    <Callout tone="warning" title={`${known.length} link${known.length === 1 ? " was" : "s were"} imported before: skipped`}>
+      <ul className="list-disc pl-5" data-testid="known-links">
+        {known.slice(0, 20).map((k) => (
+          <li key={k.position}>
+            Line {lineOf.get(k.position) ?? k.position + 1}:{" "}
+            {k.linkId ? (
+              <>
+                already imported, link{" "}
+                <Link className="font-mono text-indigo-700 underline" href={`/links/${encodeURIComponent(k.linkId)}`}>
+                  {k.linkId}
+                </Link>
+              </>
+            ) : (
+              "being imported by another job"
+            )}{" "}
+            (
+            <Link className="text-indigo-700 underline" href={`/import?job=${k.jobId}`}>
+              its import
+            </Link>
+            )
+          </li>
+        ))}
+        {known.length > 20 ? <li>and {known.length - 20} more (all in the validation report)</li> : null}
+      </ul>
+    </Callout>
   );
 }

@@ -9,7 +9,8 @@ import { JobControls } from "@/components/jobs/job-controls";
 import { JobProgress } from "@/components/jobs/job-progress";
 import { JOB_POLL_MS, jobIsLive, jobQueryKey, useJob } from "@/components/jobs/use-job";
 import { resumeImport } from "@/lib/actions/import";
-import type { ImportLinkOutcome } from "@/lib/jobs/import";
+import type { ImportLinkOutcome, ImportSummary } from "@/lib/jobs/import";
+import { RECONCILIATION_OUTCOMES } from "@/lib/import/reconcile";
 import type { JobView } from "@/lib/jobs/view";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
@@ -44,7 +45,7 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
     queryFn: async () => {
       const response = await fetch(`/api/import/${initial.id}`, { cache: "no-store" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      return ((await response.json()) as { links: ImportLinkOutcome[] }).links;
+      return (await response.json()) as { links: ImportLinkOutcome[]; summary: ImportSummary };
     },
     refetchInterval: live ? JOB_POLL_MS : false,
     placeholderData: keepPreviousData,
@@ -60,10 +61,10 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
       router.refresh();
     },
   });
-  const links = outcomes.data ?? [];
+  const links = outcomes.data?.links ?? [];
+  const summary = outcomes.data?.summary;
   const hydrated = useHydrated();
   const resumable = canControl && job.state === "cancelled" && job.counts.cancelled > 0 && job.counts.sent === 0;
-  const done = links.filter((o) => o.state === "done").length;
 
   return (
     <section aria-labelledby="import-run" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4" data-testid="import-run">
@@ -86,7 +87,7 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
         {resume.result.serverError ? <p role="alert" className="text-sm text-red-700">{resume.result.serverError}</p> : null}
         <span className="ml-auto flex gap-3 text-sm">
           <a className="text-indigo-700 underline" href={`/import/${initial.id}/export`}>
-            Results per link (CSV)
+            Reconciliation, every line (CSV)
           </a>
           <a className="text-indigo-700 underline" href={`/jobs/${initial.id}/export?state=failed`}>
             Failures (CSV)
@@ -96,15 +97,22 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
           </a>
         </span>
       </div>
-      <p className="text-sm text-slate-700" role="status" data-testid="links-imported">
-        {done} of {links.length} link{links.length === 1 ? "" : "s"} imported.
-      </p>
+      {summary ? (
+        <p className="text-sm text-slate-700" role="status" data-testid="links-imported">
+          {summary.created.toLocaleString("en-US")} of {summary.planned.toLocaleString("en-US")} new link{summary.planned === 1 ? "" : "s"} created
+          {summary.failed > 0 ? `, ${summary.failed.toLocaleString("en-US")} failed` : ""}
+          {summary.cancelled > 0 ? `, ${summary.cancelled.toLocaleString("en-US")} cancelled` : ""}. Of the file&rsquo;s {summary.rows.toLocaleString("en-US")} lines:{" "}
+          {summary.alreadyImported.toLocaleString("en-US")} already imported, {summary.duplicates.toLocaleString("en-US")} listed twice, {summary.invalid.toLocaleString("en-US")} invalid.
+          {summary.rows > links.length ? ` The first ${links.length.toLocaleString("en-US")} lines are listed; the CSV has every line.` : ""}
+        </p>
+      ) : null}
       <div className="overflow-x-auto rounded border border-slate-200">
         <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Results per link">
           <thead className="bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-600">
             <tr>
-              <th className="px-3 py-2">#</th>
-              <th className="px-3 py-2">Result</th>
+              <th className="px-3 py-2">Line</th>
+              <th className="px-3 py-2">Outcome</th>
+              <th className="px-3 py-2">Customer</th>
               <th className="px-3 py-2">Link</th>
               <th className="px-3 py-2">State</th>
               <th className="px-3 py-2 text-right">Transactions</th>
@@ -115,8 +123,11 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
           <tbody className="divide-y divide-slate-100">
             {links.map((o) => (
               <tr key={o.position}>
-                <td className="px-3 py-2 tabular-nums text-slate-500">{o.position + 1}</td>
-                <td className="px-3 py-2">{STATE_LABELS[o.state] ?? o.state}</td>
+                <td className="px-3 py-2 tabular-nums text-slate-500">{o.line}</td>
+                <td className="px-3 py-2">{o.outcome === "pending" ? (STATE_LABELS[o.state] ?? "In progress") : RECONCILIATION_OUTCOMES[o.outcome]}</td>
+                <td className="max-w-40 truncate px-3 py-2" title={o.customerUserId ?? undefined}>
+                  {o.customerUserId ?? "–"}
+                </td>
                 <td className="px-3 py-2 font-mono text-xs">{o.linkId ? <Link className="text-indigo-700 underline" href={`/links/${encodeURIComponent(o.linkId)}`}>{o.linkId}</Link> : "–"}</td>
                 <td className="px-3 py-2">{linkStateLabel(o)}</td>
                 <td className="px-3 py-2 text-right tabular-nums">{o.transactions.toLocaleString("en-US")}</td>

@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { FileReport } from "@/lib/import/analyze";
+import type { IdentityRule } from "@/lib/import/identity";
 import { checkFileSize, type FileProblem } from "@/lib/import/parse";
 import type { WorkerRequest, WorkerResponse } from "./import-worker";
 
@@ -19,7 +20,7 @@ export function useFileReport() {
 
   useEffect(() => () => worker.current?.terminate(), []);
 
-  const read = useCallback((file: File) => {
+  const read = useCallback((file: File, identity: IdentityRule) => {
     const refused = checkFileSize(file.size);
     if (refused) {
       setReading({ status: "refused", fileName: file.name, problem: refused });
@@ -40,7 +41,7 @@ export function useFileReport() {
       setReading({ status: "failed", file, error: event.message || "The file could not be read." });
       current.terminate();
     };
-    current.postMessage({ file } satisfies WorkerRequest);
+    current.postMessage({ file, identity } satisfies WorkerRequest);
   }, []);
 
   const reset = useCallback(() => {

@@ -4,105 +4,129 @@ import { getBudget } from "../budget";
 import { callHeadroom, describeDuration } from "../budget/headroom";
 import { getDb } from "../db/client";
 import { wakeJobRunner } from "../jobs";
-import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, findImportJobByHash, importConcurrency, resumeCancelledImport, startImportJob } from "../jobs/import";
-import { readJobView } from "../jobs/view";
+import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, type ImportJobParams, importConcurrency, resumeCancelledImport, startImportJob } from "../jobs/import";
+import { type KnownIdentity, heldReason, lookupImported } from "../jobs/imported-links";
 import { type FileReport, analyzeImportFile, sha256Hex } from "../import/analyze";
+import { describeIdentityRule } from "../import/identity";
 import { estimateImportDuration } from "../import/plan";
+import type { KnownLink } from "../import/reconcile";
 import { jobIdSchema } from "../schemas/jobs";
-import { importUploadSchema } from "../schemas/import";
+import { identityRuleOf, importUploadSchema } from "../schemas/import";
 import { ActionRefused, actionClient } from "./safe-action";
 
 // Importing a file of links. The server reads the file itself (the same code as the page's worker), validates every
-// link again, and plans the calls: the browser's preview is never trusted. The same file (by content hash) is never
-// imported twice: its job is answered instead.
+// link again, and plans the calls: the browser's preview is never trusted. Each link is known by its identity
+// (lib/import/identity.ts): links already imported by any earlier job, whatever the file's bytes, are skipped, and a
+// link listed twice is imported once.
 
 /** Invalid links listed back to the page at most (the page has the full list from its own reading). */
 const INVALID_LISTED = 50;
 
 export type ImportFileResult =
-  | { outcome: "existing"; jobId: string; state: string; title: string; resumable: boolean }
   | {
       outcome: "plan";
+      /** Links the import would create. */
       valid: number;
       invalid: number;
+      duplicates: number;
+      alreadyImported: number;
       transactions: number;
       calls: { imports: number; batches: number };
       duration: string;
       binding: string;
       invalidLinks: { position: number; line: number; problems: string[] }[];
+      /** Every link of the file Linkdesk imported before (or is importing), by position. */
+      known: KnownLink[];
     }
-  | { outcome: "started"; jobId: string; total: number };
+  | { outcome: "started"; jobId: string; total: number; links: number; duplicates: number; alreadyImported: number }
+  /** Nothing new in the file: every link it can import is imported already (or being imported). */
+  | { outcome: "nothing_new"; alreadyImported: number; duplicates: number; invalid: number; jobIds: string[]; known: KnownLink[] };
+
+function knownLinks(report: FileReport, known: Map<string, KnownIdentity>): KnownLink[] {
+  const out: KnownLink[] = [];
+  for (const link of report.links) {
+    const held = link.identityKey && link.problems.length === 0 && !link.duplicateOf ? known.get(link.identityKey) : undefined;
+    if (held) out.push({ position: link.position, linkId: held.linkId, jobId: held.jobId, reason: heldReason(held) });
+  }
+  return out;
+}
 
 /** Plans (dry run) or starts the import of an uploaded file. */
 export const importFile = actionClient
   .metadata({ action: "link.import_file", permission: "import" })
   .inputSchema(importUploadSchema)
-  .action(async ({ parsedInput: { file, dryRun }, ctx }): Promise<ImportFileResult> => {
+  .action(async ({ parsedInput: { file, dryRun, identityTag }, ctx }): Promise<ImportFileResult> => {
     const { db } = await getDb();
     const bytes = new Uint8Array(await file.arrayBuffer());
     const sha256 = await sha256Hex(bytes);
-    ctx.note({ targetType: "file", targetId: sha256, input: { fileName: file.name, bytes: bytes.length, dryRun } });
-
-    const existing = await findImportJobByHash(db, sha256);
-    if (existing) {
-      const view = await readJobView(db, existing.id);
-      ctx.note({ after: { existingJob: existing.id } });
-      return {
-        outcome: "existing",
-        jobId: existing.id,
-        state: existing.state,
-        title: existing.title,
-        resumable: existing.state === "cancelled" && (view?.counts.cancelled ?? 0) > 0 && (view?.counts.sent ?? 0) === 0,
-      };
-    }
+    const identity = identityRuleOf(identityTag);
+    ctx.note({ targetType: "file", targetId: sha256, input: { fileName: file.name, bytes: bytes.length, dryRun, identity: describeIdentityRule(identity) } });
 
     const budget = await getBudget();
     const headroom = { imports: await callHeadroom(budget, IMPORT_ENDPOINT, {}), batches: await callHeadroom(budget, IMPORT_BATCH_ENDPOINT, { linkId: "·" }) };
     if (dryRun) {
-      const { report } = await analyzeImportFile(bytes, { sha256 });
+      const { report } = await analyzeImportFile(bytes, { sha256, identity });
       const refused = refusalOf(report);
       if (refused) throw new ActionRefused(refused);
-      const duration = estimateImportDuration(report.calls, headroom);
-      ctx.note({ after: { valid: report.valid, invalid: report.invalid, calls: report.calls } });
+      const toImport = report.links.filter((l) => l.problems.length === 0 && !l.duplicateOf);
+      const known = knownLinks(report, await lookupImported(db, toImport.map((l) => l.identityKey!)));
+      const held = new Set(known.map((k) => k.position));
+      const fresh = toImport.filter((l) => !held.has(l.position));
+      const calls = { imports: fresh.length, batches: fresh.reduce((sum, l) => sum + l.calls - 1, 0) };
+      const duration = estimateImportDuration(calls, headroom);
+      ctx.note({ after: { valid: fresh.length, invalid: report.invalid, duplicates: report.duplicates, alreadyImported: known.length, calls } });
       return {
         outcome: "plan",
-        valid: report.valid,
+        valid: fresh.length,
         invalid: report.invalid,
-        transactions: report.transactions,
-        calls: report.calls,
-        duration: duration ? describeDuration(duration.seconds) : "a few seconds",
-        binding: duration ? `${duration.binding.endpoint} at ${duration.binding.limit}/min (${duration.binding.remaining} left now)` : "",
+        duplicates: report.duplicates,
+        alreadyImported: known.length,
+        transactions: fresh.reduce((sum, l) => sum + l.transactions, 0),
+        calls,
+        duration: fresh.length === 0 ? "nothing to send" : duration ? describeDuration(duration.seconds) : "a few seconds",
+        binding: duration && fresh.length > 0 ? `${duration.binding.endpoint} at ${duration.binding.limit}/min (${duration.binding.remaining} left now)` : "",
         invalidLinks: report.links
           .filter((l) => l.problems.length > 0)
           .slice(0, INVALID_LISTED)
           .map((l) => ({ position: l.position, line: l.line, problems: l.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)) })),
+        known,
       };
     }
 
     const actor = { id: ctx.staff.id, email: ctx.staff.email, role: ctx.staff.role };
     // Checked, planned and written in one pass: each link's calls go to the database as soon as they are planned.
-    const started = await startImportJob(db, actor, { bytes, name: file.name || "upload.json", sha256 }, (report) =>
-      importConcurrency({
-        importsPerMinute: headroom.imports[0]?.key.limit ?? 30,
-        batchesPerMinute: headroom.batches[0]?.key.limit ?? 60,
-        hasBatches: report.calls.batches > 0,
-      }),
+    const started = await startImportJob(
+      db,
+      actor,
+      { bytes, name: file.name || "upload.json", sha256 },
+      (report) =>
+        importConcurrency({
+          importsPerMinute: headroom.imports[0]?.key.limit ?? 30,
+          batchesPerMinute: headroom.batches[0]?.key.limit ?? 60,
+          hasBatches: report.calls.batches > 0,
+        }),
+      identity,
     );
     if (started.outcome === "refused") throw new ActionRefused(refusalOf(started.report) ?? "The file cannot be imported.");
-    if (started.outcome === "existing") {
-      // Someone started the same file a moment ago.
-      return { outcome: "existing", jobId: started.existing.id, state: started.existing.state, title: started.existing.title, resumable: false };
+    if (started.outcome === "nothing_new") {
+      const known = knownLinks(started.report, started.known);
+      const jobIds = [...new Set(known.map((k) => k.jobId))];
+      ctx.note({ after: { nothingNew: true, alreadyImported: known.length, duplicates: started.report.duplicates, jobs: jobIds } });
+      return { outcome: "nothing_new", alreadyImported: known.length, duplicates: started.report.duplicates, invalid: started.report.invalid, jobIds, known };
     }
-    const { report } = started;
-    ctx.note({ targetType: "job", targetId: started.job.id, after: { job: started.job.id, links: report.valid, invalid: report.invalid, calls: started.job.total } });
+    const { report, job } = started;
+    const params = job.params as ImportJobParams;
+    ctx.note({ targetType: "job", targetId: job.id, after: { job: job.id, links: params.links, invalid: report.invalid, duplicates: report.duplicates, alreadyImported: params.alreadyImported, calls: job.total } });
     wakeJobRunner();
-    return { outcome: "started", jobId: started.job.id, total: started.job.total };
+    return { outcome: "started", jobId: job.id, total: job.total, links: params.links, duplicates: report.duplicates, alreadyImported: params.alreadyImported ?? 0 };
   });
 
 /** Why a file cannot be imported at all (unreadable, or no link that can go), or null. */
 function refusalOf(report: FileReport): string | null {
   if (report.fileProblem) return report.fileProblem.message;
-  if (report.valid === 0) return `None of the ${report.links.length} link${report.links.length === 1 ? "" : "s"} in the file can be imported; fix the problems listed and upload it again.`;
+  if (report.valid === 0) {
+    return `None of the ${report.links.length.toLocaleString("en-US")} link${report.links.length === 1 ? "" : "s"} in the file can be imported; fix the problems listed and upload it again.`;
+  }
   return null;
 }
 

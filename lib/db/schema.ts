@@ -357,3 +357,71 @@ export const syncState = pgTable("sync_state", {
   lastError: text("last_error"),
   requestedAt: timestamptz("requested_at"),
 });
+
+export const importedLinkStates = ["reserved", "created", "released", "deleted"] as const;
+export type ImportedLinkState = (typeof importedLinkStates)[number];
+
+/**
+ * Every link Linkdesk ever imported, or is importing, by its identity key (lib/import/identity.ts): how a link in any
+ * later file, whatever its bytes, is known as already imported. A row is taken (reserved) in the same transaction
+ * that plans the job, so two imports of overlapping files at once, in two tabs or on two instances, plan each link
+ * once. A reservation whose import call was never applied is released by a trigger when its item fails, is cancelled
+ * or skipped (migration 0013), and is then free to take again; so is a link deleted since (an undone import). Whether
+ * a row is free is decided by its own columns only, so a take is one row-locked statement on PGlite and PostgreSQL.
+ */
+export const importedLinks = pgTable(
+  "imported_links",
+  {
+    identityKey: text("identity_key").primaryKey(),
+    /** Written to the link as a tag: a lost answer finds the link under its customer's links by it. */
+    tag: text("tag").notNull(),
+    customerUserId: text("customer_user_id").notNull(),
+    institutionId: text("institution_id"),
+    /** The import job, and the link's position in its file, that holds the key. */
+    jobId: uuid("job_id").notNull(),
+    position: integer("position").notNull(),
+    line: integer("line").notNull().default(0),
+    linkId: text("link_id"),
+    state: text("state", { enum: importedLinkStates }).notNull().default("reserved"),
+    /** The link's state and error code as the import call answered: an undo keeps links that changed since. */
+    importedState: text("imported_state"),
+    importedErrorCode: text("imported_error_code"),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    check("imported_links_state_check", sql`${t.state} in (${quotedList(importedLinkStates)})`),
+    index("imported_links_job_position_idx").on(t.jobId, t.position),
+    index("imported_links_link_id_idx").on(t.linkId),
+  ],
+);
+
+export type ImportedLink = typeof importedLinks.$inferSelect;
+
+export const importRowOutcomes = ["planned", "duplicate", "already_imported", "invalid"] as const;
+export type ImportRowOutcome = (typeof importRowOutcomes)[number];
+
+/**
+ * One row per link of an import job's file, whatever became of it: what planning decided (imported by this job, a
+ * duplicate of an earlier line, already imported, invalid) with the facts that match it back to the old system. The
+ * reconciliation report joins it with the job's items for the outcome of the planned ones.
+ */
+export const importFileRows = pgTable(
+  "import_file_rows",
+  {
+    jobId: uuid("job_id")
+      .notNull()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    line: integer("line").notNull(),
+    identityKey: text("identity_key"),
+    customerUserId: text("customer_user_id"),
+    institutionId: text("institution_id"),
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    planned: text("planned", { enum: importRowOutcomes }).notNull(),
+    /** The link that already has this identity (already imported). */
+    linkId: text("link_id"),
+    reason: text("reason"),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.position] }), check("import_file_rows_planned_check", sql`${t.planned} in (${quotedList(importRowOutcomes)})`)],
+);

@@ -1,4 +1,5 @@
 import { hasProviderCredentials } from "./credentials";
+import { DEFAULT_IDENTITY, type IdentityRule, identityOf } from "./identity";
 import { arrayElementLines, checkFileSize, decodeUtf8, type FileProblem, type ImportFormat, parseImportText } from "./parse";
 import { type CallCounts, type PlannedLink, planImportBatches } from "./plan";
 import { type LinkProblem, validateImportLink } from "./validate";
@@ -9,6 +10,12 @@ import { type LinkProblem, validateImportLink } from "./validate";
 export interface LinkReport {
   position: number;
   line: number;
+  /** Who and what the link is (lib/import/identity.ts); null when it has none (then it is invalid). */
+  identityKey: string | null;
+  /** The file's own link_tags, for matching rows back to the old system. */
+  tags: string[];
+  /** An earlier link of the same file with the same identity: this one collapses into it and is not imported. */
+  duplicateOf: { position: number; line: number } | null;
   customerUserId: string | null;
   institutionId: string | null;
   provider: string | null;
@@ -33,8 +40,11 @@ export interface FileReport {
   /** SHA-256 of the file's bytes, hex: the same file uploaded again is recognised by it. */
   sha256: string;
   links: LinkReport[];
+  /** Links to import: checked, and the first of their identity in the file. */
   valid: number;
   invalid: number;
+  /** Links whose identity an earlier link of the file has (not counted as valid or invalid). */
+  duplicates: number;
   transactions: number;
   calls: CallCounts;
 }
@@ -59,14 +69,16 @@ export interface AnalyzeOptions {
    * Called with each valid link's calls as soon as they are planned, in file order, and awaited: the server writes
    * them away and drops them, so a 20 MB file is never held as planned calls all at once.
    */
-  onPlan?: (position: number, plan: PlannedLink) => Promise<void> | void;
+  onPlan?: (position: number, plan: PlannedLink, link: LinkReport) => Promise<void> | void;
   /** The SHA-256 when the caller has it already (the server action hashes the upload to find an earlier import). */
   sha256?: string;
+  /** How each link is known (default: customer user, institution and account ids). */
+  identity?: IdentityRule;
 }
 
 export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions = {}): Promise<AnalyzedFile> {
   const empty = (fileProblem: FileProblem, sha256 = ""): AnalyzedFile => ({
-    report: { fileProblem, format: null, bytes: bytes.length, sha256, links: [], valid: 0, invalid: 0, transactions: 0, calls: { imports: 0, batches: 0 } },
+    report: { fileProblem, format: null, bytes: bytes.length, sha256, links: [], valid: 0, invalid: 0, duplicates: 0, transactions: 0, calls: { imports: 0, batches: 0 } },
     plans: new Map(),
   });
   const sized = checkFileSize(bytes.length);
@@ -76,19 +88,28 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
   if (!decoded.ok) return empty(decoded.problem, sha256);
   const parsed = parseImportText(decoded.text);
   if (!parsed.ok) return empty(parsed.problem, sha256);
-  // The text is kept only where it may still name lines (an array's links); the rest of a 20 MB file can go.
-  const arrayText = parsed.format === "array" ? decoded.text : null;
+  // Every link is named by its line (in the reconciliation report, for duplicates and problems): an array's lines are
+  // found by one more pass over the text.
+  const arrayLines = parsed.format === "array" ? arrayElementLines(decoded.text) : null;
+  const identityRule = opts.identity ?? DEFAULT_IDENTITY;
+  /** The first valid link of each identity. */
+  const firstOf = new Map<string, { position: number; line: number }>();
 
   const plans = new Map<number, PlannedLink>();
   const links: LinkReport[] = [];
   const calls: CallCounts = { imports: 0, batches: 0 };
   let transactions = 0;
+  let duplicates = 0;
   for (const raw of parsed.links) {
     const value = raw.value as Record<string, unknown> | undefined;
     const customer = value && typeof value === "object" ? (value.customer_user as Record<string, unknown> | undefined) : undefined;
+    const identity = raw.syntax ? null : identityOf(value, identityRule);
     const report: LinkReport = {
       position: raw.position,
-      line: raw.line,
+      line: arrayLines ? (arrayLines[raw.position] ?? 0) : raw.line,
+      identityKey: identity?.ok ? identity.key : null,
+      tags: Array.isArray(value?.link_tags) ? value.link_tags.filter((t): t is string => typeof t === "string") : [],
+      duplicateOf: null,
       customerUserId: text(customer && typeof customer === "object" ? customer.id : undefined),
       institutionId: text(value?.institution_id),
       provider: text(value?.provider),
@@ -113,12 +134,21 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
     report.problems = checked.problems;
     report.moreProblems = checked.moreProblems;
     report.warnings = checked.warnings;
-    if (!checked.body) continue;
+    // Without customer or institution the link has problems of its own already; a missing identity tag is new.
+    if (identity && !identity.ok && (identityRule.kind === "tag" || report.problems.length === 0)) report.problems.unshift({ path: identityRule.kind === "tag" ? "link_tags" : "", message: identity.problem });
+    if (!checked.body || report.problems.length > 0) continue;
+    const first = firstOf.get(report.identityKey!);
+    if (first) {
+      report.duplicateOf = first;
+      duplicates++;
+      continue;
+    }
     const planned = planImportBatches(checked.body, raw.position);
     if (!planned.ok) {
       report.problems.push(planned.problem);
       continue;
     }
+    firstOf.set(report.identityKey!, { position: report.position, line: report.line });
     const { plan } = planned;
     report.firstDate = plan.firstDate;
     report.lastDate = plan.lastDate;
@@ -127,16 +157,12 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
     calls.batches += plan.batches.length;
     transactions += plan.transactionCount;
     if (opts.keepPlans) plans.set(raw.position, plan);
-    if (opts.onPlan) await opts.onPlan(raw.position, plan);
+    if (opts.onPlan) await opts.onPlan(raw.position, plan, report);
   }
-  const valid = links.filter((l) => l.problems.length === 0).length;
-  if (parsed.format === "array" && valid < links.length) {
-    // Links with problems are named by their line: found by one more pass, only for a file that needs it.
-    const lines = arrayElementLines(arrayText ?? "");
-    for (const link of links) link.line = lines[link.position] ?? 0;
-  }
+  const invalid = links.filter((l) => l.problems.length > 0).length;
+  const valid = links.length - invalid - duplicates;
   return {
-    report: { fileProblem: null, format: parsed.format, bytes: bytes.length, sha256, links, valid, invalid: links.length - valid, transactions, calls },
+    report: { fileProblem: null, format: parsed.format, bytes: bytes.length, sha256, links, valid, invalid, duplicates, transactions, calls },
     plans,
   };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { KeyHeadroom } from "../budget/headroom";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_TRANSACTIONS } from "../upstream/schemas";
-import { estimateImportDuration, importTag, jsonByteLength, planImportBatches, utf8Length, withImportTag } from "./plan";
+import { estimateImportDuration, importTag, jsonByteLength, planImportBatches, utf8Length, withImportTags } from "./plan";
+import { IDENTITY_TAG_PREFIX } from "./identity";
 import type { ImportLinkBody } from "./validate";
 
 // The split of one link into calls: every call under both limits, nothing lost or repeated, dates in order.
@@ -23,7 +24,7 @@ const txn = (n: number, description = "Shop", date = `2024-01-${String(1 + (n % 
 function callsOf(result: ReturnType<typeof planImportBatches>) {
   if (!result.ok) throw new Error(result.problem.message);
   const { plan } = result;
-  const importBody = JSON.stringify(withImportTag(plan.body, importTag("7d3c1a52-8f2b-4f3e-9a7c-2b1d0e5f6a7b", 12345)));
+  const importBody = JSON.stringify(withImportTags(plan.body, [importTag("7d3c1a52-8f2b-4f3e-9a7c-2b1d0e5f6a7b", 12345), `${IDENTITY_TAG_PREFIX}${"f".repeat(32)}`]));
   return { plan, importBody, batchBodies: plan.batches.map((b) => JSON.stringify({ transactions: b.transactions })) };
 }
 

@@ -1,5 +1,6 @@
 import { type CostEstimate, type KeyHeadroom, estimateCost } from "../budget/headroom";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_TRANSACTIONS, type WireImportTransaction } from "../upstream/schemas";
+import { IDENTITY_TAG_PLACEHOLDER } from "./identity";
 import type { ImportLinkBody, LinkProblem } from "./validate";
 
 // How one link of a file becomes upstream calls: POST /links/import with its accounts and a first batch of
@@ -105,9 +106,9 @@ export function jsonByteLength(value: unknown): number {
   }
 }
 
-/** The body the import call sends, with the job's tag (the file's own tags kept). */
-export function withImportTag(body: ImportLinkBody, tag: string): ImportLinkBody {
-  return { ...body, link_tags: [...(body.link_tags ?? []), tag] };
+/** The body the import call sends, with Linkdesk's tags (the job's, the identity's; the file's own tags kept). */
+export function withImportTags(body: ImportLinkBody, tags: readonly string[]): ImportLinkBody {
+  return { ...body, link_tags: [...(body.link_tags ?? []), ...tags] };
 }
 
 /**
@@ -131,7 +132,7 @@ export function planImportBatches(body: ImportLinkBody, position = 0, limits: Im
     ordered.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.index - b.index));
   }
 
-  const baseBytes = jsonByteLength(withImportTag({ ...body, transactions: [] }, importTag(JOB_ID_PLACEHOLDER, position)));
+  const baseBytes = jsonByteLength(withImportTags({ ...body, transactions: [] }, [importTag(JOB_ID_PLACEHOLDER, position), IDENTITY_TAG_PLACEHOLDER]));
   if (baseBytes > limits.maxBytes) {
     return { ok: false, problem: { path: "accounts", message: `the link without its transactions is ${baseBytes.toLocaleString("en-US")} bytes: over the upstream's ${limits.maxBytes.toLocaleString("en-US")} bytes per call, and accounts cannot be split` } };
   }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, validationLocations, type TestSandbox } from "../../sandbox/test-support";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_TRANSACTIONS, linkSchema, transactionsPageSchema } from "../upstream/schemas";
 import { analyzeImportFile } from "./analyze";
-import { importTag, withImportTag } from "./plan";
+import { importTag, withImportTags } from "./plan";
+import { IDENTITY_TAG_PREFIX } from "./identity";
 
 // Validation must never drift from the upstream's rules. Each bad body below is refused by lib/import (naming the
 // field) AND by the sandbox when sent to it directly, bypassing Linkdesk; each good body is accepted by lib/import, and
@@ -97,7 +98,7 @@ describe("what lib/import accepts, the upstream accepts, and holds every transac
     const { report, plans } = await linkImport(body);
     expect(report.links[0]?.problems).toEqual([]);
     const plan = plans.get(0)!;
-    const importBody = withImportTag(plan.body, importTag("00000000-0000-0000-0000-000000000001", 0));
+    const importBody = withImportTags(plan.body, [importTag("00000000-0000-0000-0000-000000000001", 0), `${IDENTITY_TAG_PREFIX}${"f".repeat(32)}`]);
     expect(JSON.stringify(importBody).length).toBeLessThanOrEqual(IMPORT_MAX_BYTES);
     const imported = await t.api("POST", "/links/import", { body: importBody });
     expect(imported.status).toBe(200);

@@ -1,22 +1,27 @@
 import "server-only";
-import { and, arrayContains, eq, inArray, sql } from "drizzle-orm";
+import { and, arrayContains, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { type Job, jobItems, jobs, links } from "../db/schema";
-import { type FileReport, analyzeImportFile, sha256Hex } from "../import/analyze";
-import { type PlannedLink, importTag, withImportTag } from "../import/plan";
+import { type Job, importFileRows, jobItems, jobs, links } from "../db/schema";
+import { type FileReport, type LinkReport, analyzeImportFile, sha256Hex } from "../import/analyze";
+import { DEFAULT_IDENTITY, type IdentityRule } from "../import/identity";
+import { type PlannedLink, importTag, withImportTags } from "../import/plan";
+import { type ReconciliationOutcome, type ReconciliationRow, RECONCILIATION_HEADER, reconciliationRecord, validationRows } from "../import/reconcile";
 import { csvRecord } from "../http/csv";
 import { readAllTransactions } from "../transactions/read";
 import { isUpstreamError } from "../upstream/errors";
 import { importLinkRequestSchema, importTransactionSchema, type WireLink } from "../upstream/schemas";
-import { FailItem, type ItemContext, type JobKind, NotSettledYet, type Verification } from "./kind";
+import { type KnownIdentity, claimIdentity, heldReason, identityTag, lookupImported, recordImportedLink, recordedLinkOf, reserveIdentities } from "./imported-links";
+import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem, type Verification } from "./kind";
 import { type Actor, type NewJobItem, insertJobStreamed } from "./store";
 
-// Importing links from a file as a job. Each valid link of the file is one group of items, run in order: item 0 is
-// POST /links/import with the link's accounts and first batch of transactions, tagged `linkdesk-import:<job>:<pos>`;
-// the later items are POST /links/{id}/import/transactions batches, which read the link id from the group's first
-// result. When an answer is lost, the check finds the link by its tag, or the batch's transactions by their original
-// ids, before anything is sent again.
+// Importing links from a file as a job. Each link of the file that is new to Linkdesk (by its identity key,
+// lib/import/identity.ts) is one group of items, run in order: item 0 is POST /links/import with the link's accounts
+// and first batch of transactions, tagged with the identity (`linkdesk-id:<hash>`) and the job
+// (`linkdesk-import:<job>:<pos>`); the later items are POST /links/{id}/import/transactions batches, which read the
+// link id from the group's first result. Before an import call, and when its answer is lost, the link is looked for
+// by its identity tag in Linkdesk's records and under its customer (GET /users/{id}/links), never through GET /links,
+// which lists active links only (upstream-facts §2) while an import without credentials is created disconnected.
 
 export const IMPORT_KIND = "import";
 export const IMPORT_ENDPOINT = "POST /links/import";
@@ -32,13 +37,13 @@ export const IMPORT_SETTLE_MS = 90_000;
 /** Links created this long before the call was sent are still looked at (the upstream's clock against ours). */
 const CLOCK_MARGIN_MS = 2 * 60_000;
 
-const LIST_PAGE_SIZE = 5_000;
-
 export const importLinkItemSchema = z.object({
   step: z.literal("link"),
   /** Position of the link in the file, from 0. */
   position: z.number().int().nonnegative(),
   body: importLinkRequestSchema,
+  /** Who and what the link is; absent on items planned before identities were recorded. */
+  identity: z.object({ key: z.string(), tag: z.string() }).optional(),
 });
 
 export const importBatchItemSchema = z.object({
@@ -56,6 +61,8 @@ export type ImportItem = z.infer<typeof importItemSchema>;
 
 export interface ImportResult {
   linkId: string;
+  /** The link was found already imported (by its identity tag) right before the call: nothing was sent. */
+  found?: boolean;
   /** The link's state as the import call answered it (link step only). */
   state?: string;
   errorCode?: string | null;
@@ -70,7 +77,11 @@ export interface ImportJobParams {
   format: string;
   links: number;
   invalid: number;
+  /** Links of the file not planned: the same identity earlier in the file, or imported before. */
+  duplicates?: number;
+  alreadyImported?: number;
   transactions: number;
+  identity?: IdentityRule;
 }
 
 /** Checked again later: what was looked for may still appear (a slow call applied after its timeout). */
@@ -91,6 +102,12 @@ async function noteLink(ctx: ItemContext, linkId: string): Promise<void> {
     .where(and(eq(jobItems.id, ctx.item.id), ctx.item.leaseOwner ? eq(jobItems.leaseOwner, ctx.item.leaseOwner) : undefined));
 }
 
+/** The item, and Linkdesk's record of its identity, now know the link. */
+async function recordImported(ctx: ItemContext, input: Extract<ImportItem, { step: "link" }>, link: WireLink): Promise<void> {
+  await noteLink(ctx, link.link_id);
+  if (input.identity) await recordImportedLink(ctx.db, input.identity.key, ctx.job.id, link);
+}
+
 function linkResult(link: WireLink, transactions: number): ImportResult {
   return { linkId: link.link_id, state: link.state, errorCode: link.error_code ?? null, transactions };
 }
@@ -108,38 +125,28 @@ const sentLongAgo = (ctx: ItemContext, settleMs: number) => settleLeftMs(ctx, se
 const settleLeftMs = (ctx: ItemContext, settleMs: number) => (ctx.item.sentAt ? ctx.item.sentAt.getTime() + settleMs - Date.now() : -1);
 
 /**
- * Finds the link an import call created, by its tag, without resending. First the read model (every link an
- * upstream answer carried is recorded there, and the sync records all links), then the upstream: GET /links lists
- * ids and creation times only, so the links created since shortly before the call was sent are read one by one
- * (GET /links/{id}) for their tags; links the read model already knows without the tag are skipped.
+ * Finds the link an import call created, by its tags, without resending: Linkdesk's record of the identity, the read
+ * model (every link an upstream answer carried is recorded there), then the customer's links at the upstream
+ * (GET /users/{id}/links, which holds links in any state). Deleted links do not count: their identity is free again.
  */
-export async function findImportedLink(ctx: ItemContext, tag: string): Promise<WireLink | null> {
-  const known = await ctx.db.select({ linkId: links.linkId }).from(links).where(arrayContains(links.linkTags, [tag])).limit(1);
-  if (known[0]) {
-    const link = await ctx.api.getLink(known[0].linkId, ctx.readOptions);
-    if (link.link_tags?.includes(tag)) return link;
+export async function findImportedLink(ctx: ItemContext, input: Extract<ImportItem, { step: "link" }>): Promise<WireLink | null> {
+  const tags = input.identity ? [input.identity.tag] : [importTag(ctx.job.id, input.position)];
+  const carries = (link: WireLink) => link.state !== "deleted" && tags.some((tag) => link.link_tags?.includes(tag));
+  const recorded = input.identity ? await recordedLinkOf(ctx.db, input.identity.key, ctx.job.id) : null;
+  const known = await ctx.db
+    .select({ linkId: links.linkId })
+    .from(links)
+    .where(and(arrayContains(links.linkTags, [tags[0]!]), ne(links.state, "deleted")))
+    .limit(1);
+  for (const linkId of new Set([recorded, known[0]?.linkId].filter((id): id is string => Boolean(id)))) {
+    const link = await ctx.api.getLink(linkId, ctx.readOptions).catch((error: unknown) => {
+      if (isUpstreamError(error) && (error.status === 404 || error.status === 410)) return null;
+      throw error;
+    });
+    if (link && carries(link)) return link;
   }
-  const since = (ctx.item.sentAt?.getTime() ?? 0) - CLOCK_MARGIN_MS;
-  const candidates: string[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await ctx.api.listLinks({ cursor, limit: LIST_PAGE_SIZE }, ctx.readOptions);
-    const times = page.links.map((l) => Date.parse(l.created_at));
-    for (const [i, l] of page.links.entries()) if (times[i]! >= since) candidates.push(l.link_id);
-    // Newest first (as the sandbox and, by observation, the upstream list them): past the window, stop reading.
-    const newestFirst = times.every((time, i) => i === 0 || time <= times[i - 1]!);
-    if (!page.next_cursor || (newestFirst && times.length > 0 && times[times.length - 1]! < since)) break;
-    cursor = page.next_cursor;
-  }
-  if (candidates.length === 0) return null;
-  const recorded = await ctx.db.select({ linkId: links.linkId, tags: links.linkTags }).from(links).where(inArray(links.linkId, candidates));
-  const knownWithoutTag = new Set(recorded.filter((r) => !r.tags.includes(tag)).map((r) => r.linkId));
-  for (const linkId of candidates) {
-    if (knownWithoutTag.has(linkId)) continue;
-    const link = await ctx.api.getLink(linkId, ctx.readOptions);
-    if (link.link_tags?.includes(tag)) return link;
-  }
-  return null;
+  const { links: theirs } = await ctx.api.getUserLinks(input.body.customer_user.id, ctx.readOptions);
+  return Object.values(theirs).find(carries) ?? null;
 }
 
 const DAY_MS = 86_400_000;
@@ -158,8 +165,22 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
     inputSchema: importItemSchema,
     async execute(input, ctx) {
       if (input.step === "link") {
-        const link = await ctx.api.importLink(withImportTag(input.body, importTag(ctx.job.id, input.position)), ctx.callOptions);
-        await noteLink(ctx, link.link_id);
+        const tags = [importTag(ctx.job.id, input.position)];
+        if (input.identity) {
+          // Another import may have taken the identity since this one was planned (this item was cancelled or failed,
+          // then resumed or retried): that import creates the link, not this one.
+          const holder = await claimIdentity(ctx.db, input.identity.key, ctx.job.id, input.position);
+          if (holder) throw new SkipItem(`Already imported${holder.linkId ? ` as link ${holder.linkId}` : ""} by another import (job ${holder.jobId}); not sent again.`);
+          // Found under the customer already (an earlier call landed, whatever Linkdesk recorded): not sent again.
+          const existing = await findImportedLink(ctx, input);
+          if (existing) {
+            await recordImported(ctx, input, existing);
+            return { ...linkResult(existing, input.body.transactions.length), found: true };
+          }
+          tags.push(input.identity.tag);
+        }
+        const link = await ctx.api.importLink(withImportTags(input.body, tags), ctx.callOptions);
+        await recordImported(ctx, input, link);
         return linkResult(link, input.body.transactions.length);
       }
       const linkId = await groupLinkId(ctx);
@@ -169,9 +190,9 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
     },
     async verify(input, ctx): Promise<Verification<ImportResult>> {
       if (input.step === "link") {
-        const link = await findImportedLink(ctx, importTag(ctx.job.id, input.position));
+        const link = await findImportedLink(ctx, input);
         if (link) {
-          await noteLink(ctx, link.link_id);
+          await recordImported(ctx, input, link);
           return { applied: true, result: linkResult(link, input.body.transactions.length) };
         }
         if (!sentLongAgo(ctx, settleMs)) throw new NotVisibleYet("The imported link is", settleLeftMs(ctx, settleMs) + 1);
@@ -212,6 +233,7 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
             accounts: input.body.accounts.length,
             transactions: input.body.transactions.length,
             tag: importTag(job.id, input.position),
+            identity: input.identity?.key,
           },
         };
       }
@@ -233,6 +255,7 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
     describeResult(result) {
       const r = result as ImportResult;
       if (r.state === undefined) return `${r.linkId}: +${r.transactions} transactions`;
+      if (r.found) return `${r.linkId}: found already imported under its customer; not sent again`;
       const state = r.state === "error" && r.errorCode === "auth_expired" ? "disconnected (auth_expired)" : r.errorCode ? `${r.state} (${r.errorCode})` : r.state;
       return `${r.linkId}: ${state}, ${r.transactions} transactions`;
     },
@@ -253,11 +276,11 @@ function linkGone(linkId: string, input: Extract<ImportItem, { step: "batch" }>,
 export const groupKeyOf = (position: number) => `link-${position}`;
 
 /** Items of one valid link of a file: the import, then its batches (with their sizes, for writing them in chunks). */
-export function importItemsOf(position: number, plan: PlannedLink): (NewJobItem & { bytes: number })[] {
+export function importItemsOf(position: number, plan: PlannedLink, identity?: { key: string; tag: string }): (NewJobItem & { bytes: number })[] {
   const groupKey = groupKeyOf(position);
   const label = `link ${position + 1}`;
   return [
-    { groupKey, targetId: label, bytes: plan.bytes, input: { step: "link", position, body: plan.body } satisfies ImportItem },
+    { groupKey, targetId: label, bytes: plan.bytes, input: { step: "link", position, body: plan.body, ...(identity ? { identity } : {}) } satisfies ImportItem },
     ...plan.batches.map((batch, index) => ({
       groupKey,
       targetId: `${label} batch ${index + 1}`,
@@ -273,64 +296,142 @@ export function importConcurrency(limits: { importsPerMinute: number; batchesPer
   return Math.max(1, Math.min(16, inFlight(limits.importsPerMinute) + (limits.hasBatches ? inFlight(limits.batchesPerMinute) : 0) + 1));
 }
 
-export async function findImportJobByHash(db: Db, sha256: string): Promise<Job | null> {
-  const [job] = await db.select().from(jobs).where(and(eq(jobs.kind, IMPORT_KIND), eq(jobs.dedupeKey, sha256))).limit(1);
-  return job ?? null;
-}
-
 export type StartImportResult =
   | { outcome: "started"; job: Job; report: FileReport }
-  | { outcome: "existing"; existing: Job }
+  /** Every link of the file that can be imported is imported already, or being imported: nothing was written. */
+  | { outcome: "nothing_new"; report: FileReport; known: Map<string, KnownIdentity> }
   /** The file cannot be read, or none of its links can be imported: nothing was written. */
   | { outcome: "refused"; report: FileReport };
 
+/** Links planned per reservation statement (and at most this many links' calls held in memory at once). */
+const RESERVE_CHUNK = 200;
+const RESERVE_CHUNK_BYTES = 4 * 1024 * 1024;
+const ROWS_CHUNK = 1_000;
+
+const plural = (n: number, one: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : `${one}s`}`;
+
+/** Why a link of the file is not planned, in words, for the reconciliation report. */
+function rowReason(link: LinkReport, held?: KnownIdentity): string | null {
+  const row = validationRows({ links: [link] } as FileReport, held ? [{ position: link.position, linkId: held.linkId, jobId: held.jobId, reason: heldReason(held) }] : [])[0]!;
+  return row.reason;
+}
+
 /**
- * Reads, checks and plans a file and writes its job, unless a job for the same file (by content hash) exists: then
- * that one is answered and nothing new is planned. Planning streams into the job's transaction: each link's calls are
- * written as soon as they are planned and dropped, so the server holds about one link's calls at a time, not the
- * file's. Two people uploading one file at once: the unique (kind, dedupe_key) index lets one win.
+ * Reads, checks and plans a file and writes its job. Each link is known by its identity (the rule `identity`): a
+ * link the same file has earlier is a duplicate; a link imported by any earlier job, or being imported now, is
+ * skipped, whatever the file's bytes. Identities are reserved in the job's own transaction, so two imports of
+ * overlapping files started together plan each link once. Planning streams into that transaction: links' calls are
+ * written a chunk at a time and dropped, so the server holds about one chunk of calls at a time, not the file's. Every
+ * link of the file gets a row (line, identity, customer, tags, what planning decided) for the reconciliation report.
  */
 export async function startImportJob(
   db: Db,
   actor: Actor,
   file: { bytes: Uint8Array; name: string; sha256?: string },
   concurrency: number | ((report: FileReport) => number),
+  identity: IdentityRule = DEFAULT_IDENTITY,
 ): Promise<StartImportResult> {
   const sha256 = file.sha256 ?? (await sha256Hex(file.bytes));
-  const existing = await findImportJobByHash(db, sha256);
-  if (existing) return { outcome: "existing", existing };
-  let report: FileReport | undefined;
-  try {
-    const job = await insertJobStreamed(
-      db,
-      { kind: IMPORT_KIND, title: `Import of ${file.name}`, concurrency: 1, createdBy: actor, dedupeKey: sha256 },
-      async (writer) => {
-        const analyzed = await analyzeImportFile(file.bytes, { sha256, onPlan: (position, plan) => writer.add(importItemsOf(position, plan)) });
-        report = analyzed.report;
-        if (report.fileProblem || report.valid === 0) return null;
-        const params: ImportJobParams = {
-          fileName: file.name,
-          bytes: report.bytes,
-          sha256,
-          format: report.format ?? "",
-          links: report.valid,
-          invalid: report.invalid,
-          transactions: report.transactions,
-        };
-        return {
-          title: `Import of ${file.name}: ${report.valid} link${report.valid === 1 ? "" : "s"}`,
-          params: { ...params },
-          concurrency: typeof concurrency === "number" ? concurrency : concurrency(report),
-        };
-      },
-    );
-    if (!job) return { outcome: "refused", report: report! };
-    return { outcome: "started", job, report: report! };
-  } catch (error) {
-    const raced = await findImportJobByHash(db, sha256);
-    if (raced) return { outcome: "existing", existing: raced };
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await planImportJob(db, actor, file, sha256, concurrency, identity);
+    } catch (error) {
+      // Two transactions reserving overlapping identities in different orders: PostgreSQL ends one; plan it again.
+      if (attempt < 3 && (error as { code?: string })?.code === "40P01") continue;
+      throw error;
+    }
   }
+}
+
+async function planImportJob(
+  db: Db,
+  actor: Actor,
+  file: { bytes: Uint8Array; name: string },
+  sha256: string,
+  concurrency: number | ((report: FileReport) => number),
+  identity: IdentityRule,
+): Promise<StartImportResult> {
+  let report: FileReport | undefined;
+  let planned = 0;
+  const job = await insertJobStreamed(db, { kind: IMPORT_KIND, title: `Import of ${file.name}`, concurrency: 1, createdBy: actor }, async (writer) => {
+    const { tx, jobId } = writer;
+    const held = new Map<number, KnownIdentity>();
+    let buffer: { position: number; plan: PlannedLink; link: LinkReport }[] = [];
+    let bufferBytes = 0;
+    const flush = async () => {
+      const chunk = buffer;
+      buffer = [];
+      bufferBytes = 0;
+      const taken = await reserveIdentities(
+        tx,
+        jobId,
+        chunk.map(({ link }) => ({ identityKey: link.identityKey!, customerUserId: link.customerUserId ?? "", institutionId: link.institutionId, position: link.position, line: link.line })),
+      );
+      const heldHere = await lookupImported(tx, chunk.filter(({ link }) => !taken.has(link.identityKey!)).map(({ link }) => link.identityKey!));
+      for (const { position, plan, link } of chunk) {
+        const key = link.identityKey!;
+        if (taken.has(key)) {
+          planned++;
+          await writer.add(importItemsOf(position, plan, { key, tag: identityTag(key) }));
+        } else {
+          const holder = heldHere.get(key);
+          if (holder) held.set(position, holder);
+        }
+      }
+    };
+    const analyzed = await analyzeImportFile(file.bytes, {
+      sha256,
+      identity,
+      onPlan: async (position, plan, link) => {
+        buffer.push({ position, plan, link });
+        bufferBytes += plan.bytes + plan.batches.reduce((sum, b) => sum + b.bytes, 0);
+        if (buffer.length >= RESERVE_CHUNK || bufferBytes >= RESERVE_CHUNK_BYTES) await flush();
+      },
+    });
+    await flush();
+    report = analyzed.report;
+    if (report.fileProblem || planned === 0) return null;
+    for (let i = 0; i < report.links.length; i += ROWS_CHUNK) {
+      await tx.insert(importFileRows).values(
+        report.links.slice(i, i + ROWS_CHUNK).map((link) => {
+          const holder = held.get(link.position);
+          return {
+            jobId,
+            position: link.position,
+            line: link.line,
+            identityKey: link.identityKey,
+            customerUserId: link.customerUserId,
+            institutionId: link.institutionId,
+            tags: link.tags,
+            planned: link.problems.length > 0 ? "invalid" : link.duplicateOf ? "duplicate" : holder ? "already_imported" : "planned",
+            linkId: holder?.linkId ?? null,
+            reason: rowReason(link, holder),
+          } as const;
+        }),
+      );
+    }
+    const params: ImportJobParams = {
+      fileName: file.name,
+      bytes: report.bytes,
+      sha256,
+      format: report.format ?? "",
+      links: planned,
+      invalid: report.invalid,
+      duplicates: report.duplicates,
+      alreadyImported: held.size,
+      transactions: report.transactions,
+      identity,
+    };
+    return {
+      title: `Import of ${file.name}: ${plural(planned, "link")}`,
+      params: { ...params },
+      concurrency: typeof concurrency === "number" ? concurrency : concurrency(report),
+    };
+  });
+  if (job) return { outcome: "started", job, report: report! };
+  if (report!.fileProblem || report!.valid === 0) return { outcome: "refused", report: report! };
+  const keys = report!.links.filter((l) => l.problems.length === 0 && !l.duplicateOf).map((l) => l.identityKey!);
+  return { outcome: "nothing_new", report: report!, known: await lookupImported(db, keys) };
 }
 
 /**
@@ -357,72 +458,165 @@ export async function resumeCancelledImport(db: Db, jobId: string): Promise<bool
   });
 }
 
-/** Per link of an import job: where it is, and the link it made. */
-export interface ImportLinkOutcome {
+/** Per link of an import job's file: where it is, the link it made, and what matches it back to the old system. */
+export interface ImportLinkOutcome extends ReconciliationRow {
   position: number;
+  /** Of the link's calls: waiting, importing, done, failed, skipped, cancelled; "–" for a link not planned. */
   state: string;
-  linkId: string | null;
   linkState: string | null;
   errorCode: string | null;
   calls: number;
   callsDone: number;
   transactions: number;
+}
+
+type GroupRow = {
+  position: number;
+  line: number | null;
+  identity_key: string | null;
+  customer_user_id: string | null;
+  tags: string[] | null;
+  planned: string | null;
+  known_link_id: string | null;
+  row_reason: string | null;
+  first_state: string | null;
+  link_id: string | null;
+  result: ImportResult | null;
+  calls: number | null;
+  calls_done: number | null;
+  failed: number | null;
+  active: number | null;
+  transactions: number | null;
   reason: string | null;
-}
+};
 
-/** The outcome of every link of an import job, in file order (from its items: one group per link). */
+const GROUP_COLUMNS = sql`
+  (array_agg(i.state order by i.seq))[1] as first_state,
+  max(i.link_id) as link_id,
+  (array_agg(i.result order by i.seq))[1] as result,
+  count(i.*)::int as calls,
+  count(*) filter (where i.state = 'done')::int as calls_done,
+  count(*) filter (where i.state = 'failed')::int as failed,
+  count(*) filter (where i.state in ('pending', 'sent'))::int as active,
+  coalesce(sum((i.result->>'transactions')::int) filter (where i.state = 'done'), 0)::int as transactions,
+  (array_agg(i.reason order by i.seq) filter (where i.state in ('failed', 'skipped', 'cancelled')))[1] as reason`;
+
+/**
+ * Every link of an import job's file, in file order: the rows planning wrote (lib/db/schema.ts importFileRows) with
+ * the outcome of the planned ones from their items. Jobs planned before those rows existed list their items' groups.
+ */
 export async function readImportOutcomes(db: Db, jobId: string, opts: { limit?: number; offset?: number } = {}): Promise<ImportLinkOutcome[]> {
-  const rows = await db.execute<{
-    group_key: string;
-    position: number;
-    first_state: string;
-    link_id: string | null;
-    result: ImportResult | null;
-    calls: number;
-    calls_done: number;
-    failed: number;
-    active: number;
-    transactions: number;
-    reason: string | null;
-  }>(sql`
-    select group_key,
-      min((input->>'position')::int) as position,
-      (array_agg(state order by seq))[1] as first_state,
-      max(link_id) as link_id,
-      (array_agg(result order by seq))[1] as result,
-      count(*)::int as calls,
-      count(*) filter (where state = 'done')::int as calls_done,
-      count(*) filter (where state = 'failed')::int as failed,
-      count(*) filter (where state in ('pending', 'sent'))::int as active,
-      coalesce(sum((result->>'transactions')::int) filter (where state = 'done'), 0)::int as transactions,
-      (array_agg(reason order by seq) filter (where state in ('failed', 'skipped', 'cancelled')))[1] as reason
-    from job_items where job_id = ${jobId}
-    group by group_key
-    order by min(seq)
-    limit ${opts.limit ?? 1000} offset ${opts.offset ?? 0}
-  `);
-  return rows.rows.map((r) => ({
-    position: Number(r.position),
-    state: Number(r.failed) > 0 ? "failed" : Number(r.active) > 0 ? (Number(r.calls_done) > 0 ? "importing" : "waiting") : Number(r.calls_done) === Number(r.calls) ? "done" : r.first_state,
-    linkId: r.link_id,
-    linkState: r.result?.state ?? null,
-    errorCode: r.result?.errorCode ?? null,
-    calls: Number(r.calls),
-    callsDone: Number(r.calls_done),
-    transactions: Number(r.transactions),
-    reason: r.reason,
-  }));
+  const limit = opts.limit ?? 1000;
+  const offset = opts.offset ?? 0;
+  const [hasRows] = await db.select({ jobId: importFileRows.jobId }).from(importFileRows).where(eq(importFileRows.jobId, jobId)).limit(1);
+  const rows = hasRows
+    ? await db.execute<GroupRow>(sql`
+        select r.position, r.line, r.identity_key, r.customer_user_id, r.tags, r.planned, r.link_id as known_link_id, r.reason as row_reason, g.*
+        from import_file_rows r
+        left join lateral (
+          select ${GROUP_COLUMNS} from job_items i where i.job_id = r.job_id and i.group_key = 'link-' || r.position
+        ) g on r.planned = 'planned'
+        where r.job_id = ${jobId}
+        order by r.position
+        limit ${limit} offset ${offset}
+      `)
+    : await db.execute<GroupRow>(sql`
+        select min((i.input->>'position')::int) as position, null as line, null as identity_key, null as customer_user_id, null as tags,
+          'planned' as planned, null as known_link_id, null as row_reason, ${GROUP_COLUMNS}
+        from job_items i where i.job_id = ${jobId}
+        group by i.group_key
+        order by min(i.seq)
+        limit ${limit} offset ${offset}
+      `);
+  return rows.rows.map((r) => {
+    const calls = Number(r.calls ?? 0);
+    const done = Number(r.calls_done ?? 0);
+    const state =
+      r.planned !== "planned" || calls === 0
+        ? "–"
+        : Number(r.failed) > 0
+          ? "failed"
+          : Number(r.active) > 0
+            ? done > 0
+              ? "importing"
+              : "waiting"
+            : done === calls
+              ? "done"
+              : (r.first_state ?? "–");
+    const outcome: ReconciliationOutcome =
+      r.planned === "invalid" || r.planned === "duplicate" || r.planned === "already_imported"
+        ? r.planned
+        : state === "done"
+          ? "created"
+          : state === "failed"
+            ? "failed"
+            : state === "cancelled"
+              ? "cancelled"
+              : state === "skipped"
+                ? "already_imported"
+                : "pending";
+    return {
+      position: Number(r.position),
+      line: Number(r.line ?? 0) || Number(r.position) + 1,
+      identityKey: r.identity_key,
+      customerUserId: r.customer_user_id,
+      tags: r.tags ?? [],
+      outcome,
+      state,
+      linkId: r.link_id ?? r.known_link_id,
+      linkState: r.result?.state ?? null,
+      errorCode: r.result?.errorCode ?? null,
+      calls,
+      callsDone: done,
+      transactions: Number(r.transactions ?? 0),
+      reason: r.reason ?? r.row_reason,
+    };
+  });
 }
 
-const OUTCOMES_CSV_HEADER = ["position", "state", "link_id", "link_state", "error_code", "transactions", "calls", "calls_done", "reason"];
-
-/** Per-link results of an import job as CSV (1-based positions, as the page shows them), a thousand links at a time. */
+/** The reconciliation report of an import job as CSV: a row for every link of its file, a thousand at a time. */
 export async function* streamImportOutcomesCsv(db: Db, jobId: string): AsyncGenerator<string, void, unknown> {
-  yield csvRecord(OUTCOMES_CSV_HEADER);
+  yield csvRecord(RECONCILIATION_HEADER);
   for (let offset = 0; ; offset += 1000) {
     const page = await readImportOutcomes(db, jobId, { limit: 1000, offset });
     if (page.length === 0) return;
-    yield page.map((o) => csvRecord([o.position + 1, o.state, o.linkId, o.linkState, o.errorCode, o.transactions, o.calls, o.callsDone, o.reason])).join("");
+    yield page.map(reconciliationRecord).join("");
     if (page.length < 1000) return;
   }
+}
+
+/** Counts over a whole import's file (the page lists 500 rows at a time; its totals come from here). */
+export interface ImportSummary {
+  /** Links of the file, every row. */
+  rows: number;
+  planned: number;
+  created: number;
+  failed: number;
+  cancelled: number;
+  duplicates: number;
+  alreadyImported: number;
+  invalid: number;
+}
+
+export async function readImportSummary(db: Db, jobId: string): Promise<ImportSummary> {
+  const result = await db.execute<{ planned: string; n: number }>(sql`
+    select planned, count(*)::int as n from import_file_rows where job_id = ${jobId} group by planned
+  `);
+  const byPlan = Object.fromEntries(result.rows.map((r) => [r.planned, Number(r.n)]));
+  const items = await db.execute<{ state: string; n: number }>(sql`
+    select state, count(*)::int as n from job_items where job_id = ${jobId} and input->>'step' = 'link' group by state
+  `);
+  const byState = Object.fromEntries(items.rows.map((r) => [r.state, Number(r.n)]));
+  const planned = Object.values(byState).reduce((a, b) => a + b, 0);
+  const rows = Object.values(byPlan).reduce((a, b) => a + b, 0);
+  return {
+    rows: rows || planned,
+    planned,
+    created: byState.done ?? 0,
+    failed: byState.failed ?? 0,
+    cancelled: byState.cancelled ?? 0,
+    duplicates: byPlan.duplicate ?? 0,
+    alreadyImported: (byPlan.already_imported ?? 0) + (byState.skipped ?? 0),
+    invalid: byPlan.invalid ?? 0,
+  };
 }

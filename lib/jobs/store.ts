@@ -57,6 +57,9 @@ export async function insertJob(db: Db, job: NewJob): Promise<Job> {
 /** Takes a job's items as they are planned; `bytes` (an estimate of an item's input) decides when to write. */
 export interface JobItemWriter {
   add(items: (NewJobItem & { bytes?: number })[]): Promise<void>;
+  /** The job being planned, and the transaction it is written in: a kind's own rows then commit with it, or not at all. */
+  jobId: string;
+  tx: Db;
 }
 
 /** What is known of a job only once its items are planned. */
@@ -118,6 +121,8 @@ export async function insertJobStreamed(db: Db, job: Omit<NewJob, "items">, plan
         );
       };
       const completion = await plan({
+        jobId: row!.id,
+        tx: tx as unknown as Db,
         async add(items) {
           for (const { bytes, ...item } of items) {
             if (item.state === "skipped") skipped++;
@@ -207,14 +212,14 @@ export async function renewLeases(db: Db, owner: string, ids: number[], leaseMs 
 
 /**
  * Records that the item's call is about to go out: from here on, a crash leaves it "sent" and its outcome is checked
- * before anything is resent. Refused (false) when the lease is lost or the job no longer runs (paused, cancelled):
- * then the call is not sent.
+ * before anything is resent. Refused (false) when the lease is lost, the item was settled meanwhile (cancelled while
+ * it waited for its budget slot) or the job no longer runs (paused, cancelled): then the call is not sent.
  */
 export async function markSent(db: Db, itemId: number, owner: string, correlationId: string): Promise<boolean> {
   const rows = await db.execute<{ id: number }>(sql`
     update job_items set state = 'sent', attempts = attempts + 1, correlation_id = ${correlationId}, sent_at = now(),
       upstream_status = null, upstream_error_code = null, reason = null, updated_at = now()
-    where id = ${itemId} and lease_owner = ${owner}
+    where id = ${itemId} and lease_owner = ${owner} and state in ('pending', 'sent')
       and exists (select 1 from jobs j where j.id = job_items.job_id and j.state = 'running')
     returning id
   `);
@@ -233,7 +238,8 @@ export interface ItemSettlement {
 
 /**
  * Settles an item for good and gives up its lease, in `tx` (the caller writes the call's audit row in the same
- * transaction). False when `owner` no longer holds it: then nothing is written and the caller must not audit.
+ * transaction). False when `owner` no longer holds it, or it is settled already (cancelled while its holder worked
+ * on it): then nothing is written and the caller must not audit.
  */
 export async function settleItem(tx: Db, itemId: number, owner: string, settlement: ItemSettlement): Promise<boolean> {
   const rows = await tx
@@ -251,14 +257,15 @@ export async function settleItem(tx: Db, itemId: number, owner: string, settleme
       finishedAt: sql`now()`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(jobItems.id, itemId), eq(jobItems.leaseOwner, owner)))
+    .where(and(eq(jobItems.id, itemId), eq(jobItems.leaseOwner, owner), inArray(jobItems.state, ["pending", "sent"])))
     .returning({ id: jobItems.id });
   return rows.length > 0;
 }
 
 /**
  * Gives an unsettled item back: as `pending` (nothing reached the upstream, or it is known not to have been applied),
- * or still `sent` (outcome unknown: the next holder checks it first), workable again after `retryInMs`.
+ * or still `sent` (outcome unknown: the next holder checks it first), workable again after `retryInMs`. An item
+ * settled while its holder had it stays settled: one cancelled while it waited for its budget slot is not pending again.
  */
 export async function releaseItem(
   db: Db,
@@ -280,7 +287,7 @@ export async function releaseItem(
       ...(opts.undoSend ? { attempts: sql`greatest(${jobItems.attempts} - 1, 0)` } : {}),
       updatedAt: sql`now()`,
     })
-    .where(and(eq(jobItems.id, itemId), eq(jobItems.leaseOwner, owner)));
+    .where(and(eq(jobItems.id, itemId), eq(jobItems.leaseOwner, owner), inArray(jobItems.state, ["pending", "sent"])));
 }
 
 /** Releases every lease `owner` holds (a graceful stop), so another instance takes the items over at once. */
@@ -342,8 +349,10 @@ export function controlsFor(state: JobState, counts: { failed: number }): JobCon
 
 /**
  * Applies a control in one transaction. Pause: no new calls start (calls in flight finish). Resume: calls start again.
- * Cancel: every pending item is cancelled (calls in flight finish, unknown outcomes are still checked). Retry: failed
- * items (and the items of their groups skipped because of them) are pending again and the job runs.
+ * Cancel: every pending item is cancelled, those an instance holds while they wait for a budget slot too (its holder
+ * then cannot mark them sent, and stops waiting at its next heartbeat); calls in flight finish, unknown outcomes are
+ * still checked. Retry: failed items (and the items of their groups skipped because of them) are pending again and
+ * the job runs.
  * Returns the job's state after, or null when the control does not apply to the job's state now.
  */
 export async function applyControl(db: Db, jobId: string, control: JobControl, by: string): Promise<JobState | null> {
@@ -366,7 +375,8 @@ export async function applyControl(db: Db, jobId: string, control: JobControl, b
         return "running";
       case "cancel": {
         await tx.execute(sql`
-          update job_items set state = 'cancelled', reason = ${`Cancelled by ${by}`}, finished_at = now(), updated_at = now()
+          update job_items set state = 'cancelled', reason = ${`Cancelled by ${by}`}, lease_until = null, not_before = null,
+            finished_at = now(), updated_at = now()
           where job_id = ${jobId} and state = 'pending'
         `);
         const [open] = await tx.execute<{ n: number }>(sql`select count(*)::int as n from job_items where job_id = ${jobId} and state = 'sent'`).then((r) => r.rows);

@@ -100,11 +100,13 @@ async function findOrPlan(): Promise<string> {
   }
 }
 
-/** An import is planned as the upload does it; the same file again (by content) answers the job already planned. */
+/** An import is planned as the upload does it; the same links again (by identity) answer the job already planned. */
 async function findOrPlanImport(importPlan: ImportPlan): Promise<string> {
   const result = await startImportJob(db, actor, { bytes: readFileSync(importPlan.file), name: "fleet.ndjson" }, importPlan.concurrency);
   if (result.outcome === "refused") throw new Error("the fleet file was refused");
-  return result.outcome === "started" ? result.job.id : result.existing.id;
+  if (result.outcome === "started") return result.job.id;
+  // Every link is held by the import another process planned a moment ago.
+  return [...result.known.values()][0]!.jobId;
 }
 
 function runnerOverrides(runner: RunnerPlan = {}): JobRunnerOverrides {

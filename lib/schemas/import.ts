@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IDENTITY_TAG_NAME_PATTERN, type IdentityRule } from "../import/identity";
 import { UPLOAD_MAX_BYTES, UPLOAD_MAX_LABEL } from "../import/limits";
 import { checkFileSize } from "../import/parse";
 
@@ -14,7 +15,23 @@ export const importUploadSchema = z.object({
     }),
   /** Stop at the plan: nothing is sent upstream and no job is made. */
   dryRun: z.boolean(),
+  /**
+   * How each link is known (lib/import/identity.ts): empty for customer user + institution + account ids, or the name
+   * of a `link_tags` entry `<name>:<value>` that carries the old system's own id.
+   */
+  identityTag: z
+    .string()
+    .trim()
+    .refine((name) => name === "" || IDENTITY_TAG_NAME_PATTERN.test(name), {
+      message: "The identity tag is the part of a link_tags entry before its colon: letters, digits, _ . or -, starting with a letter or digit (e.g. legacy_id).",
+    })
+    .default(""),
 });
-export type ImportUploadInput = z.infer<typeof importUploadSchema>;
+export type ImportUploadInput = z.input<typeof importUploadSchema>;
+
+/** The identity rule an upload asks for. */
+export function identityRuleOf(identityTag: string): IdentityRule {
+  return identityTag === "" ? { kind: "default" } : { kind: "tag", name: identityTag };
+}
 
 export { UPLOAD_MAX_BYTES, UPLOAD_MAX_LABEL };

@@ -1,14 +1,16 @@
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
-import { IMPORT_KIND, readImportOutcomes } from "@/lib/jobs/import";
+import { IMPORT_KIND, readImportOutcomes, readImportSummary } from "@/lib/jobs/import";
 import { readJob } from "@/lib/jobs/store";
 
 const noStore = { "Cache-Control": "no-store" };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-// An import job's results per link, as they land: polled by the Import page. Any signed-in reader (the Jobs pages
-// show import jobs to everyone too); ?offset= pages through a large fleet, 500 links at a time.
+// An import job's reconciliation, as it lands: a row for every link of its file (line, identity key, customer user,
+// tags, outcome, link id, reason in words) and the whole file's counts. Polled by the Import page; the JSON form of
+// the CSV at /import/{id}/export. Any signed-in reader (the Jobs pages show import jobs to everyone too); ?offset=
+// pages through a large fleet, 500 links at a time.
 export async function GET(request: Request, { params }: { params: Promise<{ jobId: string }> }) {
   const staff = await currentStaff();
   if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
@@ -19,6 +21,6 @@ export async function GET(request: Request, { params }: { params: Promise<{ jobI
   const { db } = await getDb();
   const job = await readJob(db, jobId);
   if (!job || job.kind !== IMPORT_KIND) return Response.json({ error: "No such import." }, { status: 404, headers: noStore });
-  const links = await readImportOutcomes(db, jobId, { limit: 500, offset });
-  return Response.json({ jobId, params: job.params, links }, { headers: noStore });
+  const [links, summary] = await Promise.all([readImportOutcomes(db, jobId, { limit: 500, offset }), readImportSummary(db, jobId)]);
+  return Response.json({ jobId, params: job.params, summary, offset, links }, { headers: noStore });
 }
