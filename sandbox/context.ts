@@ -6,7 +6,7 @@ import type { TokenStore } from "./auth";
 import type { FaultController, FaultSettings } from "./faults";
 import type { RateLimiter } from "./rate-limiter";
 import type { Stats } from "./stats";
-import type { Store } from "./store";
+import type { LinksListing, Store } from "./store";
 
 export interface SandboxOptions {
   clientId: string;
@@ -34,10 +34,18 @@ export interface SandboxOptions {
   now: () => number;
   /** Day the seeded data counts back from (YYYY-MM-DD); fixed so every run gives the same data. */
   anchorDate: string;
+  /** What GET /links lists at start and after a reset (default "all"; "active" is the upstream's rule). */
+  linksListing: LinksListing;
+}
+
+/** Behaviour a test may switch while the sandbox runs (POST /_sandbox/settings); a reset restores the options'. */
+export interface SandboxSettings {
+  linksListing: LinksListing;
 }
 
 export interface SandboxWorld {
   options: SandboxOptions;
+  settings: SandboxSettings;
   /** The one app the sandbox's client belongs to (the `app` rate-limit scope). */
   appId: string;
   store: Store;

@@ -3,6 +3,7 @@
 import type { FaultSettings } from "./faults";
 import type { SandboxOptions } from "./context";
 import { SANDBOX_DEFAULTS } from "./defaults";
+import { LINKS_LISTINGS, type LinksListing } from "./store";
 
 export interface SandboxConfig {
   host: string;
@@ -56,6 +57,11 @@ export function parseSandboxEnv(env: Env): ConfigResult {
   const rateLimits = onOff("SANDBOX_RATE_LIMITS");
   const amountsAsStrings = onOff("SANDBOX_AMOUNTS_AS_STRINGS");
 
+  const linksListing = text("SANDBOX_LINKS_LISTING")?.toLowerCase();
+  if (linksListing !== undefined && !LINKS_LISTINGS.includes(linksListing as LinksListing)) {
+    errors.push(`SANDBOX_LINKS_LISTING must be ${LINKS_LISTINGS.join(" or ")} (got "${linksListing}")`);
+  }
+
   const anchorDate = text("SANDBOX_ANCHOR_DATE");
   if (anchorDate !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(anchorDate) || Number.isNaN(Date.parse(anchorDate)))) {
     errors.push(`SANDBOX_ANCHOR_DATE must be a date as YYYY-MM-DD (got "${anchorDate}")`);
@@ -77,6 +83,7 @@ export function parseSandboxEnv(env: Env): ConfigResult {
     rateLimits,
     amountsAsStrings,
     importDelayMs: integer("SANDBOX_IMPORT_DELAY_MS", 0, 60_000),
+    linksListing: linksListing as LinksListing | undefined,
     faults: Object.keys(faults).length > 0 ? faults : null,
     // As a program the seed counts back from today, so demo data looks current (refreshed hours ago, not weeks);
     // it stays deterministic for a given day and seed. Tests pin the date through createSandbox's default.

@@ -22,7 +22,7 @@ import { linkSessionRoutes } from "./routes/link-session";
 import { linkRoutes } from "./routes/links";
 import { transactionRoutes } from "./routes/transactions";
 import { Stats } from "./stats";
-import { Store } from "./store";
+import { LINKS_LISTINGS, Store } from "./store";
 
 export type { SandboxOptions } from "./context";
 export type { FaultSettings } from "./faults";
@@ -67,6 +67,8 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
     faults: null,
     now: Date.now,
     anchorDate: DEFAULT_ANCHOR_DATE,
+    // "all" until the dashboard no longer relies on GET /links to find broken links; the upstream lists active ones.
+    linksListing: "all",
     ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
   };
   const wholeNumbers = ["tokenTtlSeconds", "links", "transactionsPerLink", "importDelayMs", "seed", "rateLimitWindowMs"] as const;
@@ -78,6 +80,7 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(options.anchorDate) || Number.isNaN(Date.parse(`${options.anchorDate}T00:00:00Z`))) {
     throw new RangeError("sandbox option anchorDate must be a date as YYYY-MM-DD");
   }
+  if (!LINKS_LISTINGS.includes(options.linksListing)) throw new RangeError(`sandbox option linksListing must be one of ${LINKS_LISTINGS.join(", ")}`);
   if (!options.clientId || !options.clientSecret) throw new RangeError("sandbox options clientId and clientSecret must not be empty");
   if (options.faults && !faultSettingsSchema.safeParse(options.faults).success) throw new RangeError("sandbox option faults is not valid");
   return options;
@@ -98,6 +101,7 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
   faults.set(options.faults);
   const world: SandboxWorld = {
     options,
+    settings: { linksListing: options.linksListing },
     appId: `app_${options.clientId}`,
     store: new Store({
       seed: options.seed,

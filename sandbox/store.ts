@@ -51,6 +51,13 @@ export interface ExchangeableToken {
   used: boolean;
 }
 
+/**
+ * What GET /links lists. `active` is the upstream's rule (upstream-facts §2: connected, data fetched at least once, not
+ * deleted); `all` is every link that is not deleted, whatever its state.
+ */
+export const LINKS_LISTINGS = ["all", "active"] as const;
+export type LinksListing = (typeof LINKS_LISTINGS)[number];
+
 export interface LinksPage {
   links: { link_id: string; created_at: string }[];
   next_cursor: string;
@@ -76,9 +83,38 @@ function isAfter(entry: LinkEntry, createdAtMs: number, id: string): boolean {
   return entry.createdAtMs < createdAtMs || (entry.createdAtMs === createdAtMs && entry.id < id);
 }
 
+const newestFirst = (a: LinkEntry, b: LinkEntry) => (isAfter(a, b.createdAtMs, b.id) ? 1 : isAfter(b, a.createdAtMs, a.id) ? -1 : 0);
+
+/** Seed roles whose record is not `connected` (seed-links.ts seedLink); every other role is connected and refreshed. */
+const INACTIVE_SEED_ROLES = new Set<SeedRole["kind"]>(["error", "connecting", "awaiting_token_exchange", "deleted"]);
+
+/**
+ * Active as the upstream lists links: connected, and at least one product refreshed (data fetched at least once). A
+ * seeded link nobody has read yet is judged by its role, so the listing never has to generate 100,000 records.
+ */
+function isActive(entry: LinkEntry): boolean {
+  if (entry.deleted) return false;
+  if (entry.record) {
+    return entry.record.state === "connected" && Object.values(entry.record.products).some((status) => Boolean(status.refreshed_at));
+  }
+  return entry.slot !== null && !INACTIVE_SEED_ROLES.has(roleOfSlot(entry.slot).kind);
+}
+
+const isListed: Record<LinksListing, (entry: LinkEntry) => boolean> = {
+  all: (entry) => !entry.deleted,
+  active: isActive,
+};
+
 export class Store {
   private entries: LinkEntry[] = [];
   private byId = new Map<string, LinkEntry>();
+  /**
+   * Links by customer user id, deleted ones included (GET /users/{id}/links serves them until purged, which the sandbox
+   * never does). Links made at run time join when added; seeded links join all at once on the first lookup, because a
+   * seeded link's user is known only from its generated record (100,000 of them take about a second to generate).
+   */
+  private byUser = new Map<string, LinkEntry[]>();
+  private seededUsersIndexed = false;
   private runtimeCounter = 0;
   /** Least recently used first (a Map keeps insertion order; a hit is moved to the end). */
   private readonly generated = new Map<string, LinkData>();
@@ -109,6 +145,8 @@ export class Store {
       data: null,
     }));
     this.byId = new Map(this.entries.map((entry) => [entry.id, entry]));
+    this.byUser = new Map();
+    this.seededUsersIndexed = false;
     this.runtimeCounter = 0;
     this.generated.clear();
     this.runtimeRng = rngFor(this.options.seed, "runtime");
@@ -122,16 +160,38 @@ export class Store {
   }
 
   private materialize(entry: LinkEntry): LinkRecord {
-    if (!entry.record) {
-      if (entry.seedIndex === null || entry.slot === null) throw new Error(`link ${entry.id} has no record`);
-      entry.record = seedLink(
-        this.options.seed,
-        { index: entry.seedIndex, id: entry.id, createdAtMs: entry.createdAtMs, slot: entry.slot },
-        this.options.anchorMs,
-        this.options.links,
-      );
-    }
+    entry.record ??= this.generateSeeded(entry);
     return entry.record;
+  }
+
+  private generateSeeded(entry: LinkEntry): LinkRecord {
+    if (entry.seedIndex === null || entry.slot === null) throw new Error(`link ${entry.id} has no record`);
+    return seedLink(
+      this.options.seed,
+      { index: entry.seedIndex, id: entry.id, createdAtMs: entry.createdAtMs, slot: entry.slot },
+      this.options.anchorMs,
+      this.options.links,
+    );
+  }
+
+  private indexByUser(entry: LinkEntry, customerUserId: string | null): void {
+    if (customerUserId === null) return;
+    const entries = this.byUser.get(customerUserId);
+    if (entries) entries.push(entry);
+    else this.byUser.set(customerUserId, [entry]);
+  }
+
+  /** Every link of one customer user, in any state (deleted included), newest first; none for an unknown user. */
+  linksOfUser(customerUserId: string): LinkRecord[] {
+    if (!this.seededUsersIndexed) {
+      this.seededUsersIndexed = true;
+      for (const entry of this.entries) {
+        if (entry.seedIndex === null) continue;
+        // Generated only to learn the user, then dropped: keeping 100,000 records would cost far more memory.
+        this.indexByUser(entry, (entry.record ?? this.generateSeeded(entry)).customerUserId);
+      }
+    }
+    return [...(this.byUser.get(customerUserId) ?? [])].sort(newestFirst).map((entry) => this.materialize(entry));
   }
 
   getLink(id: string): LinkRecord | undefined {
@@ -202,8 +262,10 @@ export class Store {
     }
     this.entries.splice(low, 0, entry);
     this.byId.set(entry.id, entry);
+    this.indexByUser(entry, record.customerUserId);
   }
 
+  /** The link stays in its user's index: GET /users/{id}/links serves deleted links until they are purged. */
   markDeleted(link: LinkRecord): void {
     link.state = "deleted";
     link.deletedAtMs = this.options.now();
@@ -238,10 +300,13 @@ export class Store {
   }
 
   /**
-   * Every link that is not deleted, whatever its state (error and half-finished links included): the dashboard
-   * discovers links only through this listing, and a broken link is exactly the one an operator needs to see.
+   * `all`: every link that is not deleted, whatever its state (error and half-finished links included): the dashboard
+   * discovers links only through this listing, and a broken link is exactly the one an operator needs to see. `active`:
+   * only the links the upstream lists (connected, refreshed at least once). Either way the cursor names the last link
+   * served, so the filter never shifts a page.
    */
-  listLinks(cursor: [number, string] | null, limit: number): LinksPage {
+  listLinks(cursor: [number, string] | null, limit: number, listing: LinksListing = "all"): LinksPage {
+    const listed = isListed[listing];
     let low = 0;
     if (cursor) {
       let high = this.entries.length;
@@ -257,13 +322,14 @@ export class Store {
     let i = low;
     for (; i < this.entries.length && links.length < limit; i++) {
       const entry = this.entries[i];
-      if (!entry || entry.deleted) continue;
+      if (!entry || !listed(entry)) continue;
       links.push({ link_id: entry.id, created_at: new Date(entry.createdAtMs).toISOString() });
       last = entry;
     }
     let more = false;
     for (; i < this.entries.length; i++) {
-      if (!this.entries[i]?.deleted) {
+      const entry = this.entries[i];
+      if (entry && listed(entry)) {
         more = true;
         break;
       }

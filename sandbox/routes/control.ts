@@ -1,10 +1,14 @@
 // Sandbox-only routes under /_sandbox (and the error docs the envelopes link to). Never authenticated, faulted,
 // rate limited or counted: tests must be able to steer the sandbox while it misbehaves on purpose.
+import { z } from "zod";
 import { LOGOS } from "../catalog";
 import type { Route } from "../context";
 import { faultSettingsSchema } from "../faults";
 import { ApiError, ERROR_CATALOG, parseWith } from "../http";
 import { logoSvg } from "../logos";
+import { LINKS_LISTINGS } from "../store";
+
+const settingsSchema = z.object({ linksListing: z.enum(LINKS_LISTINGS).optional() }).strict();
 
 export const controlRoutes: Route[] = [
   {
@@ -30,10 +34,28 @@ export const controlRoutes: Route[] = [
     async handle({ world }) {
       // Access tokens survive a reset on purpose: a test's client keeps working across it.
       world.store.reset();
+      world.settings.linksListing = world.options.linksListing;
       world.faults.clear();
       world.limiter.reset();
       world.stats.reset();
       return { status: 200, body: { reset: true, links: world.store.linkCount } };
+    },
+  },
+  {
+    method: "GET",
+    template: "/_sandbox/settings",
+    control: true,
+    async handle({ world }) {
+      return { status: 200, body: { ...world.settings } };
+    },
+  },
+  {
+    method: "POST",
+    template: "/_sandbox/settings",
+    control: true,
+    async handle(ctx) {
+      Object.assign(ctx.world.settings, parseWith(settingsSchema, await ctx.json()));
+      return { status: 200, body: { ...ctx.world.settings } };
     },
   },
   {

@@ -1,4 +1,4 @@
-// GET /links, GET /links/{id}, DELETE /links/{id}.
+// GET /links, GET /links/{id}, DELETE /links/{id}, and GET /users/{id}/links (upstream-facts §2; not in the spec).
 import type { Route } from "../context";
 import { apiErrors, issue } from "../http";
 import { decodeCursor } from "../store";
@@ -24,7 +24,7 @@ export const linkRoutes: Route[] = [
       const rawCursor = query.get("cursor");
       const cursor = rawCursor ? decodeCursor(rawCursor) : null;
       if (rawCursor && !cursor) throw apiErrors.validation([issue(["query", "cursor"], "unknown cursor", "value_error")]);
-      return { status: 200, body: world.store.listLinks(cursor, limit) };
+      return { status: 200, body: world.store.listLinks(cursor, limit, world.settings.linksListing) };
     },
   },
   {
@@ -41,6 +41,17 @@ export const linkRoutes: Route[] = [
     async handle({ params, world }) {
       world.store.markDeleted(requireLink(world.store, params.id ?? ""));
       return { status: 204 };
+    },
+  },
+  {
+    // One customer user's links as a map by link id, in any state: deleted links stay until the upstream purges them
+    // (90 days; the sandbox never does). The upstream answers only 401 as an error here, so an unknown user is an empty
+    // map, not a 404. The spec's Limits table has no row for this route: it is not rate limited.
+    method: "GET",
+    template: "/users/{id}/links",
+    async handle({ params, world }) {
+      const links = world.store.linksOfUser(params.id ?? "");
+      return { status: 200, body: { links: Object.fromEntries(links.map((link) => [link.link_id, toWireLink(link)])) } };
     },
   },
 ];
