@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PRODUCT_REFRESH_INTERVAL_MS, RATE_LIMIT_WINDOW_MS, RATE_LIMITS } from "../upstream/rate-limits";
 import { keyString, parseKey } from "./keys";
-import { BUDGET_WINDOW_MS, keysFor, refreshEndpoint, refreshKeysFor, shareLabel, shareOf, WINDOW_MARGIN_MS } from "./rules";
+import { ASSUMED_RULES, BUDGET_WINDOW_MS, keysFor, refreshEndpoint, refreshKeysFor, shareLabel, shareOf, WINDOW_MARGIN_MS } from "./rules";
 
 const ids = { clientId: "client_1", appId: "app_1" };
 const full = { app: 1, link: 1, user: 1, client: 1 };
@@ -79,6 +79,15 @@ describe("budget rules", () => {
     ]);
     expect(keysFor("GET /institutions", ids, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([["app", 30, 15]]);
     expect(keysFor("GET /institutions/{institution_id}", ids, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([["app", 400, 200]]);
+  });
+
+  it("budgets GET /users/{id}/links by Linkdesk's assumed per-app rule, as the spec's table has no row for it", () => {
+    expect(RATE_LIMITS.some((rule) => rule.endpoint === "GET /users/{id}/links")).toBe(false);
+    expect(keysFor("GET /users/{id}/links", { ...ids, userId: "user_1" }, half)).toEqual([
+      { endpoint: "GET /users/{id}/links", scope: "app", scopeId: "app_1", limit: 300, upstreamLimit: 600, windowMs: BUDGET_WINDOW_MS },
+    ]);
+    // An assumption only fills a gap: no assumed rule shadows an endpoint the spec's table limits.
+    expect(ASSUMED_RULES.filter((assumed) => RATE_LIMITS.some((rule) => rule.endpoint === assumed.endpoint))).toEqual([]);
   });
 
   it("allows one refresh per product and link per refresh interval", () => {

@@ -30,6 +30,25 @@ export interface CallIds {
   relink?: boolean;
 }
 
+/**
+ * Rules for endpoints Linkdesk calls that the spec's table has no row for, so the budget still paces them. Assumed by
+ * Linkdesk, not published: the sandbox enforces none of them (it enforces only the spec's table).
+ *
+ * GET /users/{id}/links (upstream-facts §2: one customer user's links in any state). The facts give no limit for it
+ * (their §12 table has no users row), so it gets the per-app 600/min of GET /links, the listing of the same links:
+ * the lowest per-app limit the table gives any read of links, for a call that serves a few links where GET /links
+ * serves thousands. Linkdesk calls it only to find the link an import made, so its pace follows the imports' (60/min
+ * per app). Should the guess be high, a 429 closes the key until Retry-After, as for any rule.
+ */
+export const ASSUMED_RULES: readonly RateLimitRule[] = [
+  { endpoint: "GET /users/{id}/links", method: "GET", path: "/users/{id}/links", limitPerMinute: 600, scope: "app" },
+];
+
+/** The spec's rules for `endpoint`, or Linkdesk's assumed ones where the spec's table has none. */
+export function budgetRulesFor(endpoint: string): RateLimitRule[] {
+  return [...rulesFor(endpoint), ...ASSUMED_RULES.filter((rule) => rule.endpoint === endpoint)];
+}
+
 // The table's note on the one rule that counts only some of its endpoint's calls.
 const RELINK_ONLY = "relink only";
 
@@ -39,7 +58,7 @@ const RELINK_ONLY = "relink only";
  */
 export function keysFor(endpoint: string, ids: CallIds, shares: BudgetShares, windowMs = BUDGET_WINDOW_MS): BudgetedKey[] {
   const keys: BudgetedKey[] = [];
-  for (const rule of rulesFor(endpoint)) {
+  for (const rule of budgetRulesFor(endpoint)) {
     if (rule.note === RELINK_ONLY && !ids.relink) continue;
     const scopeId = scopeIdOf(rule.scope, ids);
     if (scopeId === undefined) continue;

@@ -10,6 +10,7 @@ import {
   accountResponseSchema,
   accountsResponseSchema,
   correctEnrichmentResponseSchema,
+  emptyResponseSchema,
   exchangeTokenResponseSchema,
   institutionSchema,
   institutionsPageSchema,
@@ -17,6 +18,7 @@ import {
   linkSessionResponseSchema,
   linksPageSchema,
   transactionsPageSchema,
+  userLinksResponseSchema,
   type WireCorrectEnrichmentRequest,
   type WireLink,
   type WireImportLinkRequest,
@@ -48,10 +50,11 @@ export class UpstreamApi {
     private readonly onLinks?: LinkObserver,
   ) {}
 
-  private async observe<T>(result: T, link: (r: T) => WireLink): Promise<T> {
-    if (this.onLinks) {
+  private async observe<T>(result: T, links: (r: T) => WireLink | WireLink[]): Promise<T> {
+    const seen = [links(result)].flat();
+    if (this.onLinks && seen.length > 0) {
       // The read model is a copy: failing to update it must not fail the person's action.
-      await this.onLinks([link(result)]).catch((error: unknown) => {
+      await this.onLinks(seen).catch((error: unknown) => {
         try {
           logger().warn({ err: error }, "read model update failed");
         } catch {
@@ -83,6 +86,37 @@ export class UpstreamApi {
       ...opts,
     });
     return this.observe(result, (r) => r);
+  }
+
+  /**
+   * Every link made for one customer user (the `customer_user.id` given at link session or import), in any state,
+   * deleted ones included until the upstream purges them. Not in the spec: upstream-facts §2 (GET /users/{id}/links).
+   */
+  async getUserLinks(customerUserId: string, opts: CallOptions = {}) {
+    const result = await this.client.request({
+      method: "GET",
+      endpoint: "GET /users/{id}/links",
+      scopes: { userId: customerUserId },
+      path: `/users/${id(customerUserId)}/links`,
+      schema: userLinksResponseSchema,
+      ...opts,
+    });
+    return this.observe(result, (r) => Object.values(r.links));
+  }
+
+  /**
+   * Deletes a link. The upstream answers 2xx with an empty body; the link stays readable as `deleted` until purged
+   * (90 days), and link-scoped calls on it answer 410 from then on.
+   */
+  async deleteLink(linkId: string, opts: CallOptions = {}): Promise<void> {
+    await this.client.request({
+      method: "DELETE",
+      endpoint: "DELETE /links/{id}",
+      scopes: { linkId },
+      path: `/links/${id(linkId)}`,
+      schema: emptyResponseSchema,
+      ...opts,
+    });
   }
 
   async getTransactions(

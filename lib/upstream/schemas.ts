@@ -179,6 +179,18 @@ export const accountsResponseSchema = z.object({ accounts: z.array(accountSchema
 
 export const accountResponseSchema = z.object({ account: accountSchema, link: linkSchema });
 
+/**
+ * GET /users/{id}/links (upstream-facts §2; not in the spec): one customer user's links in any state, deleted ones
+ * included until purged, as a map by link id rather than an array.
+ */
+export const userLinksResponseSchema = z.object({ links: z.record(text, linkSchema) });
+
+/**
+ * DELETE /links/{id}: the upstream answers 2xx with an empty body (upstream-facts §3.5; the SDK returns nil). A body it
+ * might send anyway is ignored rather than refused: the link is deleted either way.
+ */
+export const emptyResponseSchema = z.unknown().transform((): void => undefined);
+
 /** GET /institutions: note the plural `cursors` here, unlike `cursor` on transactions (upstream-facts §13). */
 export const institutionsPageSchema = z.object({ institutions: z.array(institutionSchema), cursors: cursorSchema.nullish() });
 
@@ -273,6 +285,7 @@ export type WireAccount = z.infer<typeof accountSchema>;
 export type WireInstitution = z.infer<typeof institutionSchema>;
 export type WireErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 export type WireLinksPage = z.infer<typeof linksPageSchema>;
+export type WireUserLinks = z.infer<typeof userLinksResponseSchema>;
 export type WireTransactionsPage = z.infer<typeof transactionsPageSchema>;
 export type WireCorrectEnrichmentResponse = z.infer<typeof correctEnrichmentResponseSchema>;
 export type WireExchangeTokenResponse = z.infer<typeof exchangeTokenResponseSchema>;

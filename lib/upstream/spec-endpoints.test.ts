@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
-import { SPEC_ENDPOINTS } from "./spec-endpoints";
+import { RATE_LIMITS } from "./rate-limits";
+import { BEYOND_THE_SPEC, DEFINED_BY_SPEC, SPEC_ENDPOINTS } from "./spec-endpoints";
 
 // Everything the dashboard sends the upstream, recorded by the sandbox: every verb of the one door (lib/upstream)
-// and the status check that every page's header runs. Each call must be to a route the spec defines; a route the
-// sandbox lacks shows up in its stats as "(unmatched) METHOD /path".
+// and the status check that every page's header runs. Each call must be to a route the spec defines or one of the
+// exceptions spec-endpoints.ts names; a route the sandbox lacks shows up in its stats as "(unmatched) METHOD /path".
 
 // The read model is not under test: its writes fail quietly (the observer's failures never fail a call).
 vi.mock("../db/client", () => ({ getDb: async () => Promise.reject(new Error("no database in this test")) }));
@@ -37,7 +38,7 @@ afterAll(async () => {
 });
 
 describe("calls the dashboard makes", () => {
-  it("go only to routes the spec defines, whatever the verb, and the status check sends none of its own", async () => {
+  it("go only to routes the spec defines or names as an exception, whatever the verb, and the status check sends none of its own", async () => {
     const { upstream, UpstreamApi } = await import("./index");
     const { checkUpstream } = await import("./status");
     const api = upstream();
@@ -72,6 +73,9 @@ describe("calls the dashboard makes", () => {
       accounts: [{ account_id: "acct", name: "Checking", type: "checking", balances: {} }],
     });
     await use("importTransactions").call(api, imported.link_id, [{ account_id: "acct", amount: "-12.50", date: "2026-11-01", description: "Coffee" }]);
+    const theirs = await use("getUserLinks").call(api, "spec-endpoints-user");
+    expect(Object.keys(theirs.links)).toContain(imported.link_id);
+    await use("deleteLink").call(api, imported.link_id);
 
     // Every verb of the door was called, so a verb added later is added here too.
     const verbs = Object.getOwnPropertyNames(UpstreamApi.prototype).filter((name) => name !== "constructor" && name !== "observe");
@@ -80,5 +84,17 @@ describe("calls the dashboard makes", () => {
     const called = Object.keys(sandbox.state.stats.snapshot().byEndpoint);
     expect(called).toEqual(expect.arrayContaining(["POST /auth/token", "GET /links", "GET /links/{id}", "POST /links/import"]));
     expect(called.filter((endpoint) => !SPEC_ENDPOINTS.includes(endpoint))).toEqual([]);
+    // Outside the spec's own routes, only its named exceptions.
+    expect(called.filter((endpoint) => !DEFINED_BY_SPEC.includes(endpoint))).toEqual([...BEYOND_THE_SPEC]);
+  });
+});
+
+describe("the routes Linkdesk may call", () => {
+  it("are the spec's own (described in full, or rows of its Limits table) plus the exceptions named as such", () => {
+    const described = ["POST /links/{id}/transactions/{txn_id}/enrichment", "POST /link-session/exchange-token", "POST /links/import"];
+    expect([...DEFINED_BY_SPEC].sort()).toEqual([...new Set([...described, ...RATE_LIMITS.map((rule) => rule.endpoint)])].sort());
+    expect(BEYOND_THE_SPEC).toEqual(["GET /users/{id}/links"]);
+    expect(BEYOND_THE_SPEC.filter((endpoint) => DEFINED_BY_SPEC.includes(endpoint))).toEqual([]);
+    expect([...SPEC_ENDPOINTS].sort()).toEqual([...DEFINED_BY_SPEC, ...BEYOND_THE_SPEC].sort());
   });
 });

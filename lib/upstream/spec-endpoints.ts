@@ -1,8 +1,9 @@
 import { RATE_LIMITS } from "./rate-limits";
 
-// Every route the spec defines, as "METHOD /template": the three endpoints it describes in full plus every endpoint of
-// its Limits table. The dashboard calls nothing else on a real upstream; in demo mode it may also call the sandbox's
-// own control routes (SANDBOX_CONTROL_PREFIX), which only the bundled sandbox has.
+// Every route Linkdesk may call on the upstream, as "METHOD /template": every route the spec defines (the three
+// endpoints it describes in full plus every endpoint of its Limits table), and the few in BEYOND_THE_SPEC. The
+// dashboard calls nothing else on a real upstream; in demo mode it may also call the sandbox's own control routes
+// (SANDBOX_CONTROL_PREFIX), which only the bundled sandbox has.
 
 const DESCRIBED = [
   "POST /links/{id}/transactions/{txn_id}/enrichment",
@@ -10,7 +11,18 @@ const DESCRIBED = [
   "POST /links/import",
 ] as const;
 
-export const SPEC_ENDPOINTS: readonly string[] = [...new Set([...DESCRIBED, ...RATE_LIMITS.map((rule) => rule.endpoint)])];
+/** The routes the spec itself defines. */
+export const DEFINED_BY_SPEC: readonly string[] = [...new Set([...DESCRIBED, ...RATE_LIMITS.map((rule) => rule.endpoint)])];
+
+/**
+ * The exceptions: routes the spec does not define that Linkdesk calls anyway, each on a documented fact of the public
+ * upstream. GET /users/{id}/links (upstream-facts §2) lists one customer user's links in any state: how to find the
+ * link an import made when its answer was lost, since GET /links lists only active links and an import without
+ * credentials is never active. Its rate budget is assumed (lib/budget/rules.ts ASSUMED_RULES).
+ */
+export const BEYOND_THE_SPEC: readonly string[] = ["GET /users/{id}/links"];
+
+export const SPEC_ENDPOINTS: readonly string[] = [...DEFINED_BY_SPEC, ...BEYOND_THE_SPEC];
 
 /** Routes under this prefix exist only on the bundled sandbox (demo mode). */
 export const SANDBOX_CONTROL_PREFIX = "/_sandbox/";
