@@ -7,6 +7,7 @@ import { createMemoryStore } from "../budget/memory-store";
 import type { Db } from "../db/client";
 import { auditLog, jobItems, jobs } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
+import { parseCsv } from "../http/csv";
 import { importTag } from "../import/plan";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
@@ -180,12 +181,141 @@ describe.each(databases)("import jobs on $kind", (database) => {
     expect(batch).toMatchObject({ state: "done", attempts: 2 });
   });
 
-  it("the same file again is recognised by its content and not planned twice", async () => {
-    const text = fleet([1, 1]);
-    const job = await start(db(), text);
-    const again = await startImportJob(db(), actor, { bytes: new TextEncoder().encode(text), name: "renamed.ndjson" }, 6);
-    expect(again).toMatchObject({ outcome: "existing", existing: { id: job.id } });
-    expect(await db().select().from(jobs).where(eq(jobs.dedupeKey, job.dedupeKey!))).toHaveLength(1);
+  describe("by identity, whatever the file's bytes", () => {
+    const links = (marker: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        customer_user: { id: `user-${marker}-${i}` },
+        institution_id: "chase",
+        accounts: [account("a1"), account("a2")],
+        transactions: [{ account_id: "a1", transaction_id: "t1", amount: "-1.00", date: "2024-01-02" }],
+      }));
+    const pretty = (values: unknown[]) => JSON.stringify(values, null, 2);
+    const minified = (values: unknown[]) => JSON.stringify(values);
+    const startText = (text: string, name = "file.json", identity?: Parameters<typeof startImportJob>[4]) =>
+      startImportJob(db(), actor, { bytes: new TextEncoder().encode(text), name }, 6, identity);
+
+    it("the same links minified, extended, corrected, and listed twice: each link is created once, and every line has its row", async () => {
+      const marker = randomUUID();
+      const five = links(marker, 5);
+      // The first file: five links, the fourth with a bad amount.
+      const first = [...five.slice(0, 3), { ...five[3]!, transactions: [{ account_id: "a1", amount: "twelve", date: "2024-01-02" }] }, five[4]!];
+      const firstText = pretty(first);
+      const job1 = await startText(firstText);
+      if (job1.outcome !== "started") throw new Error(job1.outcome);
+      run(db());
+      await until(db(), job1.job.id);
+      // Each link is named by the line its object opens on.
+      const opening = firstText.split("\n").flatMap((line, i) => (line === "  {" ? [i + 1] : []));
+      expect((await readImportOutcomes(db(), job1.job.id)).map((o) => [o.line, o.outcome])).toEqual([
+        [opening[0], "created"],
+        [opening[1], "created"],
+        [opening[2], "created"],
+        [opening[3], "invalid"],
+        [opening[4], "created"],
+      ]);
+
+      // The same four good links, minified: nothing new.
+      const again = await startText(minified([five[0], five[1], five[2], five[4]]), "again.json");
+      expect(again.outcome).toBe("nothing_new");
+      if (again.outcome !== "nothing_new") return;
+      expect([...again.known.values()].map((k) => k.jobId)).toEqual([job1.job.id, job1.job.id, job1.job.id, job1.job.id]);
+
+      // The corrected file, extended by one new link and with one link listed twice (accounts in another order).
+      const sixth = links(marker, 6)[5]!;
+      const twice = { ...five[0]!, accounts: [account("a2"), account("a1")] };
+      const corrected = [...five, sixth, twice].map((l) => JSON.stringify(l)).join("\n");
+      const imports = await requests("POST /links/import");
+      const job2 = await startText(corrected, "corrected.ndjson");
+      if (job2.outcome !== "started") throw new Error(job2.outcome);
+      await until(db(), job2.job.id);
+      expect(await requests("POST /links/import")).toBe(imports + 2);
+      const rows = await readImportOutcomes(db(), job2.job.id);
+      expect(rows.map((o) => [o.line, o.outcome])).toEqual([
+        [1, "already_imported"],
+        [2, "already_imported"],
+        [3, "already_imported"],
+        [4, "created"],
+        [5, "already_imported"],
+        [6, "created"],
+        [7, "duplicate"],
+      ]);
+      expect(rows[0]).toMatchObject({ customerUserId: `user-${marker}-0`, linkId: expect.stringMatching(/^mk_/), reason: expect.stringContaining("Already imported as link") });
+      expect(rows[6]?.reason).toContain("line 1");
+      // At the upstream: each of the six links once, carrying its identity tag.
+      const theirs = new Map<string, number>();
+      for (const link of links(marker, 6)) {
+        const found = await upstream.api("GET", `/users/${link.customer_user.id}/links`);
+        theirs.set(link.customer_user.id, Object.keys((found.json as { links: object }).links).length);
+      }
+      expect([...theirs.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+
+      const csv: string[] = [];
+      for await (const chunk of streamImportOutcomesCsv(db(), job2.job.id)) csv.push(chunk);
+      const records = parseCsv(csv.join(""));
+      expect(records[0]).toEqual(["line", "identity_key", "customer_user_id", "tags", "outcome", "link_id", "reason"]);
+      expect(records.slice(1).map((r) => r[4])).toEqual(["already_imported", "already_imported", "already_imported", "created", "already_imported", "created", "duplicate"]);
+    });
+
+    it("two overlapping imports started at the same moment create each link once", async () => {
+      const marker = randomUUID();
+      const all = links(marker, 6);
+      const imports = await requests("POST /links/import");
+      const [a, b] = await Promise.all([startText(minified(all.slice(0, 4)), "a.json"), startText(pretty(all.slice(2)), "b.json")]);
+      const started = [a, b].filter((r) => r.outcome === "started");
+      const planned = started.reduce((sum, r) => sum + (r.outcome === "started" ? (r.job.params as { links: number }).links : 0), 0);
+      expect(planned).toBe(6);
+      run(db());
+      for (const r of started) if (r.outcome === "started") await until(db(), r.job.id);
+      expect(await requests("POST /links/import")).toBe(imports + 6);
+    });
+
+    it("a lost answer with the faithful listing is found under the customer, not through GET /links, and not resent", async () => {
+      await upstream.raw("POST", "/_sandbox/settings", { body: JSON.stringify({ linksListing: "active" }), headers: { "Content-Type": "application/json" } });
+      try {
+        await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ malformed: true, paths: ["/links/import"], count: 1 }), headers: { "Content-Type": "application/json" } });
+        const before = { imports: await requests("POST /links/import"), listings: await requests("GET /links") };
+        const result = await startText(minified(links(randomUUID(), 1)));
+        if (result.outcome !== "started") throw new Error(result.outcome);
+        run(db());
+        await until(db(), result.job.id);
+        expect(await requests("POST /links/import")).toBe(before.imports + 1);
+        expect(await requests("GET /links")).toBe(before.listings);
+        const [row] = await readImportOutcomes(db(), result.job.id);
+        // The link was created disconnected (no credentials): the active listing never holds it.
+        expect(row).toMatchObject({ outcome: "created", linkState: "error", errorCode: "auth_expired" });
+      } finally {
+        await upstream.raw("POST", "/_sandbox/settings", { body: JSON.stringify({ linksListing: "all" }), headers: { "Content-Type": "application/json" } });
+      }
+    });
+
+    it("a cancelled import's links are free for a later file; resuming the cancelled one then skips them", async () => {
+      const all = links(randomUUID(), 2);
+      const cancelled = await startText(minified(all));
+      if (cancelled.outcome !== "started") throw new Error(cancelled.outcome);
+      expect(await applyControl(db(), cancelled.job.id, "cancel", "ops@example.com")).toBe("cancelled");
+      const later = await startText(pretty(all), "later.json");
+      expect(later.outcome).toBe("started");
+      expect(await resumeCancelledImport(db(), cancelled.job.id)).toBe(true);
+      run(db());
+      if (later.outcome === "started") await until(db(), later.job.id);
+      await until(db(), cancelled.job.id);
+      expect((await readImportOutcomes(db(), cancelled.job.id)).map((o) => o.outcome)).toEqual(["already_imported", "already_imported"]);
+      if (later.outcome === "started") expect((await readImportOutcomes(db(), later.job.id)).map((o) => o.outcome)).toEqual(["created", "created"]);
+    });
+
+    it("a field of ops' own (link_tags legacy_id:<value>) can be the identity; a link without it is invalid, with the reason", async () => {
+      const marker = randomUUID();
+      const tagged = links(marker, 2).map((l, i) => ({ ...l, link_tags: [`legacy_id:${marker}-${i}`] }));
+      const rule = { kind: "tag", name: "legacy_id" } as const;
+      const first = await startText(minified([...tagged, links(marker, 3)[2]]), "tagged.json", rule);
+      if (first.outcome !== "started") throw new Error(first.outcome);
+      const rows = await readImportOutcomes(db(), first.job.id);
+      expect(rows.map((o) => o.outcome)).toEqual(["pending", "pending", "invalid"]);
+      expect(rows[2]?.reason).toContain('no link_tags entry "legacy_id:');
+      // The same legacy ids under other customers are the same links by this rule.
+      const moved = tagged.map((l) => ({ ...l, customer_user: { id: `${l.customer_user.id}-moved` } }));
+      expect((await startText(pretty(moved), "moved.json", rule)).outcome).toBe("nothing_new");
+    });
   });
 
   it("a batch whose link was deleted upstream before its check ends failed, with the reason in words, after one check", async () => {
