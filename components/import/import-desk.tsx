@@ -16,15 +16,12 @@ import { type KnownLink, reconciliationCsv, validationRows } from "@/lib/import/
 import { identityRuleOf } from "@/lib/schemas/import";
 import { IMPORT_MAX_TRANSACTIONS } from "@/lib/upstream/schemas";
 import { FileSummary, InvalidLinks, LinkNotes, LinkPreviewTable, previewInstitutionIds } from "./file-preview";
+import { NO_ANSWER } from "./no-answer";
 import { useFileReport } from "./use-file-report";
 
 // Choose or drop a file; the worker reads and checks it (links listed twice found by their identity); the server then
 // checks it again against every link Linkdesk imported before (a dry run, made at once) and plans what is new;
 // "Import N new links" starts the job (and the page follows it by its id in the URL).
-
-/** The page's words when an action's request failed in transit: no answer, so no result to show. */
-export const NO_ANSWER =
-  "Linkdesk did not answer: the connection failed, or a proxy refused the upload (a 502 or 413). If the request reached Linkdesk an import may have started (see Jobs); importing the file again is safe, since links already imported are skipped.";
 
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));

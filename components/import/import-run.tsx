@@ -13,6 +13,7 @@ import type { ImportLinkOutcome, ImportSummary } from "@/lib/jobs/import";
 import { RECONCILIATION_OUTCOMES } from "@/lib/import/reconcile";
 import type { JobView } from "@/lib/jobs/view";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { UndoImport } from "./undo-import";
 
 // A running or finished import: progress and controls (the job engine's), and each link's result as it lands. The job
 // lives on the server: a reload (the job id is in the URL) picks it up where it is.
@@ -97,6 +98,7 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
           </a>
         </span>
       </div>
+      {canControl && summary && summary.created > 0 ? <UndoImport jobId={initial.id} finished={!live && job.state !== "running" && job.state !== "paused"} /> : null}
       {summary ? (
         <p className="text-sm text-slate-700" role="status" data-testid="links-imported">
           {summary.created.toLocaleString("en-US")} of {summary.planned.toLocaleString("en-US")} new link{summary.planned === 1 ? "" : "s"} created

@@ -11,7 +11,8 @@ import { describeIdentityRule } from "../import/identity";
 import { estimateImportDuration } from "../import/plan";
 import type { KnownLink } from "../import/reconcile";
 import { jobIdSchema } from "../schemas/jobs";
-import { identityRuleOf, importUploadSchema } from "../schemas/import";
+import { identityRuleOf, importUndoSchema, importUploadSchema } from "../schemas/import";
+import { planImportUndo, startImportUndo } from "../jobs/import-undo";
 import { ActionRefused, actionClient } from "./safe-action";
 
 // Importing a file of links. The server reads the file itself (the same code as the page's worker), validates every
@@ -141,4 +142,30 @@ export const resumeImport = actionClient
     ctx.note({ after: { state: "running" } });
     wakeJobRunner();
     return { state: "running" as const };
+  });
+
+/** What undoing an import would delete, for the confirmation: how many links, and which changed since the import. */
+export const previewImportUndo = actionClient
+  .metadata({ action: "link.import_undo", permission: "import" })
+  .inputSchema(jobIdSchema)
+  .action(async ({ parsedInput: { jobId }, ctx }) => {
+    const { db } = await getDb();
+    ctx.note({ targetType: "job", targetId: jobId, input: { preview: true } });
+    const plan = await planImportUndo(db, jobId);
+    if (!plan) throw new ActionRefused("There is no such import.");
+    return { links: plan.links.length, changed: plan.links.filter((l) => l.changed).slice(0, 200), changedCount: plan.links.filter((l) => l.changed).length };
+  });
+
+/** Deletes the links an import created, as a durable job; links reconnected since are kept unless ticked. */
+export const undoImport = actionClient
+  .metadata({ action: "link.import_undo", permission: "import" })
+  .inputSchema(importUndoSchema)
+  .action(async ({ parsedInput: { jobId, include }, ctx }) => {
+    const { db } = await getDb();
+    ctx.note({ targetType: "job", targetId: jobId, input: { include: include.length } });
+    const started = await startImportUndo(db, { id: ctx.staff.id, email: ctx.staff.email, role: ctx.staff.role }, jobId, include);
+    if (started.outcome === "refused") throw new ActionRefused(started.reason);
+    ctx.note({ after: { job: started.job.id, deleting: started.deleting, keeping: started.keeping } });
+    wakeJobRunner();
+    return { jobId: started.job.id, deleting: started.deleting, keeping: started.keeping };
   });

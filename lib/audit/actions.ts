@@ -14,6 +14,8 @@ export const AUDIT_ACTIONS = {
   "link.import_file": "Import of a file (plan or start)",
   "link.import": "Link import",
   "link.import_batch": "Import batch",
+  "link.import_undo": "Undo of an import (start)",
+  "link.delete": "Link deleted",
   "link.exchange_token": "Token exchange",
   "link.sandbox_session": "Sandbox link session (demo)",
   "link.refresh": "Link refresh",

@@ -5,13 +5,16 @@ import { startSandbox, type TestSandbox } from "../../sandbox/test-support";
 import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
 import type { Db } from "../db/client";
-import { auditLog, jobItems, jobs } from "../db/schema";
+import { auditLog, jobItems } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
 import { parseCsv } from "../http/csv";
+import { recordLinks } from "../links/read-model";
+import { IMPORT_UNDO_KIND, importUndoKind, planImportUndo, startImportUndo } from "./import-undo";
+import type { JobKind } from "./kind";
 import { importTag } from "../import/plan";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
-import { transactionsPageSchema } from "../upstream/schemas";
+import { linkSchema, transactionsPageSchema } from "../upstream/schemas";
 import { JobRunner } from "./engine";
 import { IMPORT_KIND, createImportKind, readImportOutcomes, resumeCancelledImport, startImportJob, streamImportOutcomesCsv } from "./import";
 import { applyControl, readJob } from "./store";
@@ -301,6 +304,53 @@ describe.each(databases)("import jobs on $kind", (database) => {
       await until(db(), cancelled.job.id);
       expect((await readImportOutcomes(db(), cancelled.job.id)).map((o) => o.outcome)).toEqual(["already_imported", "already_imported"]);
       if (later.outcome === "started") expect((await readImportOutcomes(db(), later.job.id)).map((o) => o.outcome)).toEqual(["created", "created"]);
+    });
+
+    it("undo deletes the links an import created, audited, keeping one reconnected since and naming it; their identities are free again", async () => {
+      const all = links(randomUUID(), 3);
+      const imported = await startText(minified(all));
+      if (imported.outcome !== "started") throw new Error(imported.outcome);
+      const kinds = new Map<string, JobKind>([
+        [IMPORT_KIND, createImportKind({ settleMs: 60_000 }) as JobKind],
+        [IMPORT_UNDO_KIND, importUndoKind as JobKind],
+      ]);
+      const runner = new JobRunner({ db: db(), api: api(), kinds, pollMs: 50, leaseMs: 5_000, heartbeatMs: 1_000 });
+      runners.push(runner);
+      runner.start();
+      await until(db(), imported.job.id);
+      const created = (await readImportOutcomes(db(), imported.job.id)).map((o) => o.linkId!);
+      // The second link's customer links it again: connected now, no longer as the import left it.
+      const record = upstream.sandbox.state.store.getLink(created[1]!)!;
+      record.state = "connected";
+      record.error_code = null;
+      // The read model has heard of it (the sync would): the confirmation names it.
+      await recordLinks(db(), [linkSchema.parse((await upstream.api("GET", `/links/${created[1]}`)).json)]);
+      const plan = await planImportUndo(db(), imported.job.id);
+      expect(plan?.links.map((l) => [l.linkId, l.changed])).toEqual([
+        [created[0], false],
+        [created[1], true],
+        [created[2], false],
+      ]);
+      expect(plan?.links[1]).toMatchObject({ imported: "error (auth_expired)", now: "connected" });
+
+      const deletes = await requests("DELETE /links/{id}");
+      const undo = await startImportUndo(db(), actor, imported.job.id, []);
+      if (undo.outcome !== "started") throw new Error(undo.reason);
+      expect(undo).toMatchObject({ deleting: 2, keeping: 1 });
+      runner.wake();
+      await until(db(), undo.job.id);
+      expect(await requests("DELETE /links/{id}")).toBe(deletes + 2);
+      const states = created.map((id) => upstream.sandbox.state.store.getLink(id)!.state);
+      expect(states).toEqual(["deleted", "connected", "deleted"]);
+      const items = await db().select().from(jobItems).where(eq(jobItems.jobId, undo.job.id));
+      expect(items.find((i) => i.linkId === created[1])).toMatchObject({ state: "skipped", reason: expect.stringContaining("reconnected since") });
+      const audit = await db().select().from(auditLog).where(and(eq(auditLog.action, "link.delete"), eq(auditLog.outcome, "ok")));
+      expect(audit.filter((row) => created.includes(row.linkId!)).map((row) => row.linkId).sort()).toEqual([created[0], created[2]].sort());
+      // A second undo has nothing but the kept link; the deleted links' identities are free: the same file imports them again.
+      expect((await planImportUndo(db(), imported.job.id))?.links.map((l) => l.linkId)).toEqual([created[1]]);
+      const again = await startText(pretty(all), "again.json");
+      if (again.outcome !== "started") throw new Error(again.outcome);
+      expect((await readImportOutcomes(db(), again.job.id)).map((o) => o.outcome)).toEqual(["pending", "already_imported", "pending"]);
     });
 
     it("a field of ops' own (link_tags legacy_id:<value>) can be the identity; a link without it is invalid, with the reason", async () => {

@@ -34,9 +34,6 @@ export const IMPORT_BATCH_ENDPOINT = "POST /links/{id}/import/transactions";
  */
 export const IMPORT_SETTLE_MS = 90_000;
 
-/** Links created this long before the call was sent are still looked at (the upstream's clock against ours). */
-const CLOCK_MARGIN_MS = 2 * 60_000;
-
 export const importLinkItemSchema = z.object({
   step: z.literal("link"),
   /** Position of the link in the file, from 0. */

@@ -35,3 +35,9 @@ export function identityRuleOf(identityTag: string): IdentityRule {
 }
 
 export { UPLOAD_MAX_BYTES, UPLOAD_MAX_LABEL };
+
+/** Undoing an import: the links changed since the import that ops ticked to delete too (the rest are kept). */
+export const importUndoSchema = z.object({
+  jobId: z.uuid({ message: "Not an import job." }),
+  include: z.array(z.string().min(1).max(200)).max(20_000).default([]),
+});
