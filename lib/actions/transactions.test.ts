@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import { type Database, createDatabase } from "../db/client";
-import { auditLog, staff } from "../db/schema";
+import { auditLog, jobItems, staff } from "../db/schema";
 
 // The correction actions as a direct POST would call them, against the sandbox: what they refuse, what they send, and
 // that an undo never overwrites a later change.
@@ -63,7 +63,7 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-const { correctCategory, undoCorrection } = await import("./transactions");
+const { correctCategory, correctCategoryBulk, undoCorrection } = await import("./transactions");
 
 /** A transaction of the link that is not in `category` now. */
 function transactionNotIn(category: string, skip = 0) {
@@ -98,6 +98,29 @@ describe("correctCategory", () => {
     for (const similar of result?.data?.similar ?? []) {
       expect(similar).toEqual(expect.objectContaining({ id: expect.any(String), category: expect.any(String), categoryConfidence: expect.any(Number) }));
     }
+  });
+});
+
+describe("correctCategoryBulk", () => {
+  it("takes a transaction once however often a direct POST names it, and says how many copies it dropped", async () => {
+    const t = transactionNotIn("home", 5);
+    const copies = Array.from({ length: 1_000 }, () => ({ transactionId: t.transaction_id }));
+    const result = await correctCategoryBulk({ linkId, category: "home", subcategory: "other_home", items: copies });
+    expect(result?.serverError).toBeUndefined();
+    expect(result?.data).toMatchObject({ total: 1, duplicatesDropped: 999 });
+    const items = await database.db.select().from(jobItems).where(eq(jobItems.jobId, result!.data!.jobId));
+    expect(items.map((i) => i.targetId)).toEqual([t.transaction_id]);
+    const [row] = await database.db.select().from(auditLog).where(eq(auditLog.action, "transaction.correct_bulk")).orderBy(desc(auditLog.id)).limit(1);
+    expect(row).toMatchObject({ outcome: "ok", targetId: result!.data!.jobId });
+    expect(row?.input).toMatchObject({ transactions: 1_000, duplicatesDropped: 999 });
+  });
+
+  it("refuses more transactions than one job may hold, before anything is read", async () => {
+    const reads = await transactionReads();
+    const many = Array.from({ length: 1_001 }, (_, i) => ({ transactionId: `txn_${i}` }));
+    const result = await correctCategoryBulk({ linkId, category: "home", subcategory: "other_home", items: many });
+    expect(result?.validationErrors?.fieldErrors?.items).toEqual(["At most 1000 transactions at a time"]);
+    expect(await transactionReads()).toBe(reads);
   });
 });
 

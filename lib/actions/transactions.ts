@@ -12,6 +12,7 @@ import {
   categoryPairSchema,
   correctionItemSchema,
   describePair,
+  duplicatesDropped,
   hasPair,
   pairOf,
   startCorrectionJob,
@@ -134,6 +135,8 @@ export const correctCategoryBulk = actionClient
       throw error instanceof PlanRefused ? new ActionRefused(error.message) : error;
     });
     wakeJobRunner();
-    ctx.note({ targetType: "job", targetId: job.id });
-    return { jobId: job.id, total: job.total };
+    // Copies of a transaction already in the request are dropped where the job is planned: said here and on the audit row.
+    const duplicates = duplicatesDropped(job);
+    ctx.note({ targetType: "job", targetId: job.id, input: { ...wire, transactions: input.items.length, ...(duplicates > 0 ? { duplicatesDropped: duplicates } : {}) } });
+    return { jobId: job.id, total: job.total, duplicatesDropped: duplicates };
   });

@@ -140,18 +140,59 @@ export interface PlannedCorrection {
   subcategory?: CategoryPair["subcategory"];
 }
 
+/** A transaction asked for twice with two different categories: nobody can tell which one was meant. */
+export class ConflictingCorrections extends PlanRefused {
+  constructor(
+    readonly transactionId: string,
+    readonly first: CategoryPair,
+    readonly second: CategoryPair,
+  ) {
+    super(
+      `Transaction ${transactionId} is in the request twice, once to ${describePair(first)} and once to ${describePair(second)}: choose one category for it and start again.`,
+    );
+    this.name = "ConflictingCorrections";
+  }
+}
+
+const targetOf = (c: PlannedCorrection): CategoryPair => ({ category: c.category, ...(c.subcategory ? { subcategory: c.subcategory } : {}) }) as CategoryPair;
+const sameTarget = (a: CategoryPair, b: CategoryPair) => a.category === b.category && a.subcategory === b.subcategory;
+
 /**
- * Plans a correction job: reads the transactions from the upstream (refusing ids that are not on the link), records
- * what each had, and marks those already in the target category as skipped. Returns the job, already running.
+ * One correction per transaction of the link, however the request was made: the desk never sends a transaction twice,
+ * but a direct POST can, and each copy would be a call of its own against the link's per-link limit. Copies with the
+ * same category are dropped (and counted); copies with different categories are refused with ConflictingCorrections.
+ */
+export function uniqueCorrections(corrections: readonly PlannedCorrection[]): { corrections: PlannedCorrection[]; duplicates: number } {
+  const byId = new Map<string, PlannedCorrection>();
+  for (const c of corrections) {
+    const seen = byId.get(c.transactionId);
+    if (!seen) byId.set(c.transactionId, c);
+    else if (!sameTarget(targetOf(seen), targetOf(c))) throw new ConflictingCorrections(c.transactionId, targetOf(seen), targetOf(c));
+  }
+  return { corrections: [...byId.values()], duplicates: corrections.length - byId.size };
+}
+
+/** How many copies of transactions already in the request planning dropped (job.params, so the job row keeps it). */
+export function duplicatesDropped(job: Pick<Job, "params">): number {
+  const n = (job.params as { duplicatesDropped?: unknown }).duplicatesDropped;
+  return typeof n === "number" && Number.isInteger(n) && n > 0 ? n : 0;
+}
+
+/**
+ * Plans a correction job: drops copies of a transaction already in the request (refusing one asked for with two
+ * categories), reads the transactions from the upstream (refusing ids that are not on the link), records what each
+ * had, and marks those already in the target category as skipped. Returns the job, already running; its params say
+ * how many copies were dropped (duplicatesDropped).
  */
 export async function startCorrectionJob(
   db: Db,
   api: UpstreamApi,
   actor: Actor,
   linkId: string,
-  corrections: PlannedCorrection[],
+  requested: PlannedCorrection[],
   opts: CallOptions = {},
 ): Promise<Job> {
+  const { corrections, duplicates } = uniqueCorrections(requested);
   const current = await findTransactions(api, linkId, corrections, opts);
   const missing = corrections.filter((c) => !current.has(c.transactionId)).map((c) => c.transactionId);
   if (missing.length > 0) {
@@ -159,15 +200,23 @@ export async function startCorrectionJob(
   }
   const items: NewJobItem[] = corrections.map((c) => {
     const t = current.get(c.transactionId)!;
-    const after = { category: c.category, ...(c.subcategory ? { subcategory: c.subcategory } : {}) } as CategoryPair;
+    const after = targetOf(c);
     const before = pairOf(t);
     const input: CorrectionItem = { transactionId: c.transactionId, date: t.date, before, after };
     const same = before !== null && before.category === after.category && before.subcategory === after.subcategory;
     return { input, targetId: c.transactionId, ...(same ? { state: "skipped" as const, reason: "Already in that category: no call needed." } : {}) };
   });
-  const targets = new Set(corrections.map((c) => describePair({ category: c.category, subcategory: c.subcategory })));
+  const targets = new Set(corrections.map((c) => describePair(targetOf(c))));
   const title = `${corrections.length} transaction${corrections.length === 1 ? "" : "s"} to ${targets.size === 1 ? [...targets][0] : "several categories"}`;
-  return insertJob(db, { kind: CORRECTION_KIND, title, linkId, createdBy: actor, concurrency: correctionKind.concurrency, items });
+  return insertJob(db, {
+    kind: CORRECTION_KIND,
+    title,
+    linkId,
+    createdBy: actor,
+    concurrency: correctionKind.concurrency,
+    params: duplicates > 0 ? { duplicatesDropped: duplicates } : {},
+    items,
+  });
 }
 
 /**
@@ -184,7 +233,9 @@ export async function startUndoJob(db: Db, api: UpstreamApi, actor: Actor, jobId
     .where(and(eq(jobItems.jobId, jobId), eq(jobItems.state, "done")))
     .orderBy(asc(jobItems.seq));
   if (done.length === 0) throw new PlanRefused("Nothing of that job went through, so there is nothing to undo.");
-  const parsed = done.map((row) => correctionItemSchema.parse(row.input));
+  // A job planned before copies were dropped may hold a transaction more than once: it is put back once.
+  const seen = new Set<string>();
+  const parsed = done.map((row) => correctionItemSchema.parse(row.input)).filter((item) => !seen.has(item.transactionId) && seen.add(item.transactionId));
   const current = await findTransactions(api, original.linkId, parsed, opts);
   const items: NewJobItem[] = parsed.map((item) => {
     const now = pairOf(current.get(item.transactionId));

@@ -29,7 +29,11 @@ export const correctCategorySchema = z
 
 export type CorrectCategoryInput = z.infer<typeof correctCategorySchema>;
 
-/** At most this many transactions in one bulk correction (about 33 minutes at the default per-link share). */
+/**
+ * At most this many transactions in one bulk correction (about 33 minutes at the default per-link share). The cap
+ * counts what was sent, copies included; planning then takes each transaction once (uniqueCorrections in
+ * lib/jobs/correction.ts), so no request makes more calls than this.
+ */
 export const BULK_MAX_ITEMS = 1000;
 
 // Shared by the review list (similar transactions, or rows chosen in the table) and its action: one target category
