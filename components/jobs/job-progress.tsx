@@ -4,11 +4,16 @@ import Link from "next/link";
 import { describeDuration } from "@/lib/budget/headroom";
 import type { JobView } from "@/lib/jobs/view";
 import { JobStateChip } from "./job-state-chip";
-import { useJob } from "./use-job";
+import { useJob, useRefreshOnMovement } from "./use-job";
 
-/** A job's progress where it was started (and on its page): bar, counts, pace and time left, then a summary. */
-export function JobProgress({ jobId, initial, showLink = true }: { jobId: string; initial?: JobView; showLink?: boolean }) {
+/**
+ * A job's progress where it was started (and on its page): bar, counts, pace and time left, then a summary. With
+ * `refreshPage`, what the server rendered around it (the job page's state chips and items table) follows each poll
+ * until the job's last item settles.
+ */
+export function JobProgress({ jobId, initial, showLink = true, refreshPage = false }: { jobId: string; initial?: JobView; showLink?: boolean; refreshPage?: boolean }) {
   const { data: job, error } = useJob(jobId, initial);
+  useRefreshOnMovement(job, initial, refreshPage);
   if (!job) return <p className="text-sm text-slate-600">{error ? `Progress unavailable (${error.message}); retrying.` : "Starting…"}</p>;
   const percent = job.total === 0 ? 100 : Math.round((job.settled / job.total) * 100);
   return (
@@ -40,6 +45,9 @@ export function JobProgress({ jobId, initial, showLink = true }: { jobId: string
   );
 }
 
+const finite = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n);
+
+/** A job's progress in one sentence; a figure the server did not send (an older instance's answer) is left out. */
 export function summary(job: JobView): string {
   const { counts } = job;
   const parts = [`${counts.done} done`];
@@ -54,7 +62,14 @@ export function summary(job: JobView): string {
       return counts.sent > 0 ? `Cancelling: ${tally}; ${counts.sent} call${counts.sent === 1 ? "" : "s"} in flight to settle.` : `Cancelled: ${tally}.`;
     case "paused":
       return `Paused: ${tally}. Nothing is sent until it is resumed.`;
-    case "running":
-      return `${tally}${job.perMinute > 0 ? `, ${job.perMinute}/min` : ""}${job.etaSeconds !== null ? `, ${describeDuration(job.etaSeconds)} left` : ", waiting for rate-limit slots"}.`;
+    case "running": {
+      const pace = finite(job.perMinute) && job.perMinute > 0 ? `, ${job.perMinute}/min` : "";
+      const left = finite(job.etaSeconds) ? `${describeDuration(job.etaSeconds)} left` : null;
+      const waiting = job.waiting && finite(job.waiting.nextSlotInS) ? job.waiting : null;
+      if (waiting) {
+        return `${tally}${pace}. Waiting for rate-limit slots (${waiting.scope} limit), next in ${waiting.nextSlotInS} s${left ? `; ${left}` : ""}.`;
+      }
+      return `${tally}${pace}${left ? `, ${left}` : ""}.`;
+    }
   }
 }

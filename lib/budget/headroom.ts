@@ -108,6 +108,32 @@ export function estimateCost(calls: number, headrooms: KeyHeadroom[]): CostEstim
   return worst;
 }
 
+export interface TimeLeftEstimate extends CostEstimate {
+  /** When the tightest key has no room now: when its next slot frees (or its closure ends). */
+  nextSlotAt: Date | null;
+}
+
+/**
+ * The time until the last of `calls` queued calls can be sent, from now. As estimateCost, except on a key with no room
+ * now: there the first slots come when its next slot frees, not a whole window from now. A queued job sends as soon as
+ * slots free, so its calls leave the window in the bursts they came in; and the time left falls while a job waits for
+ * slots instead of standing at a whole window. E.g. 20 calls at 30 a minute, the key full, next slot in 12 s: 12 s.
+ */
+export function estimateTimeLeft(calls: number, headrooms: KeyHeadroom[], now = Date.now()): TimeLeftEstimate | null {
+  let worst: TimeLeftEstimate | null = null;
+  for (const h of headrooms) {
+    const later = Math.max(0, calls - h.remaining);
+    const windowS = h.key.windowMs / 1000;
+    // With room now, when the oldest call leaves the window is not known here: a whole window at most.
+    const firstS = h.nextSlotAt ? Math.max(0, (h.nextSlotAt.getTime() - now) / 1000) : windowS;
+    const seconds = later === 0 ? 0 : Math.ceil(firstS + (Math.ceil(later / h.key.limit) - 1) * windowS);
+    if (!worst || seconds > worst.seconds || (seconds === worst.seconds && h.remaining < worst.remaining)) {
+      worst = { calls, limit: h.key.limit, remaining: h.remaining, scope: h.key.scope, seconds, nextSlotAt: h.nextSlotAt };
+    }
+  }
+  return worst;
+}
+
 export function describeDuration(seconds: number): string {
   if (seconds < 5) return "a few seconds";
   if (seconds < 90) return `about ${Math.ceil(seconds / 5) * 5} s`;

@@ -1,15 +1,32 @@
 import "server-only";
 import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
+import { getBudget } from "../budget";
+import { type Budget, secondsUntil } from "../budget/budget";
+import { type KeyHeadroom, estimateTimeLeft, headroomOf } from "../budget/headroom";
+import type { BudgetUsage } from "../budget/types";
 import type { Db } from "../db/client";
 import { type Job, type JobItemState, type JobState, jobItemStates, jobItems, jobStates, jobs } from "../db/schema";
 import { csvRecord } from "../http/csv";
+import type { RateLimitScope } from "../upstream/rate-limits";
 import { jobKind } from "./kinds";
 import type { JobListQuery } from "./filters";
 import { type JobControl, controlsFor } from "./store";
 
 // Jobs as people read them: progress, rate and time left, the items with their outcomes, CSV of results and failures.
+// Counts and totals come from counting the job's items, never from a page of them.
 
 export type ItemCounts = Record<JobItemState, number>;
+
+/** A rate limit as the page names it: "per-link limit". */
+export type WaitScope = `per-${RateLimitScope}`;
+
+/** The job's next calls wait for a rate-limit slot. */
+export interface JobWait {
+  /** The limit with no room now (the one whose next slot frees last, when several have none). */
+  scope: WaitScope;
+  /** Seconds until its next slot frees (or its closure after a 429 ends); at least 1. */
+  nextSlotInS: number;
+}
 
 export interface JobView {
   id: string;
@@ -28,8 +45,14 @@ export interface JobView {
   settled: number;
   /** Items settled in the last minute. */
   perMinute: number;
-  /** Seconds left at the last minute's pace; null when nothing moved in the last minute or nothing is left. */
+  /**
+   * Seconds left for a running job: the longer of the rate budget's estimate for the calls left (from the start, and
+   * counting a wait for slots) and the pace seen lately; while it waits for slots, the budget's alone (the pace stalls
+   * then). Null when neither tells (nothing moved yet and the budget has room) or nothing is left.
+   */
   etaSeconds: number | null;
+  /** Set while a running job's next calls wait for rate-limit slots; null otherwise, or when the budget is unreadable. */
+  waiting: JobWait | null;
   controls: JobControl[];
   /** Whether the job's work can be undone as a job (a finished correction with items done). */
   undoable: boolean;
@@ -37,9 +60,29 @@ export interface JobView {
 
 const zeroCounts = (): ItemCounts => Object.fromEntries(jobItemStates.map((s) => [s, 0])) as ItemCounts;
 
-function toView(job: Job, counts: ItemCounts, perMinute: number): JobView {
-  const settled = counts.done + counts.failed + counts.skipped + counts.cancelled;
+/** What the rate budget says of a running job's calls left: whether they wait for a slot, and how long they take. */
+interface BudgetOutlook {
+  waiting: JobWait | null;
+  /** Until the last call left can be sent, at the job's endpoint's limits. */
+  seconds: number;
+}
+
+/** The pace is taken over the last minute, or since the job started when that is shorter (but at least this long). */
+const MIN_PACE_WINDOW_S = 5;
+
+function etaOf(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetOutlook | null, now: number): number | null {
   const left = counts.pending + counts.sent;
+  if (job.state !== "running" || left === 0) return null;
+  // The call that waits for a slot now is the next to settle: the pace of the minute before says nothing of it.
+  if (outlook?.waiting) return Math.max(outlook.seconds, outlook.waiting.nextSlotInS);
+  const paceWindowS = Math.min(60, Math.max(MIN_PACE_WINDOW_S, (now - job.createdAt.getTime()) / 1000));
+  const paceS = perMinute > 0 ? Math.ceil((left / perMinute) * paceWindowS) : null;
+  if (paceS !== null) return Math.max(paceS, outlook?.seconds ?? 0);
+  return outlook && outlook.seconds > 0 ? outlook.seconds : null;
+}
+
+function toView(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetOutlook | null, now: number): JobView {
+  const settled = counts.done + counts.failed + counts.skipped + counts.cancelled;
   const kind = jobKind(job.kind);
   const finished = job.state === "done" || job.state === "cancelled";
   return {
@@ -53,11 +96,13 @@ function toView(job: Job, counts: ItemCounts, perMinute: number): JobView {
     createdAt: job.createdAt.toISOString(),
     finishedAt: job.finishedAt?.toISOString() ?? null,
     undoesJobId: job.undoesJobId,
-    total: job.total,
+    // Counted, as the counts are: they always add up to it.
+    total: jobItemStates.reduce((n, state) => n + counts[state], 0),
     counts,
     settled,
     perMinute,
-    etaSeconds: job.state === "running" && left > 0 && perMinute > 0 ? Math.ceil((left / perMinute) * 60) : null,
+    etaSeconds: etaOf(job, counts, perMinute, outlook, now),
+    waiting: job.state === "running" && counts.pending > 0 ? (outlook?.waiting ?? null) : null,
     controls: controlsFor(job.state, counts),
     undoable: finished && job.kind === "correction" && job.undoesJobId === null && counts.done > 0,
   };
@@ -81,17 +126,71 @@ async function countsOf(db: Db, jobIds: string[]): Promise<Map<string, { counts:
   return result;
 }
 
-export async function readJobView(db: Db, jobId: string): Promise<JobView | null> {
+export interface JobViewOptions {
+  /** The rate budget the jobs' calls wait on: by default this process's (lib/budget); null leaves the budget out. */
+  budget?: Budget | null;
+  /** Milliseconds since the epoch; for tests. */
+  now?: number;
+}
+
+/** This process's budget, or null when it cannot be had (a test or script without the upstream's settings). */
+async function budgetFor(opts: JobViewOptions): Promise<Budget | null> {
+  if (opts.budget !== undefined) return opts.budget;
+  return getBudget().catch(() => null);
+}
+
+/**
+ * The budget's outlook for each running job with calls left, from one read of the budget's usage. The keys are those
+ * of the kind's endpoint on the job's link. An unreadable budget (its database away) leaves the outlooks out: the page
+ * still shows the counts and the pace.
+ */
+async function outlooksOf(opts: JobViewOptions, entries: { job: Job; counts: ItemCounts }[], now: number): Promise<Map<string, BudgetOutlook>> {
+  const outlooks = new Map<string, BudgetOutlook>();
+  const open = entries.filter(({ job, counts }) => job.state === "running" && counts.pending > 0 && jobKind(job.kind) !== undefined);
+  if (open.length === 0) return outlooks;
+  const budget = await budgetFor(opts);
+  if (!budget) return outlooks;
+  const keysOf = (job: Job) => budget.keys(jobKind(job.kind)!.endpoint, { linkId: job.linkId ?? undefined });
+  const windowMs = open.map(({ job }) => keysOf(job)[0]?.windowMs).find((w) => w !== undefined);
+  if (windowMs === undefined) return outlooks;
+  let usage: BudgetUsage;
+  try {
+    usage = await budget.store.usage(windowMs);
+  } catch {
+    return outlooks;
+  }
+  for (const { job, counts } of open) {
+    const headrooms = keysOf(job).map((key) => headroomOf(key, usage, now));
+    const estimate = estimateTimeLeft(counts.pending, headrooms, now);
+    if (estimate) outlooks.set(job.id, { waiting: waitOf(headrooms, now), seconds: estimate.seconds });
+  }
+  return outlooks;
+}
+
+/** The key with no room now whose next slot frees last: what the next call waits for. */
+function waitOf(headrooms: KeyHeadroom[], now: number): JobWait | null {
+  let blocked: KeyHeadroom | null = null;
+  for (const h of headrooms) {
+    if (h.remaining > 0 || !h.nextSlotAt) continue;
+    if (!blocked || h.nextSlotAt.getTime() > blocked.nextSlotAt!.getTime()) blocked = h;
+  }
+  return blocked ? { scope: `per-${blocked.key.scope}`, nextSlotInS: secondsUntil(blocked.nextSlotAt!, now) } : null;
+}
+
+export async function readJobView(db: Db, jobId: string, opts: JobViewOptions = {}): Promise<JobView | null> {
   const [job] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (!job) return null;
   const entry = (await countsOf(db, [job.id])).get(job.id);
-  return toView(job, entry?.counts ?? zeroCounts(), entry?.perMinute ?? 0);
+  const counts = entry?.counts ?? zeroCounts();
+  const now = opts.now ?? Date.now();
+  const outlook = (await outlooksOf(opts, [{ job, counts }], now)).get(job.id) ?? null;
+  return toView(job, counts, entry?.perMinute ?? 0, outlook, now);
 }
 
 export type JobListFilters = JobListQuery & { limit?: number };
 
 /** Newest first, with when they were read (relative times in the list count from it). */
-export async function listJobs(db: Db, filters: JobListFilters = {}): Promise<{ jobs: JobView[]; readAt: Date }> {
+export async function listJobs(db: Db, filters: JobListFilters = {}, opts: JobViewOptions = {}): Promise<{ jobs: JobView[]; readAt: Date }> {
   const readAt = new Date();
   const conditions = [
     filters.state ? eq(jobs.state, filters.state) : undefined,
@@ -105,10 +204,10 @@ export async function listJobs(db: Db, filters: JobListFilters = {}): Promise<{ 
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(filters.limit ?? 100);
   const counts = await countsOf(db, rows.map((r) => r.id));
-  const views = rows.map((job) => {
-    const entry = counts.get(job.id);
-    return toView(job, entry?.counts ?? zeroCounts(), entry?.perMinute ?? 0);
-  });
+  const entries = rows.map((job) => ({ job, counts: counts.get(job.id)?.counts ?? zeroCounts(), perMinute: counts.get(job.id)?.perMinute ?? 0 }));
+  const now = opts.now ?? readAt.getTime();
+  const outlooks = await outlooksOf(opts, entries, now);
+  const views = entries.map(({ job, counts, perMinute }) => toView(job, counts, perMinute, outlooks.get(job.id) ?? null, now));
   return { jobs: views, readAt };
 }
 

@@ -31,7 +31,9 @@ export default async function JobPage({ params, searchParams }: { params: Promis
   const query = await searchParams;
   const state = typeof query.state === "string" && isItemState(query.state) ? query.state : undefined;
   const after = typeof query.after === "string" && /^\d{1,9}$/.test(query.after) ? Number(query.after) : undefined;
-  const items = await listJobItems(db, job, { state, after });
+  // One item more than a page: whether a next page exists, without a "Next" link to an empty one.
+  const rows = await listJobItems(db, job, { state, after, limit: ITEMS_PAGE_SIZE + 1 });
+  const items = rows.slice(0, ITEMS_PAGE_SIZE);
   const kind = jobKind(job.kind);
   const canControl = kind !== undefined && can(staff.role, kind.permission);
   const href = (p: Record<string, string | undefined>) => {
@@ -57,7 +59,7 @@ export default async function JobPage({ params, searchParams }: { params: Promis
         }
       />
       <section className="mb-4 space-y-3 rounded-lg border border-slate-200 bg-white p-4">
-        <JobProgress jobId={job.id} initial={job} showLink={false} />
+        <JobProgress jobId={job.id} initial={job} showLink={false} refreshPage />
         <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4">
           {job.linkId ? (
             <div>
@@ -105,7 +107,7 @@ export default async function JobPage({ params, searchParams }: { params: Promis
         ))}
       </nav>
       <JobItemsTable items={items} kindLabel={job.kindLabel} />
-      {items.length === ITEMS_PAGE_SIZE ? (
+      {rows.length > ITEMS_PAGE_SIZE ? (
         <p className="mt-2 text-sm">
           <Link href={href({ after: String(items[items.length - 1]!.seq) })} className="text-indigo-700 underline">
             Next {ITEMS_PAGE_SIZE} items

@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { summary } from "@/components/jobs/job-progress";
+import { Budget } from "../budget/budget";
+import { createMemoryStore } from "../budget/memory-store";
+import { withTestDatabases } from "../db/test-databases";
+import { CORRECTION_ENDPOINT, CORRECTION_KIND } from "./correction";
+import { IMPORT_ENDPOINT, IMPORT_KIND } from "./import";
+import { type Actor, type NewJobItem, applyControl, insertJob } from "./store";
+import { ITEMS_PAGE_SIZE, type JobView, listJobItems, listJobs, readJobView } from "./view";
+
+// A job as its page reads it: whether its next calls wait for rate-limit slots and on which limit, a time left that
+// counts the wait from the first moment, and counts that add up however many items the job has.
+
+const databases = withTestDatabases();
+const actor: Actor = { id: randomUUID(), email: "support@view.test", role: "support" };
+const shares = { app: 0.5, link: 0.5, user: 0.5, client: 0.5 };
+
+/** A budget on a clock of the test's own: slots are taken at one moment, the job is read at another. */
+function budgetAt(start = 1_000_000) {
+  const clock = { t: start };
+  const now = () => clock.t;
+  const budget = new Budget({ store: createMemoryStore({ now }), clientId: "client_1", appId: "client_1", shares, interactiveMaxWaitMs: 0, now });
+  return { budget, clock };
+}
+
+async function fill(budget: Budget, endpoint: string, ids: { linkId?: string }, calls: number) {
+  for (let i = 0; i < calls; i++) await budget.reserve(endpoint, ids, { mode: "interactive" });
+}
+
+const corrections = (n: number): NewJobItem[] =>
+  Array.from({ length: n }, (_, i) => ({ input: { transactionId: `txn_${i}`, before: null, after: { category: "travel" } }, targetId: `txn_${i}` }));
+
+/** Every figure a person reads is a number. */
+function expectFigures(view: JobView) {
+  for (const n of [view.total, view.settled, view.perMinute, ...Object.values(view.counts)]) expect(Number.isFinite(n)).toBe(true);
+  if (view.etaSeconds !== null) expect(Number.isInteger(view.etaSeconds)).toBe(true);
+  if (view.waiting) expect(Number.isInteger(view.waiting.nextSlotInS)).toBe(true);
+  expect(summary(view)).not.toMatch(/NaN|undefined|null|Infinity/);
+}
+
+describe.each(databases)("$kind", (target) => {
+  it("says a job waits for the per-link limit's next slot, and counts the wait in the time left", async () => {
+    const db = target.database.db;
+    const linkId = `mk_${randomUUID()}`;
+    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "waits", linkId, createdBy: actor, items: corrections(20) });
+    const { budget, clock } = budgetAt();
+    // 30 corrections a minute on one link at half the upstream's 60: all taken 49 s ago, so the next frees in 12 s.
+    await fill(budget, CORRECTION_ENDPOINT, { linkId }, 30);
+    clock.t += 49_000;
+    const view = (await readJobView(db, job.id, { budget }))!;
+    expect(view.waiting?.scope).toBe("per-link");
+    expect(view.waiting?.nextSlotInS).toBeGreaterThanOrEqual(12);
+    expect(view.waiting?.nextSlotInS).toBeLessThanOrEqual(13);
+    // Nothing has moved yet: the time left is the budget's, the 20 calls going out as the next slots free.
+    expect(view.perMinute).toBe(0);
+    expect(view.etaSeconds).toBe(view.waiting!.nextSlotInS);
+    expect(summary(view)).toBe(`0 done of 20. Waiting for rate-limit slots (per-link limit), next in ${view.waiting!.nextSlotInS} s; about 15 s left.`);
+    expectFigures(view);
+
+    // More than a window's worth left: a whole window more for each further 30.
+    const longer = await insertJob(db, { kind: CORRECTION_KIND, title: "waits longer", linkId, createdBy: actor, items: corrections(45) });
+    const later = (await readJobView(db, longer.id, { budget }))!;
+    expect(later.etaSeconds).toBe(later.waiting!.nextSlotInS + 61);
+  });
+
+  it("gives a time left from the first moment, from the plan's calls and the budget's room, before any pace is seen", async () => {
+    const db = target.database.db;
+    const linkId = `mk_${randomUUID()}`;
+    const { budget } = budgetAt();
+    const fits = await insertJob(db, { kind: CORRECTION_KIND, title: "fits", linkId, createdBy: actor, items: corrections(30) });
+    const fitsView = (await readJobView(db, fits.id, { budget }))!;
+    // All 30 fit now: how long they take is the pace's to tell, and none is seen yet.
+    expect(fitsView).toMatchObject({ waiting: null, etaSeconds: null });
+    expect(summary(fitsView)).toBe("0 done of 30.");
+    const over = await insertJob(db, { kind: CORRECTION_KIND, title: "over", linkId, createdBy: actor, items: corrections(40) });
+    const overView = (await readJobView(db, over.id, { budget }))!;
+    // 30 go now, the last 10 within the next window.
+    expect(overView).toMatchObject({ waiting: null, etaSeconds: 61 });
+    expect(summary(overView)).toBe("0 done of 40, about 65 s left.");
+    expectFigures(overView);
+  });
+
+  it("names the per-app limit for a job over many links, and says nothing of a wait once the job is paused", async () => {
+    const db = target.database.db;
+    const { budget } = budgetAt();
+    const job = await insertJob(db, {
+      kind: IMPORT_KIND,
+      title: "import",
+      createdBy: actor,
+      items: [0, 1, 2].map((position) => ({ input: { position }, targetId: String(position), groupKey: String(position) })),
+    });
+    // POST /links/import: 60 a minute per app upstream, 30 of them Linkdesk's.
+    await fill(budget, IMPORT_ENDPOINT, {}, 30);
+    const [listed] = (await listJobs(db, { kind: IMPORT_KIND, limit: 1 }, { budget })).jobs;
+    expect(listed).toMatchObject({ id: job.id, waiting: { scope: "per-app" } });
+    expect(summary(listed!)).toMatch(/^0 done of 3\. Waiting for rate-limit slots \(per-app limit\), next in \d+ s; about \d+ s left\.$/);
+    expect(await applyControl(db, job.id, "pause", actor.email)).toBe("paused");
+    const paused = (await readJobView(db, job.id, { budget }))!;
+    expect(paused).toMatchObject({ waiting: null, etaSeconds: null });
+    expect(summary(paused)).toBe("Paused: 0 done of 3. Nothing is sent until it is resumed.");
+  });
+
+  it("leaves the wait out when the budget cannot be read, and still shows the counts", async () => {
+    const db = target.database.db;
+    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "no budget", linkId: `mk_${randomUUID()}`, createdBy: actor, items: corrections(5) });
+    const { budget } = budgetAt();
+    const broken = Object.create(budget, { store: { value: { ...budget.store, usage: () => Promise.reject(new Error("database away")) } } }) as Budget;
+    for (const view of [await readJobView(db, job.id, { budget: broken }), await readJobView(db, job.id, { budget: null })]) {
+      expect(view).toMatchObject({ total: 5, counts: { pending: 5 }, waiting: null, etaSeconds: null });
+      expectFigures(view!);
+    }
+  });
+
+  it("counts every item of a 10,000-item job, whatever one page of its items holds", async () => {
+    const db = target.database.db;
+    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "large", linkId: `mk_${randomUUID()}`, createdBy: actor, items: corrections(10_000) });
+    expect(await applyControl(db, job.id, "cancel", actor.email)).toBe("cancelled");
+    const view = (await readJobView(db, job.id, { budget: null }))!;
+    expect(view).toMatchObject({ total: 10_000, settled: 10_000, counts: { cancelled: 10_000, pending: 0 } });
+    expect(summary(view)).toBe("Cancelled: 0 done, 10000 cancelled of 10000.");
+    const page = await listJobItems(db, job);
+    expect(page).toHaveLength(ITEMS_PAGE_SIZE);
+    const [listed] = (await listJobs(db, { linkId: job.linkId!, limit: 1 }, { budget: null })).jobs;
+    expect(listed).toMatchObject({ id: job.id, total: 10_000, settled: 10_000 });
+  });
+});
