@@ -44,6 +44,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   const { reading, read, reset } = useFileReport();
   const [dragging, setDragging] = useState(false);
   const [identityTag, setIdentityTag] = useState("");
+  const [carryCategories, setCarryCategories] = useState(false);
   const identity: IdentityRule = identityRuleOf(identityTag.trim());
   const action = useAction(importFile, {
     onSuccess: ({ data }) => {
@@ -62,7 +63,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   // file's bytes): the plan then counts only what is new. Nothing is sent upstream by a dry run.
   const { execute, reset: resetAction } = action;
   useEffect(() => {
-    if (reading.status === "read" && reading.report.valid > 0) execute({ file: reading.file, dryRun: true, identityTag: identityTag.trim() });
+    if (reading.status === "read" && reading.report.valid > 0) execute({ file: reading.file, dryRun: true, identityTag: identityTag.trim(), carryCategories });
     // The identity rule is read when the file is: changing it reads the file again (below).
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reading, execute]);
@@ -87,7 +88,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
     read(chosen, rule);
   };
   const send = (dryRun: boolean) => {
-    if (file) execute({ file, dryRun, identityTag: identityTag.trim() });
+    if (file) execute({ file, dryRun, identityTag: identityTag.trim(), carryCategories });
   };
   const newLinks = checked ? checked.valid : (report?.valid ?? 0);
 
@@ -200,6 +201,17 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
                     {plan.binding.remaining} left now). {action.isPending ? "Checking against the links Linkdesk imported before…" : ""}
                   </p>
                 </Callout>
+              ) : null}
+              {checked && checked.categories.corrections > 0 ? (
+                <label className="flex items-start gap-2 text-sm text-slate-800">
+                  <input type="checkbox" className="mt-1" checked={carryCategories} onChange={(event) => setCarryCategories(event.target.checked)} data-testid="carry-categories" />
+                  <span>
+                    Carry the file&rsquo;s legacy categories over: after each link is imported, correct its transactions whose category upstream differs from the
+                    file&rsquo;s, as part of the same job (up to {checked.categories.corrections.toLocaleString("en-US")} Correct Enrichment call
+                    {checked.categories.corrections === 1 ? "" : "s"} over {checked.categories.links} link{checked.categories.links === 1 ? "" : "s"}: {checked.categories.duration}{" "}
+                    more; each audited, those already right skipped).
+                  </span>
+                </label>
               ) : null}
               <LinkPreviewTable report={report} names={names.data} />
               <LinkNotes report={report} />

@@ -1,7 +1,8 @@
 "use server";
 
 import { getBudget } from "../budget";
-import { callHeadroom, describeDuration } from "../budget/headroom";
+import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom";
+import { CORRECTION_ENDPOINT } from "../jobs/correction";
 import { getDb } from "../db/client";
 import { wakeJobRunner } from "../jobs";
 import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, type ImportJobParams, importConcurrency, resumeCancelledImport, startImportJob } from "../jobs/import";
@@ -38,6 +39,8 @@ export type ImportFileResult =
       invalidLinks: { position: number; line: number; problems: string[] }[];
       /** Every link of the file Linkdesk imported before (or is importing), by position. */
       known: KnownLink[];
+      /** Legacy categories of the new links that could be carried over as corrections, and the time those calls take. */
+      categories: { corrections: number; links: number; duration: string };
     }
   | { outcome: "started"; jobId: string; total: number; links: number; duplicates: number; alreadyImported: number }
   /** Nothing new in the file: every link it can import is imported already (or being imported). */
@@ -56,17 +59,23 @@ function knownLinks(report: FileReport, known: Map<string, KnownIdentity>): Know
 export const importFile = actionClient
   .metadata({ action: "link.import_file", permission: "import" })
   .inputSchema(importUploadSchema)
-  .action(async ({ parsedInput: { file, dryRun, identityTag }, ctx }): Promise<ImportFileResult> => {
+  .action(async ({ parsedInput: { file, dryRun, identityTag, carryCategories }, ctx }): Promise<ImportFileResult> => {
     const { db } = await getDb();
     const bytes = new Uint8Array(await file.arrayBuffer());
     const sha256 = await sha256Hex(bytes);
     const identity = identityRuleOf(identityTag);
-    ctx.note({ targetType: "file", targetId: sha256, input: { fileName: file.name, bytes: bytes.length, dryRun, identity: describeIdentityRule(identity) } });
+    ctx.note({ targetType: "file", targetId: sha256, input: { fileName: file.name, bytes: bytes.length, dryRun, identity: describeIdentityRule(identity), carryCategories } });
 
     const budget = await getBudget();
     const headroom = { imports: await callHeadroom(budget, IMPORT_ENDPOINT, {}), batches: await callHeadroom(budget, IMPORT_BATCH_ENDPOINT, { linkId: "·" }) };
     if (dryRun) {
-      const { report } = await analyzeImportFile(bytes, { sha256, identity });
+      const legacyByPosition = new Map<number, number>();
+      const { report } = await analyzeImportFile(bytes, {
+        sha256,
+        identity,
+        legacyCategories: true,
+        onPlan: (position, _plan, _link, legacy) => void (legacy.length > 0 && legacyByPosition.set(position, legacy.length)),
+      });
       const refused = refusalOf(report);
       if (refused) throw new ActionRefused(refused);
       const toImport = report.links.filter((l) => l.problems.length === 0 && !l.duplicateOf);
@@ -75,6 +84,8 @@ export const importFile = actionClient
       const fresh = toImport.filter((l) => !held.has(l.position));
       const calls = { imports: fresh.length, batches: fresh.reduce((sum, l) => sum + l.calls - 1, 0) };
       const duration = estimateImportDuration(calls, headroom);
+      const perLink = fresh.map((l) => legacyByPosition.get(l.position) ?? 0).filter((n) => n > 0);
+      const categories = await categoryPhaseCost(perLink);
       ctx.note({ after: { valid: fresh.length, invalid: report.invalid, duplicates: report.duplicates, alreadyImported: known.length, calls } });
       return {
         outcome: "plan",
@@ -91,6 +102,7 @@ export const importFile = actionClient
           .slice(0, INVALID_LISTED)
           .map((l) => ({ position: l.position, line: l.line, problems: l.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)) })),
         known,
+        categories,
       };
     }
 
@@ -107,6 +119,7 @@ export const importFile = actionClient
           hasBatches: report.calls.batches > 0,
         }),
       identity,
+      { carryCategories },
     );
     if (started.outcome === "refused") throw new ActionRefused(refusalOf(started.report) ?? "The file cannot be imported.");
     if (started.outcome === "nothing_new") {
@@ -121,6 +134,21 @@ export const importFile = actionClient
     wakeJobRunner();
     return { outcome: "started", jobId: job.id, total: job.total, links: params.links, duplicates: report.duplicates, alreadyImported: params.alreadyImported ?? 0 };
   });
+
+/**
+ * The calls and time of the optional category phase: one Correct Enrichment call per transaction whose legacy category
+ * could differ, paced by the per-link limit within each link and the per-app limit over all of them.
+ */
+async function categoryPhaseCost(perLink: number[]): Promise<{ corrections: number; links: number; duration: string }> {
+  const corrections = perLink.reduce((a, b) => a + b, 0);
+  if (corrections === 0) return { corrections: 0, links: 0, duration: "no calls" };
+  const budget = await getBudget();
+  const headroom = await callHeadroom(budget, CORRECTION_ENDPOINT, { linkId: "·" });
+  const app = headroom.filter((h) => h.key.scope === "app");
+  const link = headroom.filter((h) => h.key.scope === "link");
+  const seconds = Math.max(estimateCost(corrections, app)?.seconds ?? 0, estimateCost(Math.max(...perLink), link)?.seconds ?? 0);
+  return { corrections, links: perLink.length, duration: seconds === 0 ? "a few seconds" : describeDuration(seconds) };
+}
 
 /** Why a file cannot be imported at all (unreadable, or no link that can go), or null. */
 function refusalOf(report: FileReport): string | null {

@@ -1,8 +1,9 @@
 import { hasProviderCredentials } from "./credentials";
 import { DEFAULT_IDENTITY, type IdentityRule, identityOf } from "./identity";
+import { legacyCategoryOf } from "./legacy-categories";
 import { arrayElementLines, checkFileSize, decodeUtf8, type FileProblem, type ImportFormat, parseImportText } from "./parse";
 import { type CallCounts, type PlannedLink, planImportBatches } from "./plan";
-import { type LinkProblem, validateImportLink } from "./validate";
+import { FileWarnings, type FileWarning, type ImportWarning, type LegacyCategoryCount, type LinkProblem, validateImportLink } from "./validate";
 
 // A whole file, from its bytes to what the Import page previews and the server plans: the same function runs in the
 // browser's worker (for the preview) and in the server action (which trusts nothing the browser says).
@@ -29,7 +30,8 @@ export interface LinkReport {
   calls: number;
   problems: LinkProblem[];
   moreProblems: number;
-  warnings: string[];
+  /** What is imported differently from the file (fields the upstream does not take, ids Linkdesk gives), by kind. */
+  warnings: ImportWarning[];
 }
 
 export interface FileReport {
@@ -47,6 +49,21 @@ export interface FileReport {
   duplicates: number;
   transactions: number;
   calls: CallCounts;
+  /** Every link's warnings summed kind by kind (invalid and repeated links included: a misspelt key often explains why). */
+  warnings: FileWarning[];
+  /**
+   * Transactions of the links to import that carry a legacy category: each one that maps is one category correction
+   * (POST /links/{id}/transactions/{txn_id}/enrichment) if ops choose to carry the categories over. `links`: links with
+   * at least one that maps.
+   */
+  legacyCategories: LegacyCategoryCount & { links: number };
+}
+
+/** A transaction's legacy category in the upstream's taxonomy, by the transaction's index in its link. */
+export interface LegacyCorrection {
+  index: number;
+  category: string;
+  subcategory?: string;
 }
 
 export interface AnalyzedFile {
@@ -69,7 +86,9 @@ export interface AnalyzeOptions {
    * Called with each valid link's calls as soon as they are planned, in file order, and awaited: the server writes
    * them away and drops them, so a 20 MB file is never held as planned calls all at once.
    */
-  onPlan?: (position: number, plan: PlannedLink, link: LinkReport) => Promise<void> | void;
+  onPlan?: (position: number, plan: PlannedLink, link: LinkReport, legacy: LegacyCorrection[]) => Promise<void> | void;
+  /** Read each transaction's legacy category (given to onPlan): for carrying them over as corrections. */
+  legacyCategories?: boolean;
   /** The SHA-256 when the caller has it already (the server action hashes the upload to find an earlier import). */
   sha256?: string;
   /** How each link is known (default: customer user, institution and account ids). */
@@ -78,7 +97,7 @@ export interface AnalyzeOptions {
 
 export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions = {}): Promise<AnalyzedFile> {
   const empty = (fileProblem: FileProblem, sha256 = ""): AnalyzedFile => ({
-    report: { fileProblem, format: null, bytes: bytes.length, sha256, links: [], valid: 0, invalid: 0, duplicates: 0, transactions: 0, calls: { imports: 0, batches: 0 } },
+    report: { fileProblem, format: null, bytes: bytes.length, sha256, links: [], valid: 0, invalid: 0, duplicates: 0, transactions: 0, calls: { imports: 0, batches: 0 }, warnings: [], legacyCategories: { mappable: 0, unmapped: 0, links: 0 } },
     plans: new Map(),
   });
   const sized = checkFileSize(bytes.length);
@@ -100,6 +119,8 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
   const calls: CallCounts = { imports: 0, batches: 0 };
   let transactions = 0;
   let duplicates = 0;
+  const warnings = new FileWarnings();
+  const legacyCategories = { mappable: 0, unmapped: 0, links: 0 };
   for (const raw of parsed.links) {
     const value = raw.value as Record<string, unknown> | undefined;
     const customer = value && typeof value === "object" ? (value.customer_user as Record<string, unknown> | undefined) : undefined;
@@ -128,12 +149,20 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
       report.problems.push({ path: "", message: raw.syntax.message });
       continue;
     }
+    const legacy: LegacyCorrection[] = [];
+    if (opts.legacyCategories && Array.isArray(value?.transactions)) {
+      (value.transactions as unknown[]).forEach((t, index) => {
+        const found = legacyCategoryOf(t);
+        if (found && !("unmapped" in found)) legacy.push({ index, category: found.category, ...(found.subcategory ? { subcategory: found.subcategory } : {}) });
+      });
+    }
     const checked = validateImportLink(raw.value);
     // The checked body is a copy: the parsed JSON of this link is no longer needed (memory of a 20 MB file).
     raw.value = undefined;
     report.problems = checked.problems;
     report.moreProblems = checked.moreProblems;
     report.warnings = checked.warnings;
+    warnings.add(report.position, report.line, checked.warnings);
     // Without customer or institution the link has problems of its own already; a missing identity tag is new.
     if (identity && !identity.ok && (identityRule.kind === "tag" || report.problems.length === 0)) report.problems.unshift({ path: identityRule.kind === "tag" ? "link_tags" : "", message: identity.problem });
     if (!checked.body || report.problems.length > 0) continue;
@@ -156,13 +185,16 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
     calls.imports += 1;
     calls.batches += plan.batches.length;
     transactions += plan.transactionCount;
+    legacyCategories.mappable += checked.legacyCategories.mappable;
+    legacyCategories.unmapped += checked.legacyCategories.unmapped;
+    if (checked.legacyCategories.mappable > 0) legacyCategories.links++;
     if (opts.keepPlans) plans.set(raw.position, plan);
-    if (opts.onPlan) await opts.onPlan(raw.position, plan, report);
+    if (opts.onPlan) await opts.onPlan(raw.position, plan, report, legacy);
   }
   const invalid = links.filter((l) => l.problems.length > 0).length;
   const valid = links.length - invalid - duplicates;
   return {
-    report: { fileProblem: null, format: parsed.format, bytes: bytes.length, sha256, links, valid, invalid, duplicates, transactions, calls },
+    report: { fileProblem: null, format: parsed.format, bytes: bytes.length, sha256, links, valid, invalid, duplicates, transactions, calls, warnings: warnings.list(), legacyCategories },
     plans,
   };
 }

@@ -41,6 +41,8 @@ export interface PlannedLink {
   /** The POST /links/{id}/import/transactions calls after it. */
   batches: PlannedBatch[];
   transactionCount: number;
+  /** Each transaction's id as sent, by its index in the link (the file's own, or the one Linkdesk gave it). */
+  transactionIds: string[];
   firstDate: string | null;
   lastDate: string | null;
 }
@@ -168,6 +170,7 @@ export function planImportBatches(body: ImportLinkBody, position = 0, limits: Im
       firstBatch,
       batches: rest.map((call) => ({ ...call.batch, bytes: call.around + call.batch.bytes })),
       transactionCount: transactions.length,
+      transactionIds: transactions.map((t) => t.transaction_id!),
       firstDate: ordered[0]?.day ?? null,
       lastDate: ordered[ordered.length - 1]?.day ?? null,
     },

@@ -353,6 +353,41 @@ describe.each(databases)("import jobs on $kind", (database) => {
       expect((await readImportOutcomes(db(), again.job.id)).map((o) => o.outcome)).toEqual(["pending", "already_imported", "pending"]);
     });
 
+    it("legacy categories carried over as corrections (when chosen): the upstream's categories match the file's after the job", async () => {
+      const legacy = [
+        { category: "shopping.clothing_and_accessories" },
+        { category: "pension_income" },
+        { enrichment: { category: { value: "travel" }, subcategory: { value: "flights_and_airport_expenses" } } },
+      ];
+      const link = {
+        customer_user: { id: `user-${randomUUID()}` },
+        institution_id: "chase",
+        accounts: [account("a1")],
+        transactions: legacy.map((extra, k) => ({ account_id: "a1", transaction_id: `legacy-${k}`, amount: "-5.00", date: `2024-03-0${k + 1}`, ...extra })),
+      };
+      const result = await startImportJob(db(), actor, { bytes: new TextEncoder().encode(JSON.stringify(link)), name: "legacy.json" }, 6, undefined, { carryCategories: true });
+      if (result.outcome !== "started") throw new Error(result.outcome);
+      expect(result.job.params).toMatchObject({ corrections: 3 });
+      run(db());
+      expect((await until(db(), result.job.id)).state).toBe("done");
+      const [row] = await readImportOutcomes(db(), result.job.id);
+      expect(row?.outcome).toBe("created");
+      const page = transactionsPageSchema.parse((await upstream.api("GET", `/links/${row!.linkId}/transactions?start_date=1900-01-01&size=100`)).json);
+      const byOriginal = new Map(page.transactions.map((t) => [t.original_id, t.enrichment]));
+      expect([0, 1, 2].map((k) => [byOriginal.get(`legacy-${k}`)?.category?.value, byOriginal.get(`legacy-${k}`)?.subcategory?.value])).toEqual([
+        ["shopping", "clothing_and_accessories"],
+        ["income", "pension_income"],
+        ["travel", "flights_and_airport_expenses"],
+      ]);
+      const audit = await db().select().from(auditLog).where(and(eq(auditLog.action, "transaction.correct"), eq(auditLog.linkId, row!.linkId!)));
+      const items = await db().select().from(jobItems).where(eq(jobItems.jobId, result.job.id));
+      const corrections = items.filter((i) => (i.input as { step: string }).step === "category");
+      expect(corrections).toHaveLength(3);
+      // Each correction sent is audited; one the upstream already had is skipped with the reason.
+      expect(audit).toHaveLength(corrections.filter((i) => i.state === "done").length);
+      for (const item of corrections) expect(["done", "skipped"]).toContain(item.state);
+    });
+
     it("a field of ops' own (link_tags legacy_id:<value>) can be the identity; a link without it is invalid, with the reason", async () => {
       const marker = randomUUID();
       const tagged = links(marker, 2).map((l, i) => ({ ...l, link_tags: [`legacy_id:${marker}-${i}`] }));

@@ -10,7 +10,9 @@ import { type ReconciliationOutcome, type ReconciliationRow, RECONCILIATION_HEAD
 import { csvRecord } from "../http/csv";
 import { readAllTransactions } from "../transactions/read";
 import { isUpstreamError } from "../upstream/errors";
-import { importLinkRequestSchema, importTransactionSchema, type WireLink } from "../upstream/schemas";
+import { categorySchema, importLinkRequestSchema, importTransactionSchema, subcategorySchema, type WireLink, type WireTransaction } from "../upstream/schemas";
+import type { LegacyCorrection } from "../import/analyze";
+import { hasPair, pairOf } from "./correction";
 import { type KnownIdentity, claimIdentity, heldReason, identityTag, lookupImported, recordImportedLink, recordedLinkOf, reserveIdentities } from "./imported-links";
 import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem, type Verification } from "./kind";
 import { type Actor, type NewJobItem, insertJobStreamed } from "./store";
@@ -53,7 +55,22 @@ export const importBatchItemSchema = z.object({
   transactions: z.array(importTransactionSchema),
 });
 
-export const importItemSchema = z.discriminatedUnion("step", [importLinkItemSchema, importBatchItemSchema]);
+/**
+ * The second phase of an import, when ops choose it: a transaction whose legacy category (in the file, which the
+ * upstream does not take) differs from the upstream's enrichment is corrected through Correct Enrichment, after the
+ * link and all its batches.
+ */
+export const importCategoryItemSchema = z.object({
+  step: z.literal("category"),
+  position: z.number().int().nonnegative(),
+  /** The transaction's id in the file (the upstream keeps it as original_id). */
+  originalId: z.string().min(1),
+  date: z.string(),
+  category: categorySchema,
+  subcategory: subcategorySchema.optional(),
+});
+
+export const importItemSchema = z.discriminatedUnion("step", [importLinkItemSchema, importBatchItemSchema, importCategoryItemSchema]);
 export type ImportItem = z.infer<typeof importItemSchema>;
 
 export interface ImportResult {
@@ -65,6 +82,8 @@ export interface ImportResult {
   errorCode?: string | null;
   /** Transactions this call carried. */
   transactions: number;
+  /** Category phase: the upstream id of the transaction corrected. */
+  corrected?: string;
 }
 
 export interface ImportJobParams {
@@ -79,6 +98,8 @@ export interface ImportJobParams {
   alreadyImported?: number;
   transactions: number;
   identity?: IdentityRule;
+  /** Legacy categories carried over as corrections after each link's import (0 when not chosen). */
+  corrections?: number;
 }
 
 /** Checked again later: what was looked for may still appear (a slow call applied after its timeout). */
@@ -146,6 +167,36 @@ export async function findImportedLink(ctx: ItemContext, input: Extract<ImportIt
   return Object.values(theirs).find(carries) ?? null;
 }
 
+type CategoryItem = Extract<ImportItem, { step: "category" }>;
+const wireCategory = (input: Pick<CategoryItem, "category" | "subcategory">) => ({ category: input.category, ...(input.subcategory ? { subcategory: input.subcategory } : {}) });
+
+/**
+ * An imported link's transactions by original id, read once per link for its category phase and kept a few minutes:
+ * one read of the history instead of one per correction (reads and corrections share the per-link limits).
+ */
+const importedByLink = new Map<string, { at: number; byOriginalId: Map<string, WireTransaction> }>();
+const IMPORTED_KEEP_MS = 5 * 60_000;
+const forgetImportedTransactions = (jobId: string, linkId: string) => importedByLink.get(`${jobId}:${linkId}`)?.byOriginalId.clear();
+
+async function importedTransaction(ctx: ItemContext, linkId: string, input: CategoryItem, opts: { fresh: boolean }): Promise<WireTransaction> {
+  const key = `${ctx.job.id}:${linkId}`;
+  let kept = importedByLink.get(key);
+  if (opts.fresh || !kept || Date.now() - kept.at > IMPORTED_KEEP_MS || !kept.byOriginalId.has(input.originalId)) {
+    // A fresh check reads the transaction's own days; a first read takes the whole history for the link's next items.
+    const range = opts.fresh || kept ? { startDate: shiftDay(input.date, -1), endDate: shiftDay(input.date, 1) } : {};
+    const read = await readAllTransactions(ctx.api, linkId, range, ctx.readOptions);
+    if (!kept || Date.now() - kept.at > IMPORTED_KEEP_MS) {
+      for (const [k, v] of importedByLink) if (Date.now() - v.at > IMPORTED_KEEP_MS) importedByLink.delete(k);
+      kept = { at: Date.now(), byOriginalId: new Map() };
+      importedByLink.set(key, kept);
+    }
+    for (const t of read) if (t.original_id) kept.byOriginalId.set(t.original_id, t);
+  }
+  const found = kept.byOriginalId.get(input.originalId);
+  if (!found) throw new FailItem(`Transaction ${input.originalId} of the file is not on link ${linkId}: its category cannot be carried over.`);
+  return found;
+}
+
 const DAY_MS = 86_400_000;
 const shiftDay = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
@@ -182,6 +233,13 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
       }
       const linkId = await groupLinkId(ctx);
       await noteLink(ctx, linkId);
+      if (input.step === "category") {
+        const found = await importedTransaction(ctx, linkId, input, { fresh: false });
+        if (hasPair(pairOf(found), input)) throw new SkipItem("Already in the file's category upstream: nothing to correct.");
+        await ctx.api.correctEnrichment(linkId, found.transaction_id, wireCategory(input), ctx.callOptions);
+        forgetImportedTransactions(ctx.job.id, linkId);
+        return { linkId, transactions: 0, corrected: found.transaction_id };
+      }
       await ctx.api.importTransactions(linkId, input.transactions, ctx.callOptions);
       return { linkId, transactions: input.transactions.length };
     },
@@ -193,6 +251,13 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
           return { applied: true, result: linkResult(link, input.body.transactions.length) };
         }
         if (!sentLongAgo(ctx, settleMs)) throw new NotVisibleYet("The imported link is", settleLeftMs(ctx, settleMs) + 1);
+        return { applied: false };
+      }
+      if (input.step === "category") {
+        const linkId = await groupLinkId(ctx);
+        const found = await importedTransaction(ctx, linkId, input, { fresh: true });
+        if (hasPair(pairOf(found), input)) return { applied: true, result: { linkId, transactions: 0, corrected: found.transaction_id } };
+        if (!sentLongAgo(ctx, settleMs)) throw new NotVisibleYet("The correction is", settleLeftMs(ctx, settleMs) + 1);
         return { applied: false };
       }
       // The batch's transactions are looked for by their original ids in the batch's date range (a day either side:
@@ -234,6 +299,16 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
           },
         };
       }
+      if (input.step === "category") {
+        return {
+          action: "transaction.correct",
+          targetType: "transaction",
+          targetId: input.originalId,
+          linkId: item.linkId ?? undefined,
+          input: { legacyCategory: true, originalId: input.originalId },
+          after: wireCategory(input),
+        };
+      }
       return {
         action: "link.import_batch",
         targetType: "link",
@@ -251,6 +326,7 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
     },
     describeResult(result) {
       const r = result as ImportResult;
+      if (r.corrected) return `${r.linkId}: transaction ${r.corrected} corrected to the file's category`;
       if (r.state === undefined) return `${r.linkId}: +${r.transactions} transactions`;
       if (r.found) return `${r.linkId}: found already imported under its customer; not sent again`;
       const state = r.state === "error" && r.errorCode === "auth_expired" ? "disconnected (auth_expired)" : r.errorCode ? `${r.state} (${r.errorCode})` : r.state;
@@ -273,9 +349,20 @@ function linkGone(linkId: string, input: Extract<ImportItem, { step: "batch" }>,
 export const groupKeyOf = (position: number) => `link-${position}`;
 
 /** Items of one valid link of a file: the import, then its batches (with their sizes, for writing them in chunks). */
-export function importItemsOf(position: number, plan: PlannedLink, identity?: { key: string; tag: string }): (NewJobItem & { bytes: number })[] {
+export function importItemsOf(position: number, plan: PlannedLink, identity?: { key: string; tag: string }, legacy: readonly LegacyCorrection[] = []): (NewJobItem & { bytes: number })[] {
   const groupKey = groupKeyOf(position);
   const label = `link ${position + 1}`;
+  const dates = new Map<string, string>();
+  if (legacy.length > 0) for (const t of [...plan.body.transactions, ...plan.batches.flatMap((b) => b.transactions)]) dates.set(t.transaction_id!, t.date.slice(0, 10));
+  const corrections = legacy.map((c) => {
+    const originalId = plan.transactionIds[c.index]!;
+    return {
+      groupKey,
+      targetId: `${label} transaction ${originalId}`,
+      bytes: 200,
+      input: { step: "category", position, originalId, date: dates.get(originalId) ?? "", category: c.category, ...(c.subcategory ? { subcategory: c.subcategory } : {}) } as ImportItem,
+    };
+  });
   return [
     { groupKey, targetId: label, bytes: plan.bytes, input: { step: "link", position, body: plan.body, ...(identity ? { identity } : {}) } satisfies ImportItem },
     ...plan.batches.map((batch, index) => ({
@@ -284,6 +371,7 @@ export function importItemsOf(position: number, plan: PlannedLink, identity?: { 
       bytes: batch.bytes,
       input: { step: "batch", position, batch: index + 1, firstDate: batch.firstDate, lastDate: batch.lastDate, transactions: batch.transactions } satisfies ImportItem,
     })),
+    ...corrections,
   ];
 }
 
@@ -327,11 +415,12 @@ export async function startImportJob(
   file: { bytes: Uint8Array; name: string; sha256?: string },
   concurrency: number | ((report: FileReport) => number),
   identity: IdentityRule = DEFAULT_IDENTITY,
+  opts: { carryCategories?: boolean } = {},
 ): Promise<StartImportResult> {
   const sha256 = file.sha256 ?? (await sha256Hex(file.bytes));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await planImportJob(db, actor, file, sha256, concurrency, identity);
+      return await planImportJob(db, actor, file, sha256, concurrency, identity, opts.carryCategories ?? false);
     } catch (error) {
       // Two transactions reserving overlapping identities in different orders: PostgreSQL ends one; plan it again.
       if (attempt < 3 && (error as { code?: string })?.code === "40P01") continue;
@@ -347,13 +436,15 @@ async function planImportJob(
   sha256: string,
   concurrency: number | ((report: FileReport) => number),
   identity: IdentityRule,
+  carryCategories: boolean,
 ): Promise<StartImportResult> {
   let report: FileReport | undefined;
   let planned = 0;
+  let corrections = 0;
   const job = await insertJobStreamed(db, { kind: IMPORT_KIND, title: `Import of ${file.name}`, concurrency: 1, createdBy: actor }, async (writer) => {
     const { tx, jobId } = writer;
     const held = new Map<number, KnownIdentity>();
-    let buffer: { position: number; plan: PlannedLink; link: LinkReport }[] = [];
+    let buffer: { position: number; plan: PlannedLink; link: LinkReport; legacy: LegacyCorrection[] }[] = [];
     let bufferBytes = 0;
     const flush = async () => {
       const chunk = buffer;
@@ -365,11 +456,12 @@ async function planImportJob(
         chunk.map(({ link }) => ({ identityKey: link.identityKey!, customerUserId: link.customerUserId ?? "", institutionId: link.institutionId, position: link.position, line: link.line })),
       );
       const heldHere = await lookupImported(tx, chunk.filter(({ link }) => !taken.has(link.identityKey!)).map(({ link }) => link.identityKey!));
-      for (const { position, plan, link } of chunk) {
+      for (const { position, plan, link, legacy } of chunk) {
         const key = link.identityKey!;
         if (taken.has(key)) {
           planned++;
-          await writer.add(importItemsOf(position, plan, { key, tag: identityTag(key) }));
+          corrections += legacy.length;
+          await writer.add(importItemsOf(position, plan, { key, tag: identityTag(key) }, legacy));
         } else {
           const holder = heldHere.get(key);
           if (holder) held.set(position, holder);
@@ -379,8 +471,9 @@ async function planImportJob(
     const analyzed = await analyzeImportFile(file.bytes, {
       sha256,
       identity,
-      onPlan: async (position, plan, link) => {
-        buffer.push({ position, plan, link });
+      legacyCategories: carryCategories,
+      onPlan: async (position, plan, link, legacy) => {
+        buffer.push({ position, plan, link, legacy });
         bufferBytes += plan.bytes + plan.batches.reduce((sum, b) => sum + b.bytes, 0);
         if (buffer.length >= RESERVE_CHUNK || bufferBytes >= RESERVE_CHUNK_BYTES) await flush();
       },
@@ -418,6 +511,7 @@ async function planImportJob(
       alreadyImported: held.size,
       transactions: report.transactions,
       identity,
+      corrections,
     };
     return {
       title: `Import of ${file.name}: ${plural(planned, "link")}`,
@@ -487,14 +581,15 @@ type GroupRow = {
   reason: string | null;
 };
 
+// The link's own calls (the import and its batches) decide its outcome; the optional category phase after them does not.
 const GROUP_COLUMNS = sql`
   (array_agg(i.state order by i.seq))[1] as first_state,
   max(i.link_id) as link_id,
   (array_agg(i.result order by i.seq))[1] as result,
-  count(i.*)::int as calls,
-  count(*) filter (where i.state = 'done')::int as calls_done,
-  count(*) filter (where i.state = 'failed')::int as failed,
-  count(*) filter (where i.state in ('pending', 'sent'))::int as active,
+  count(i.*) filter (where i.input->>'step' <> 'category')::int as calls,
+  count(*) filter (where i.state = 'done' and i.input->>'step' <> 'category')::int as calls_done,
+  count(*) filter (where i.state = 'failed' and i.input->>'step' <> 'category')::int as failed,
+  count(*) filter (where i.state in ('pending', 'sent') and i.input->>'step' <> 'category')::int as active,
   coalesce(sum((i.result->>'transactions')::int) filter (where i.state = 'done'), 0)::int as transactions,
   (array_agg(i.reason order by i.seq) filter (where i.state in ('failed', 'skipped', 'cancelled')))[1] as reason`;
 

@@ -26,6 +26,8 @@ export const importUploadSchema = z.object({
       message: "The identity tag is the part of a link_tags entry before its colon: letters, digits, _ . or -, starting with a letter or digit (e.g. legacy_id).",
     })
     .default(""),
+  /** After each link is imported, correct its transactions whose legacy category (in the file) differs upstream. */
+  carryCategories: z.boolean().default(false),
 });
 export type ImportUploadInput = z.input<typeof importUploadSchema>;
 
