@@ -171,6 +171,9 @@ const guarded: Record<string, GuardedAction> = {
     call: () => action("importFile")({ file: new File([JSON.stringify({ customer_user: { id: `matrix-${randomUUID()}` }, institution_id: "chase" })], "matrix.json"), dryRun: true }) as never,
   },
   resumeImport: { audit: "job.resume", permission: "import", call: () => action("resumeImport")({ jobId: randomUUID() }) as never },
+  // Undoing an import deletes links: ops and up, as importing.
+  previewImportUndo: { audit: "link.import_undo", permission: "import", call: () => action("previewImportUndo")({ jobId: randomUUID() }) as never },
+  undoImport: { audit: "link.import_undo", permission: "import", call: () => action("undoImport")({ jobId: randomUUID(), include: [] }) as never },
   pauseJob: { audit: "job.pause", permission: "correct", call: () => action("pauseJob")({ jobId }) as never },
   resumeJob: { audit: "job.resume", permission: "correct", call: () => action("resumeJob")({ jobId }) as never },
   retryJob: { audit: "job.retry", permission: "correct", call: () => action("retryJob")({ jobId }) as never },
@@ -353,9 +356,6 @@ const routes: Record<string, Partial<Record<string, RouteCase>> | { publicBecaus
   "app/api/ready/route.ts": { publicBecause: "the readiness probe of a process manager or load balancer: no secrets, no upstream call" },
   "app/(dashboard)/import/[jobId]/export/route.ts": {
     GET: { url: () => `http://linkdesk.test/import/${jobId}/export`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 200 },
-  },
-  "app/api/import/route.ts": {
-    GET: { url: () => `http://linkdesk.test/api/import?sha256=${"0".repeat(64)}`, params: () => ({}), allowed: PERMISSIONS.import, ok: 200, refused: 403 },
   },
   "app/api/import/institutions/route.ts": {
     GET: { url: () => "http://linkdesk.test/api/import/institutions?id=chase", params: () => ({}), allowed: PERMISSIONS.import, ok: 200, refused: 403 },

@@ -42,6 +42,7 @@ describe.each(databases)("$kind", (target) => {
       "0010_drop_bulk_jobs",
       "0011_staff_password_change_required",
       "0012_staff_preferences_snapshot_source",
+      "0013_imported_links",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([
@@ -49,6 +50,8 @@ describe.each(databases)("$kind", (target) => {
       "budget_closures",
       "budget_events",
       "budget_reservations",
+      "import_file_rows",
+      "imported_links",
       "job_items",
       "jobs",
       "link_snapshots",
