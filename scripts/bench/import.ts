@@ -171,7 +171,8 @@ async function fleetRate(): Promise<Figure[]> {
         value: (idealSeconds / seconds) * 100,
         unit: "%",
         goal: atLeast(90),
-        note: `first to last call ${seconds.toFixed(1)} s, fastest allowed ${idealSeconds} s; ${span!.done}/${links} done${FULL ? "" : " (LINKDESK_BENCH_FULL=1: 300 links, 10 s)"}`,
+        // Each link's item looks for the link under its customer (GET /users/{id}/links) before importing it.
+        note: `first to last call ${seconds.toFixed(1)} s, fastest allowed ${idealSeconds} s; ${span!.done}/${links} done; ${stats.byEndpoint["GET /users/{id}/links"]?.requests ?? 0} GET /users/{id}/links for ${stats.byEndpoint["POST /links/import"]?.requests ?? 0} POST /links/import${FULL ? "" : " (LINKDESK_BENCH_FULL=1: 300 links, 10 s)"}`,
       },
       { label: "fleet import: 429s from the upstream", value: stats.rateLimited, unit: "", goal: exactly(0) },
     ];
