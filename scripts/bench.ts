@@ -12,6 +12,7 @@ import { benchCorrections } from "./bench/corrections";
 import { benchFirstLoadJs } from "./bench/first-load-js";
 import { benchHealth } from "./bench/health";
 import { benchImport } from "./bench/import";
+import { benchImportIdentity } from "./bench/import-identity";
 import { benchJobs } from "./bench/jobs";
 import { benchLinksList } from "./bench/links-list";
 import { benchLoad } from "./bench/load";
@@ -32,6 +33,7 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   "first-load-js": () => benchFirstLoadJs({ port }),
   health: () => benchHealth(),
   import: () => benchImport({ port: port + 4 }),
+  "import-identity": () => benchImportIdentity(),
   jobs: () => benchJobs(),
   "links-list": () => benchLinksList(),
   load: () => benchLoad({ port: port + 6 }),
