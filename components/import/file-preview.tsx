@@ -1,5 +1,6 @@
 import type { FileReport, LinkReport } from "@/lib/import/analyze";
 import { MAX_INSTITUTION_NAMES, describeBytes } from "@/lib/import/limits";
+import type { ImportWarning } from "@/lib/import/validate";
 
 // What a file holds, link by link, as the worker read it: who, where, what, the state each link will have, the calls
 // it needs; and every problem of the links that cannot go, with the field and the reason.
@@ -7,8 +8,22 @@ import { MAX_INSTITUTION_NAMES, describeBytes } from "@/lib/import/limits";
 /** Rows rendered in the preview; a fleet of thousands is summarised above and downloadable after the import. */
 const PREVIEW_ROWS = 200;
 const INVALID_LISTED = 50;
+/** Kinds of warning listed; a file has few kinds however many links carry them (unknown fields are capped per file). */
+const WARNINGS_LISTED = 30;
 
-const FORMAT_LABELS = { object: "one Import Link body", array: "an array of Import Link bodies", ndjson: "NDJSON, one link per line" } as const;
+const FORMAT_LABELS = {
+  object: "one Import Link body",
+  array: "an array of Import Link bodies",
+  wrapped: 'an array of Import Link bodies under "links"',
+  ndjson: "NDJSON, one link per line",
+} as const;
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** One warning of one link in a line: `transactions[].category (40 times) is not taken by the upstream…`. */
+export function describeLinkWarning(warning: ImportWarning): string {
+  return `${warning.path}${warning.count > 1 ? ` (${count(warning.count)} times)` : ""} ${warning.message}.`;
+}
 
 export function willBeLabel(link: Pick<LinkReport, "willBe">): string {
   return link.willBe === "connected" ? "Connected" : "Disconnected (auth_expired)";
@@ -40,6 +55,12 @@ export function InvalidLinks({ report }: { report: FileReport }) {
                 </li>
               ))}
               {link.moreProblems > 0 ? <li>and {link.moreProblems} more problems</li> : null}
+              {/* A misspelt key often explains a problem ("customer_usr": customer_user is missing). */}
+              {link.warnings.map((warning) => (
+                <li key={`${warning.code} ${warning.path}`} className="text-red-800/80">
+                  <code className="rounded bg-red-100 px-1 font-mono text-xs">{warning.path}</code> {warning.message}
+                </li>
+              ))}
             </ul>
           </li>
         ))}
@@ -50,11 +71,13 @@ export function InvalidLinks({ report }: { report: FileReport }) {
 }
 
 export function FileSummary({ report, fileName, ms }: { report: FileReport; fileName: string; ms: number }) {
+  const kinds = report.warnings.length;
   return (
     <p className="text-sm text-slate-700" data-testid="file-summary">
       <span className="font-medium text-slate-900">{fileName}</span> ({describeBytes(report.bytes)}, {report.format ? FORMAT_LABELS[report.format] : "unreadable"}): {report.links.length}{" "}
-      link{report.links.length === 1 ? "" : "s"}, {report.valid} valid, {report.invalid} with problems; {report.transactions.toLocaleString("en-US")} transactions. Read and
-      checked in {ms} ms.
+      link{report.links.length === 1 ? "" : "s"}, {report.valid} valid, {report.invalid} with problems
+      {kinds > 0 ? <span className="text-amber-800">, {kinds === 1 ? "1 kind of warning" : `${kinds} kinds of warning`} (listed below the table)</span> : null};{" "}
+      {report.transactions.toLocaleString("en-US")} transactions. Read and checked in {ms} ms.
     </p>
   );
 }
@@ -122,8 +145,8 @@ export function LinkPreviewTable({ report, names }: { report: FileReport; names?
                       {link.problems.length + link.moreProblems} problem{link.problems.length + link.moreProblems === 1 ? "" : "s"}
                     </span>
                   ) : link.warnings.length > 0 ? (
-                    <span className="text-amber-800" title={link.warnings.join("\n")}>
-                      OK, {link.warnings.length} note{link.warnings.length === 1 ? "" : "s"}
+                    <span className="text-amber-800" title={link.warnings.map(describeLinkWarning).join("\n")}>
+                      OK, {link.warnings.length} warning{link.warnings.length === 1 ? "" : "s"}
                     </span>
                   ) : (
                     <span className="text-emerald-800">OK</span>
@@ -143,17 +166,41 @@ export function LinkPreviewTable({ report, names }: { report: FileReport; names?
   );
 }
 
-/** Notes on valid links (ids Linkdesk gives, repeated ids), listed once under the table. */
+/**
+ * The file's warnings, kind by kind, listed once under the table: what is imported differently from the file (fields
+ * the upstream does not take, ids Linkdesk gives), with how often and where first, so 100,000 transactions with a
+ * `category` read as one line.
+ */
 export function LinkNotes({ report }: { report: FileReport }) {
-  const noted = report.links.filter((l) => l.problems.length === 0 && l.warnings.length > 0).slice(0, 20);
-  if (noted.length === 0) return null;
+  const warnings = report.warnings;
+  if (warnings.length === 0) return null;
+  const { mappable, unmapped, links } = report.legacyCategories;
   return (
-    <ul className="space-y-1 text-sm text-amber-900">
-      {noted.map((link) => (
-        <li key={link.position}>
-          Link {link.position + 1}: {link.warnings.join(" ")}
-        </li>
-      ))}
-    </ul>
+    <section aria-labelledby="file-warnings" className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-amber-900" data-testid="file-warnings">
+      <h2 id="file-warnings" className="font-medium">
+        {warnings.length === 1 ? "1 kind of warning" : `${warnings.length} kinds of warning`}: these do not stop the import, but the links are not imported exactly as the
+        file has them.
+      </h2>
+      <ul className="mt-2 space-y-1 text-sm">
+        {warnings.slice(0, WARNINGS_LISTED).map((warning) => (
+          <li key={`${warning.code} ${warning.path}`}>
+            <code className="rounded bg-amber-100 px-1 font-mono text-xs">{warning.path}</code> ({count(warning.count)} in {count(warning.links)} link
+            {warning.links === 1 ? "" : "s"}) {warning.message}.{" "}
+            <span className="text-amber-800">
+              First at link {warning.example.position + 1}
+              {warning.example.line > 0 ? ` (line ${warning.example.line})` : ""}, <code className="font-mono text-xs">{warning.example.path}</code>.
+            </span>
+          </li>
+        ))}
+      </ul>
+      {warnings.length > WARNINGS_LISTED ? <p className="mt-2 text-sm">…and {warnings.length - WARNINGS_LISTED} more kinds of warning.</p> : null}
+      {mappable + unmapped > 0 ? (
+        <p className="mt-2 text-sm" data-testid="legacy-categories">
+          In the links to import, {count(mappable)} transaction{mappable === 1 ? "" : "s"} in {count(links)} link{links === 1 ? "" : "s"} carry a category Linkdesk can map to
+          the upstream&rsquo;s categories{unmapped > 0 ? `, and ${count(unmapped)} carry one it cannot map` : ""}. Carrying them over after the import would take{" "}
+          {count(mappable)} category correction{mappable === 1 ? "" : "s"}, one call each.
+        </p>
+      ) : null}
+    </section>
   );
 }

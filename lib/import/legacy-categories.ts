@@ -1,4 +1,4 @@
-import { type Category, type Subcategory, categoryOf, isCategory, isSubcategory } from "../upstream/taxonomy";
+import { CATEGORIES, type Category, type Subcategory, TAXONOMY, categoryOf, isCategory, isSubcategory } from "../upstream/taxonomy";
 
 // The category a legacy transaction carries, in the upstream's taxonomy (lib/upstream/taxonomy.ts). POST /links/import
 // takes no category, so Linkdesk can only carry one over afterwards, as a category correction of the imported
@@ -50,6 +50,17 @@ export function normaliseCategoryName(value: string): string {
 
 type Mapped = { category: Category; subcategory?: Subcategory };
 
+/** Labels whose words differ from their value (`Broadband, phone and TV` is `broadband_phone_tv`), normalised. */
+const VALUE_OF_LABEL = new Map<string, string>();
+for (const category of CATEGORIES) {
+  VALUE_OF_LABEL.set(normaliseCategoryName(TAXONOMY[category].label), category);
+  for (const [subcategory, label] of Object.entries(TAXONOMY[category].subcategories)) VALUE_OF_LABEL.set(normaliseCategoryName(label), subcategory);
+}
+for (const [label, value] of VALUE_OF_LABEL) if (label === value) VALUE_OF_LABEL.delete(label);
+
+/** A normalised name as a value of the taxonomy where it is one of its labels. */
+const valueOfName = (name: string): string => VALUE_OF_LABEL.get(name) ?? name;
+
 const pair = (category: Category, subcategory?: Subcategory): Mapped => (subcategory ? { category, subcategory } : { category });
 
 /** One name alone: a category, a subcategory (its category from the taxonomy), or a legacy name. */
@@ -73,7 +84,10 @@ function mapUnder(category: Category, name: string): Mapped | null {
 
 /** A dotted or plain category text: `groceries`, `food_and_drink.coffee`, `food_and_drinks.restaurants`. */
 function mapText(text: string): Mapped | null {
-  const parts = text.split(".").map(normaliseCategoryName).filter((part) => part !== "");
+  const parts = text
+    .split(".")
+    .map((part) => valueOfName(normaliseCategoryName(part)))
+    .filter((part) => part !== "");
   if (parts.length === 0) return null;
   if (parts.length === 1) return mapName(parts[0]!);
   const [first, second] = parts as [string, string];
@@ -128,7 +142,7 @@ function mapEnrichment(enrichment: unknown): LegacyCategory | null {
   const shown = [category, subcategory].filter(given).map(asText).join(".");
   if ((hasCategory && typeof category !== "string") || (hasSubcategory && typeof subcategory !== "string")) return { unmapped: shown };
   if (!hasSubcategory) return mapTextOnce(category as string) ?? { unmapped: shown };
-  const sub = normaliseCategoryName(subcategory as string);
+  const sub = valueOfName(normaliseCategoryName(subcategory as string));
   if (!hasCategory) {
     const alone = isSubcategory(sub) ? pair(categoryOf(sub)!, sub) : (RENAMED_SUBCATEGORIES[sub] ?? null);
     return alone ?? { unmapped: shown };

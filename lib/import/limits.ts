@@ -15,6 +15,13 @@ export const MAX_LINKS_PER_FILE = 20_000;
 export const MAX_PROBLEMS_PER_LINK = 20;
 
 /**
+ * Kinds of unknown field listed per link and per file; the rest are counted together under one entry. A hostile file
+ * could carry a new key on every transaction, and its warnings must stay a list a person reads.
+ */
+export const MAX_FIELD_WARNINGS_PER_LINK = 20;
+export const MAX_FIELD_WARNINGS_PER_FILE = 50;
+
+/**
  * Distinct institutions whose names one preview asks the server for: each unknown id costs one
  * GET /institutions/{id} from the rate budget, so a fleet of thousands of links names at most this many (the first
  * ones in the file); the others show their id.

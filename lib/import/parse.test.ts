@@ -53,6 +53,54 @@ describe("formats", () => {
   });
 });
 
+describe("links under a key", () => {
+  const wrappedText = `{\n  "links": [\n    ${JSON.stringify(link("a"))},\n\n    ${JSON.stringify(link("b"))}\n  ]\n}\n`;
+
+  it('reads {"links": [...]} as its array, each link named by the line it starts on', async () => {
+    const parsed = parseImportText(wrappedText);
+    expect(parsed).toMatchObject({ ok: true, format: "wrapped", links: [{ position: 0, line: 3, value: link("a") }, { position: 1, line: 5, value: link("b") }] });
+    const { report } = await analyzeImportFile(bytes(wrappedText));
+    expect(report).toMatchObject({ format: "wrapped", valid: 2, links: [{ line: 3 }, { line: 5 }] });
+    // However the key is spelt in the text.
+    expect(parseImportText(`{"\\u006cinks":\n[\n${JSON.stringify(link("a"))}]}`)).toMatchObject({ ok: true, format: "wrapped", links: [{ line: 3 }] });
+  });
+
+  it("refuses an object holding its links under another key, with the reason", () => {
+    const items = Array.from({ length: 12 }, (_, i) => link(`u${i}`));
+    expect(parseImportText(JSON.stringify({ items }))).toEqual({
+      ok: false,
+      problem: {
+        message: 'The file is an object with the key "items" holding 12 entries; Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}.',
+      },
+    });
+    expect(parseImportText(JSON.stringify({ exported_at: "2024-01-01", data: [link("a")], errors: [] }))).toMatchObject({
+      ok: false,
+      problem: { message: expect.stringMatching(/^The file is an object with the key "data" holding 1 entry \(and 1 more key holding a list\); Linkdesk reads links from/) },
+    });
+  });
+
+  it('refuses "links" beside other keys, naming them', () => {
+    expect(parseImportText(JSON.stringify({ links: [link("a"), link("b")], meta: { exported: "2024-01-01" } }))).toMatchObject({
+      ok: false,
+      problem: { message: 'The file is an object with the key "links" holding 2 entries beside the key "meta", which Linkdesk does not read; Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}.' },
+    });
+    expect(parseImportText('{"links": []}')).toEqual({ ok: false, problem: { message: 'The file holds an empty list under "links": no links to import.' } });
+  });
+
+  it("an object with any field of an Import Link body is one link, whatever lists it holds", () => {
+    expect(parseImportText(JSON.stringify({ accounts: [{ account_id: "a1" }], items: [1, 2] }))).toMatchObject({ ok: true, format: "object", links: [{ position: 0 }] });
+    // No lists at all: one link, whose problems say what is missing.
+    expect(parseImportText(JSON.stringify({ customer: { id: "a" } }))).toMatchObject({ ok: true, format: "object" });
+  });
+
+  it("a wrapped file that is not plain JSON is scanned: its syntax error or refused key named by line and column", () => {
+    const broken = parseImportText(`{\n  "links": [\n    ${JSON.stringify(link("a"))},\n    {"customer_user": {"id": "b"},}\n  ]\n}`);
+    expect(broken).toMatchObject({ ok: false, problem: { line: 4, column: 35, message: expect.stringContaining("a comma before }") } });
+    const proto = parseImportText(`{"links": [\n${JSON.stringify(link("a"))},\n{"customer_user": {"id": "b"}, "provider_data": {"__proto__": {}}}\n]}`);
+    expect(proto).toMatchObject({ ok: false, problem: { line: 3, message: expect.stringContaining("a property named __proto__") } });
+  });
+});
+
 describe("syntax errors name line and column", () => {
   it.each([
     ['{\n  "customer_user": {"id": "a"}\n  "institution_id": "chase"\n}', 3, 3, "expected , or } after a property's value"],

@@ -1,11 +1,12 @@
+import { importLinkRequestSchema } from "../upstream/schemas";
 import { describeBytes, MAX_LINKS_PER_FILE, MAX_NESTING_DEPTH, UPLOAD_MAX_BYTES, UPLOAD_MAX_LABEL } from "./limits";
 import { linesOf, scanJson } from "./json-scan";
 
 // From the bytes of an uploaded file to one raw JSON value per link: UTF-8 decoding (refusing bytes that are not), the
-// three formats (one Import Link body, an array of them, NDJSON with one per line), and syntax errors named by line
-// and column. Runs in the browser's worker and in the server action alike.
+// four formats (one Import Link body, an array of them, the same array as `{"links": [...]}`, NDJSON with one per
+// line), and syntax errors named by line and column. Runs in the browser's worker and in the server action alike.
 
-export type ImportFormat = "object" | "array" | "ndjson";
+export type ImportFormat = "object" | "array" | "wrapped" | "ndjson";
 
 /** What makes the whole file unreadable. */
 export interface FileProblem {
@@ -90,6 +91,52 @@ const NOT_LINKS: FileProblem = {
   message: "The file must hold an Import Link body (a JSON object), an array of them, or one per line (NDJSON).",
 };
 
+const READS_LINKS_FROM = 'Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}';
+
+/** The key under which a wrapped file holds its links: `{"links": [...]}` and nothing else beside it. */
+export const WRAPPER_KEY = "links";
+
+/** Fields of an Import Link body: an object with any of them is one link, whatever else it holds. */
+const LINK_FIELDS = new Set(Object.keys(importLinkRequestSchema.shape));
+
+const entries = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "entry" : "entries"}`;
+const quoteKey = (key: string) => JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
+
+/**
+ * What a top-level object is: one Import Link body (null), a wrapper whose `links` are the links, or a wrapper Linkdesk
+ * does not read, refused with what it holds (an export of `{"items": [...]}` must not become one broken link).
+ */
+function unwrap(value: Record<string, unknown>): { links: unknown[] } | { problem: FileProblem } | null {
+  const keys = Object.keys(value);
+  if (keys.some((key) => LINK_FIELDS.has(key))) return null;
+  const lists = keys.filter((key) => Array.isArray(value[key]));
+  if (lists.length === 0) return null;
+  const links = value[WRAPPER_KEY];
+  if (keys.length === 1 && Array.isArray(links)) {
+    if (links.length === 0) return { problem: { message: `The file holds an empty list under "${WRAPPER_KEY}": no links to import.` } };
+    return { links };
+  }
+  // Named: the links key if there is one, else the longest list (what an export most likely meant as its rows).
+  const named = Array.isArray(links) ? WRAPPER_KEY : lists.reduce((a, b) => ((value[b] as unknown[]).length > (value[a] as unknown[]).length ? b : a));
+  const others = keys.filter((key) => key !== named);
+  const beside =
+    named === WRAPPER_KEY
+      ? ` beside ${others.length === 1 ? "the key" : "the keys"} ${others.slice(0, 3).map(quoteKey).join(", ")}${others.length > 3 ? ` and ${others.length - 3} more` : ""}, which Linkdesk does not read`
+      : lists.length > 1
+        ? ` (and ${lists.length - 1} more key${lists.length === 2 ? "" : "s"} holding a list)`
+        : "";
+  return { problem: { message: `The file is an object with the key ${quoteKey(named)} holding ${entries((value[named] as unknown[]).length)}${beside}; ${READS_LINKS_FROM}.` } };
+}
+
+/** Line (from 1) of each link of a wrapped file: the elements of the array under its one key. */
+function wrappedElementLines(text: string): number[] {
+  // The object has exactly one key, which reads "links" (however it is escaped, neither ":" nor "[" is in it): the
+  // first ":" ends the key, the first "[" after it opens the array, and the last "]" closes it.
+  const open = text.indexOf("[", text.indexOf(":"));
+  const close = text.lastIndexOf("]");
+  return linesOf(text, scanJson(text, open, close + 1).elementStarts).map((at) => at.line);
+}
+
 /**
  * Whether a parsed value stays within the nesting limit and has no `__proto__` key; walked without recursion, so a
  * hostile depth cannot overflow the stack.
@@ -143,9 +190,10 @@ export function arrayElementLines(text: string): number[] {
 }
 
 /**
- * Splits a file's text into its links: one object, an array of objects, or NDJSON. Plain JSON takes the fast path
- * (the runtime's parser, then a walk for the guards); anything else is scanned to say where and why it is wrong.
- * Links of an array get line 0 here: `arrayElementLines` finds them when they are needed (a link with problems).
+ * Splits a file's text into its links: one object, an array of objects, `{"links": [...]}`, or NDJSON. Plain JSON
+ * takes the fast path (the runtime's parser, then a walk for the guards); anything else is scanned to say where and
+ * why it is wrong. Links of an array get line 0 here: `arrayElementLines` finds them when they are needed; links of a
+ * wrapped file get theirs here.
  */
 export function parseImportText(text: string): ParsedFile {
   if (text.trim() === "") return { ok: false, problem: { message: "The file is empty." } };
@@ -157,7 +205,16 @@ export function parseImportText(text: string): ParsedFile {
       if (value.length > MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(value.length) };
       return { ok: true, format: "array", links: value.map((item: unknown, position) => ({ position, line: 0, value: item })) };
     }
-    if (value !== null && typeof value === "object") return { ok: true, format: "object", links: [{ position: 0, line: linesOf(text, [firstNonSpace(text)])[0]!.line, value }] };
+    if (value !== null && typeof value === "object") {
+      const wrapper = unwrap(value as Record<string, unknown>);
+      if (wrapper && "problem" in wrapper) return { ok: false, problem: wrapper.problem };
+      if (wrapper) {
+        if (wrapper.links.length > MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(wrapper.links.length) };
+        const lines = wrappedElementLines(text);
+        return { ok: true, format: "wrapped", links: wrapper.links.map((item: unknown, position) => ({ position, line: lines[position] ?? 0, value: item })) };
+      }
+      return { ok: true, format: "object", links: [{ position: 0, line: linesOf(text, [firstNonSpace(text)])[0]!.line, value }] };
+    }
     return { ok: false, problem: NOT_LINKS };
   }
   const whole = scanJson(text, 0, text.length, { allowTrailing: true });
