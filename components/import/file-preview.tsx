@@ -56,11 +56,13 @@ export function InvalidLinks({ report }: { report: FileReport }) {
               ))}
               {link.moreProblems > 0 ? <li>and {link.moreProblems} more problems</li> : null}
               {/* A misspelt key often explains a problem ("customer_usr": customer_user is missing). */}
-              {link.warnings.map((warning) => (
-                <li key={`${warning.code} ${warning.path}`} className="text-red-800/80">
-                  <code className="rounded bg-red-100 px-1 font-mono text-xs">{warning.path}</code> {warning.message}
-                </li>
-              ))}
+              {link.warnings
+                .filter((warning) => warning.code === "unknown_field")
+                .map((warning) => (
+                  <li key={`${warning.code} ${warning.path}`} className="text-red-800/80">
+                    <code className="rounded bg-red-100 px-1 font-mono text-xs">{warning.path}</code> {warning.message}
+                  </li>
+                ))}
             </ul>
           </li>
         ))}
@@ -194,11 +196,15 @@ export function LinkNotes({ report }: { report: FileReport }) {
         ))}
       </ul>
       {warnings.length > WARNINGS_LISTED ? <p className="mt-2 text-sm">…and {warnings.length - WARNINGS_LISTED} more kinds of warning.</p> : null}
-      {mappable + unmapped > 0 ? (
+      {mappable > 0 ? (
         <p className="mt-2 text-sm" data-testid="legacy-categories">
-          In the links to import, {count(mappable)} transaction{mappable === 1 ? "" : "s"} in {count(links)} link{links === 1 ? "" : "s"} carry a category Linkdesk can map to
-          the upstream&rsquo;s categories{unmapped > 0 ? `, and ${count(unmapped)} carry one it cannot map` : ""}. Carrying them over after the import would take{" "}
-          {count(mappable)} category correction{mappable === 1 ? "" : "s"}, one call each.
+          In the links to import, {count(mappable)} transaction{mappable === 1 ? "" : "s"} in {count(links)} link{links === 1 ? "" : "s"} {mappable === 1 ? "carries" : "carry"} a
+          category Linkdesk can map to the upstream&rsquo;s categories{unmapped > 0 ? ` (${count(unmapped)} more ${unmapped === 1 ? "carries" : "carry"} one it cannot map: those stay as the upstream categorises them)` : ""}.
+          Carrying them over after the import takes up to {count(mappable)} category correction{mappable === 1 ? "" : "s"}, one call each.
+        </p>
+      ) : unmapped > 0 ? (
+        <p className="mt-2 text-sm" data-testid="legacy-categories">
+          In the links to import, none of the {count(unmapped)} legacy categories is one Linkdesk can map to the upstream&rsquo;s categories: there is nothing to carry over.
         </p>
       ) : null}
     </section>
