@@ -50,17 +50,19 @@ export function problemsInWords(link: Pick<LinkReport, "problems" | "moreProblem
   return `${shown.join("; ")}${more > 0 ? `; and ${more.toLocaleString("en-US")} more problem${more === 1 ? "" : "s"}` : ""}`;
 }
 
+/** A link of the file as it stands before the import: invalid, a duplicate, imported before (`held`), or to import. */
+export function validationRow(link: LinkReport, held?: Pick<KnownLink, "linkId" | "reason">): ReconciliationRow {
+  const base = { line: link.line, identityKey: link.identityKey, customerUserId: link.customerUserId, tags: link.tags };
+  if (link.problems.length > 0) return { ...base, outcome: "invalid", linkId: null, reason: problemsInWords(link) };
+  if (link.duplicateOf) return { ...base, outcome: "duplicate", linkId: null, reason: `The same link as line ${link.duplicateOf.line}: imported once, from that line.` };
+  if (held) return { ...base, outcome: "already_imported", linkId: held.linkId, reason: held.reason };
+  return { ...base, outcome: "to_import", linkId: null, reason: null };
+}
+
 /** The validation report: every link of a file as it stands before the import. */
 export function validationRows(report: FileReport, known: readonly KnownLink[] = []): ReconciliationRow[] {
   const byPosition = new Map(known.map((k) => [k.position, k]));
-  return report.links.map((link) => {
-    const held = byPosition.get(link.position);
-    const base = { line: link.line, identityKey: link.identityKey, customerUserId: link.customerUserId, tags: link.tags };
-    if (link.problems.length > 0) return { ...base, outcome: "invalid", linkId: null, reason: problemsInWords(link) };
-    if (link.duplicateOf) return { ...base, outcome: "duplicate", linkId: null, reason: `The same link as line ${link.duplicateOf.line}: imported once, from that line.` };
-    if (held) return { ...base, outcome: "already_imported", linkId: held.linkId, reason: held.reason };
-    return { ...base, outcome: "to_import", linkId: null, reason: null };
-  });
+  return report.links.map((link) => validationRow(link, byPosition.get(link.position)));
 }
 
 /** A CSV file of rows (header included). */

@@ -2,11 +2,11 @@ import "server-only";
 import { and, arrayContains, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { type Job, importFileRows, jobItems, jobs, links } from "../db/schema";
+import { type ImportRowOutcome, type Job, importFileRows, jobItems, jobs, links } from "../db/schema";
 import { type FileReport, type LinkReport, analyzeImportFile, sha256Hex } from "../import/analyze";
 import { DEFAULT_IDENTITY, type IdentityRule } from "../import/identity";
 import { type PlannedLink, importTag, withImportTags } from "../import/plan";
-import { type ReconciliationOutcome, type ReconciliationRow, RECONCILIATION_HEADER, reconciliationRecord, validationRows } from "../import/reconcile";
+import { type ReconciliationOutcome, type ReconciliationRow, RECONCILIATION_HEADER, reconciliationRecord, validationRow } from "../import/reconcile";
 import { csvRecord } from "../http/csv";
 import { readAllTransactions } from "../transactions/read";
 import { isUpstreamError } from "../upstream/errors";
@@ -395,11 +395,6 @@ const ROWS_CHUNK = 1_000;
 
 const plural = (n: number, one: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : `${one}s`}`;
 
-/** Why a link of the file is not planned, in words, for the reconciliation report. */
-function rowReason(link: LinkReport, held?: KnownIdentity): string | null {
-  const row = validationRows({ links: [link] } as FileReport, held ? [{ position: link.position, linkId: held.linkId, jobId: held.jobId, reason: heldReason(held) }] : [])[0]!;
-  return row.reason;
-}
 
 /**
  * Reads, checks and plans a file and writes its job. Each link is known by its identity (the rule `identity`): a
@@ -485,6 +480,7 @@ async function planImportJob(
       await tx.insert(importFileRows).values(
         report.links.slice(i, i + ROWS_CHUNK).map((link) => {
           const holder = held.get(link.position);
+          const row = validationRow(link, holder ? { linkId: holder.linkId, reason: heldReason(holder) } : undefined);
           return {
             jobId,
             position: link.position,
@@ -493,10 +489,10 @@ async function planImportJob(
             customerUserId: link.customerUserId,
             institutionId: link.institutionId,
             tags: link.tags,
-            planned: link.problems.length > 0 ? "invalid" : link.duplicateOf ? "duplicate" : holder ? "already_imported" : "planned",
-            linkId: holder?.linkId ?? null,
-            reason: rowReason(link, holder),
-          } as const;
+            planned: (row.outcome === "to_import" ? "planned" : row.outcome) as ImportRowOutcome,
+            linkId: row.linkId,
+            reason: row.reason,
+          };
         }),
       );
     }
