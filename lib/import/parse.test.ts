@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { analyzeImportFile } from "./analyze";
-import { MAX_NESTING_DEPTH, UPLOAD_MAX_BYTES } from "./limits";
+import { MAX_LINKS_PER_FILE, MAX_NESTING_DEPTH, UPLOAD_MAX_BYTES } from "./limits";
 import { arrayElementLines, checkFileSize, decodeUtf8, parseImportText } from "./parse";
 
 // Reading an uploaded file: formats, syntax errors named by line and column, and the guards (size, encoding, nesting,
@@ -123,6 +123,17 @@ describe("syntax errors name line and column", () => {
 });
 
 describe("guards", () => {
+  it("a file over the link cap says how many links it holds and the cap, in every format", () => {
+    const count = MAX_LINKS_PER_FILE + 1_234;
+    const line = '{"customer_user":{"id":"u"},"institution_id":"chase"}';
+    const texts = [Array(count).fill(line).join("\n\n"), `[${Array(count).fill(line).join(",")}]`, `{"links":[${Array(count).fill(line).join(",")}]}`];
+    for (const text of texts) {
+      const parsed = parseImportText(text);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.problem.message).toBe(`The file holds ${count.toLocaleString("en-US")} links: more than the ${MAX_LINKS_PER_FILE.toLocaleString("en-US")} Linkdesk imports from one file. Split it.`);
+    }
+  });
+
   it("refuses an empty file and one over the upload limit before reading it, naming the limit", () => {
     expect(checkFileSize(0)?.message).toBe("The file is empty.");
     expect(checkFileSize(200 * 1024 * 1024)?.message).toBe(

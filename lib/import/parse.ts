@@ -247,6 +247,18 @@ function looksLikeNdjson(text: string): boolean {
   return objects >= 2;
 }
 
+/** Lines that hold something, from `from` to the end of the text. */
+function countLinesWithText(text: string, from: number): number {
+  let count = 0;
+  for (let start = from; start < text.length; ) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    if (!isBlank(text, start, end)) count++;
+    start = end + 1;
+  }
+  return count;
+}
+
 function tooMany(count: number): FileProblem {
   return { message: `The file holds ${count.toLocaleString("en-US")} links: more than the ${MAX_LINKS_PER_FILE.toLocaleString("en-US")} Linkdesk imports from one file. Split it.` };
 }
@@ -263,7 +275,8 @@ function parseNdjson(text: string): ParsedFile {
     if (lineEnd > start && text.charCodeAt(lineEnd - 1) === 0x0d) lineEnd--;
     if (!isBlank(text, start, lineEnd)) {
       const position = links.length;
-      if (position >= MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(position + 1) };
+      // The whole count, so the refusal says how many the file holds (not just "more than the cap").
+      if (position >= MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(position + countLinesWithText(text, start)) };
       links.push(ndjsonLink(text, position, lineNo, start, lineEnd));
     }
     start = end + 1;
