@@ -5,6 +5,7 @@ import { authConfig } from "@/lib/auth/config";
 import { getEnv, isDevelopmentServer } from "@/lib/env";
 import { rewriteClientAddress } from "@/lib/http/client-address";
 import { contentSecurityPolicy, newNonce } from "@/lib/http/content-security-policy";
+import { START_PAGE, safeRedirectPath } from "@/lib/http/redirect-target";
 import { imageOrigins } from "@/lib/http/safe-url";
 import { checkRequest } from "@/lib/http/request-guard";
 
@@ -53,7 +54,8 @@ const guarded = auth(async (request: AuthedRequest) => {
     // Scripts get a status, not a sign-in page.
     if (isApi) return withPolicy(NextResponse.json({ error: "Sign in first." }, { status: 401 }), policy);
     const signIn = new URL("/sign-in", request.nextUrl);
-    if (pathname !== "/") signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
+    const back = safeRedirectPath(`${pathname}${search}`);
+    if (back !== START_PAGE) signIn.searchParams.set("callbackUrl", back);
     return withPolicy(NextResponse.redirect(signIn), policy);
   }
 

@@ -6,6 +6,7 @@ import { Sidebar } from "@/components/shell/sidebar";
 import { ImageOriginsProvider } from "@/components/ui/image-origins";
 import { sessionAccount } from "@/lib/auth";
 import { getEnv } from "@/lib/env";
+import { START_PAGE, safeRedirectPath } from "@/lib/http/redirect-target";
 import { imageOrigins } from "@/lib/http/safe-url";
 import { visibleNavItems } from "@/components/shell/nav-items";
 
@@ -15,8 +16,8 @@ export default async function DashboardLayout({ children }: { children: React.Re
   // ended by a sign-out, and brings the person back to the page afterwards. Someone signed in with a one-time
   // password chooses their own first (the pages themselves see nobody until then).
   if (!staff || staff.passwordChangeRequired) {
-    const path = (await headers()).get("x-linkdesk-path");
-    const back = path && path !== "/" ? `?callbackUrl=${encodeURIComponent(path)}` : "";
+    const path = safeRedirectPath((await headers()).get("x-linkdesk-path"));
+    const back = path !== START_PAGE ? `?callbackUrl=${encodeURIComponent(path)}` : "";
     redirect(staff ? `/change-password${back}` : `/sign-in${back}`);
   }
   const env = getEnv();

@@ -3,14 +3,14 @@ import { redirect } from "next/navigation";
 import { ChangePasswordForm } from "@/components/account/change-password-form";
 import { signOutAction } from "@/lib/actions/auth";
 import { sessionAccount } from "@/lib/auth";
-import { safeCallbackPath } from "@/lib/schemas/auth";
+import { safeRedirectPath } from "@/lib/http/redirect-target";
 
 export const metadata: Metadata = { title: "Choose your password" };
 
 // Where a person who signed in with a one-time password lands, whatever they asked for: outside the console's shell,
 // since nothing else is theirs to use until they have chosen their own password.
 export default async function ChangePasswordPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
-  const target = safeCallbackPath((await searchParams).callbackUrl);
+  const target = safeRedirectPath((await searchParams).callbackUrl);
   const account = await sessionAccount();
   if (!account) redirect("/sign-in");
   if (!account.passwordChangeRequired) redirect(target);

@@ -6,13 +6,13 @@ import { sessionAccount, ssoProvider } from "@/lib/auth";
 import { DEMO_ACCOUNTS } from "@/lib/auth/demo";
 import { ROLE_LABELS } from "@/lib/auth/roles";
 import { getEnv } from "@/lib/env";
-import { safeCallbackPath } from "@/lib/schemas/auth";
+import { safeRedirectPath } from "@/lib/http/redirect-target";
 
 export const metadata: Metadata = { title: "Sign in" };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; error?: string }> }) {
   const { callbackUrl, error } = await searchParams;
-  const target = safeCallbackPath(callbackUrl);
+  const target = safeRedirectPath(callbackUrl);
   const account = await sessionAccount();
   if (account?.passwordChangeRequired) redirect(`/change-password?callbackUrl=${encodeURIComponent(target)}`);
   if (account) redirect(target);

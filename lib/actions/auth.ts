@@ -9,7 +9,8 @@ import { appendAudit } from "../audit/append";
 import { getDb } from "../db/client";
 import { staff as staffTable } from "../db/schema";
 import { clientAddress, sessionAccount, signIn, signOut, ssoProvider } from "../auth";
-import { safeCallbackPath, signInSchema } from "../schemas/auth";
+import { safeRedirectPath } from "../http/redirect-target";
+import { signInSchema } from "../schemas/auth";
 
 /** Auth.js's errors carry their `type` ("CredentialsSignin"): recognised by it, as instanceof fails across server chunks. */
 function isAuthJsError(error: unknown): error is AuthError {
@@ -40,7 +41,7 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
     }
     throw error;
   }
-  redirect(safeCallbackPath(parsed.data.callbackUrl));
+  redirect(safeRedirectPath(parsed.data.callbackUrl));
 }
 
 /**
@@ -50,7 +51,7 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
 export async function signInWithSso(callbackUrl: unknown): Promise<void> {
   const sso = ssoProvider();
   if (!sso) return;
-  await signIn(sso.id, { redirectTo: safeCallbackPath(typeof callbackUrl === "string" ? callbackUrl : undefined) });
+  await signIn(sso.id, { redirectTo: safeRedirectPath(callbackUrl) });
 }
 
 export async function signOutAction(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { NextAuthConfig } from "next-auth";
+import { sameOriginPath } from "../http/redirect-target";
 import { logger } from "../logger";
 import { authLogger } from "./auth-logger";
 
@@ -18,6 +19,12 @@ export function authConfig(opts: { secret: string; maxAgeHours: number }): NextA
     session: { strategy: "jwt", maxAge },
     providers: [],
     callbacks: {
+      // Every redirect Auth.js makes (after single sign-on, after sign-out, from its own pages) goes through here:
+      // a path on Linkdesk's origin (baseUrl: AUTH_URL's origin when set), else the start page. Not the sign-in
+      // page's check (safeRedirectPath): signing out goes to /sign-in.
+      redirect({ url, baseUrl }) {
+        return new URL(sameOriginPath(url, baseUrl) ?? "/", baseUrl).href;
+      },
       jwt({ token, user }) {
         if (user?.id) {
           token.sub = user.id;

@@ -1,10 +1,13 @@
 import { z } from "zod";
+import { MAX_REDIRECT_TARGET_LENGTH } from "../http/redirect-target";
 
 // Shared by the sign-in form and the sign-in action.
 export const signInSchema = z.object({
   email: z.email("Enter an email address").max(254),
   password: z.string().min(1, "Enter your password").max(200),
-  callbackUrl: z.string().max(2000).optional(),
+  // Where to go afterwards, checked by safeRedirectPath. One that is not a string or too long is dropped (the start
+  // page), never a reason to refuse the sign-in: the form shows no field for it.
+  callbackUrl: z.string().max(MAX_REDIRECT_TARGET_LENGTH).optional().catch(undefined),
 });
 
 export type SignInInput = z.infer<typeof signInSchema>;
@@ -28,10 +31,3 @@ export const changePasswordSchema = z
   .refine((v) => v.newPassword !== v.currentPassword, { path: ["newPassword"], message: "Choose a password other than the current one" });
 
 export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
-
-/** Only same-site paths may be returned to after sign-in, never another origin. */
-export function safeCallbackPath(value: string | undefined | null): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
-  if (value.startsWith("/sign-in") || value.startsWith("/api/auth")) return "/";
-  return value;
-}

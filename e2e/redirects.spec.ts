@@ -1,0 +1,85 @@
+import { type Page, expect, test } from "@playwright/test";
+import { signInAs } from "./session";
+
+// The open redirects an outside test found, tried again in Chromium: a page's target (?callbackUrl=) that a browser
+// would read as another site (it drops tabs and line breaks, reads backslashes as slashes, and `//host` is a host)
+// leaves the person on the dashboard, and never a 500. Raw query strings, exactly as an attacker's link sends them.
+
+const HOSTILE = [
+  "/%09/evil.example/x",
+  "/%0a/evil.example/x",
+  "/%0d%0a/evil.example/x",
+  "%2F%2Fevil.example%2Fx",
+  "/%5Cevil.example",
+  "/%5C%5Cevil.example",
+  "/%255cevil.example",
+  "/%252f%252fevil.example",
+  "/.%2F%2Fevil.example",
+  "https%3A%2F%2Fevil.example%2Fx",
+  "javascript%3Aalert(1)",
+  "%20%2Flinks",
+  `/${"a".repeat(2_100)}`,
+];
+
+/** Every request the page tries to send anywhere but the dashboard, refused before it leaves the machine. */
+async function watchForeignRequests(page: Page, dashboard: string): Promise<string[]> {
+  const foreign: string[] = [];
+  await page.route(
+    (url) => url.origin !== dashboard,
+    (route) => {
+      foreign.push(route.request().url());
+      return route.abort();
+    },
+  );
+  return foreign;
+}
+
+test("a signed-in person sent to /sign-in with a hostile callbackUrl stays on the dashboard", async ({ page, baseURL }) => {
+  test.setTimeout(120_000);
+  const dashboard = new URL(baseURL!).origin;
+  await signInAs(page, "viewer");
+  const foreign = await watchForeignRequests(page, dashboard);
+  for (const value of HOSTILE) {
+    // The answer itself: a redirect to the start page, never to another host, never a 500.
+    const answer = await page.request.get(`/sign-in?callbackUrl=${value}`, { maxRedirects: 0 });
+    expect(answer.status(), value).toBe(307);
+    expect(answer.headers().location, value).toBe("/");
+
+    const response = await page.goto(`/sign-in?callbackUrl=${value}`);
+    expect(response?.status(), value).toBeLessThan(500);
+    expect(new URL(page.url()).origin, value).toBe(dashboard);
+    expect(new URL(page.url()).pathname, value).toBe("/");
+  }
+  expect(foreign).toEqual([]);
+});
+
+test("a signed-in person sent to /change-password with a hostile callbackUrl stays on the dashboard", async ({ page, baseURL }) => {
+  test.setTimeout(120_000);
+  const dashboard = new URL(baseURL!).origin;
+  await signInAs(page, "support");
+  const foreign = await watchForeignRequests(page, dashboard);
+  for (const value of HOSTILE) {
+    const answer = await page.request.get(`/change-password?callbackUrl=${value}`, { maxRedirects: 0 });
+    expect(answer.status(), value).toBe(307);
+    expect(answer.headers().location, value).toBe("/");
+    await page.goto(`/change-password?callbackUrl=${value}`);
+    expect(new URL(page.url()).origin, value).toBe(dashboard);
+  }
+  expect(foreign).toEqual([]);
+});
+
+test("signing in through the form from a hostile link lands on the dashboard's start page", async ({ page, baseURL }) => {
+  test.setTimeout(120_000);
+  const dashboard = new URL(baseURL!).origin;
+  const foreign = await watchForeignRequests(page, dashboard);
+  for (const value of ["/%09/evil.example/x", "/%5Cevil.example", "%2F%2Fevil.example%2Fx"]) {
+    await page.context().clearCookies();
+    await signInAs(page, "viewer", { from: `/sign-in?callbackUrl=${value}` });
+    await expect(page).toHaveURL(`${dashboard}/`);
+  }
+  // A target on the dashboard itself still works.
+  await page.context().clearCookies();
+  await signInAs(page, "viewer", { from: "/sign-in?callbackUrl=%2Faudit%3Faction%3Dauth.sign_in" });
+  await expect(page).toHaveURL(/\/audit\?action=auth\.sign_in$/);
+  expect(foreign).toEqual([]);
+});
