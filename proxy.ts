@@ -7,6 +7,7 @@ import { rewriteClientAddress } from "@/lib/http/client-address";
 import { contentSecurityPolicy, newNonce } from "@/lib/http/content-security-policy";
 import { START_PAGE, safeRedirectPath } from "@/lib/http/redirect-target";
 import { imageOrigins } from "@/lib/http/safe-url";
+import { strictTransportSecurity } from "@/lib/http/strict-transport-security";
 import { checkRequest } from "@/lib/http/request-guard";
 
 // The door every page, server action and route handler is reached through:
@@ -15,7 +16,8 @@ import { checkRequest } from "@/lib/http/request-guard";
 // 2. sends visitors without a valid session to sign in, then back to where they were going. Only a first gate: every
 //    page, server action and route checks the session and role itself;
 // 3. rewrites what the app may believe about the request: the client's address (TRUSTED_PROXY_HOPS), and the
-//    Content-Security-Policy with this request's nonce, which Next.js reads to mark its own scripts.
+//    Content-Security-Policy with this request's nonce, which Next.js reads to mark its own scripts; and sends
+//    Strict-Transport-Security when Linkdesk's public URL is https.
 
 const PATH_HEADER = "x-linkdesk-path";
 const NONCE_HEADER = "x-nonce";
@@ -71,6 +73,9 @@ const guarded = auth(async (request: AuthedRequest) => {
 
 function withPolicy(response: NextResponse, policy: string): NextResponse {
   response.headers.set("Content-Security-Policy", policy);
+  // HSTS when the public URL (AUTH_URL) is https.
+  const hsts = strictTransportSecurity(getEnv().AUTH_URL);
+  if (hsts) response.headers.set("Strict-Transport-Security", hsts);
   return response;
 }
 

@@ -71,6 +71,22 @@ describe("parseEnv", () => {
     expect(problems(() => parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "1.5" }))).toEqual(["TRUSTED_PROXY_HOPS must be a whole number"]);
   });
 
+  it("reads the public URL (AUTH_URL, which Auth.js reads too) as an origin", () => {
+    expect(parseEnv(valid).AUTH_URL).toBeUndefined();
+    expect(parseEnv({ ...valid, AUTH_URL: "https://linkdesk.example.com/" }).AUTH_URL).toBe("https://linkdesk.example.com");
+    expect(problems(() => parseEnv({ ...valid, AUTH_URL: "https://linkdesk.example.com/console" }))).toEqual([
+      "AUTH_URL must be an origin without a path, e.g. https://linkdesk.example.com",
+    ]);
+    expect(problems(() => parseEnv({ ...valid, AUTH_URL: "javascript:alert(1)" }))).toEqual(["AUTH_URL must be an http(s) URL"]);
+  });
+
+  it("holds readiness at 503 for 5 s on SIGTERM unless told otherwise", () => {
+    expect(parseEnv(valid).SHUTDOWN_DRAIN_S).toBe(5);
+    expect(parseEnv({ ...valid, SHUTDOWN_DRAIN_S: "0" }).SHUTDOWN_DRAIN_S).toBe(0);
+    expect(parseEnv({ ...valid, SHUTDOWN_DRAIN_S: "1.5" }).SHUTDOWN_DRAIN_S).toBe(1.5);
+    expect(problems(() => parseEnv({ ...valid, SHUTDOWN_DRAIN_S: "-1" }))[0]).toMatch(/^SHUTDOWN_DRAIN_S /);
+  });
+
   it("never echoes a secret's value in its message", () => {
     const error = (() => {
       try {

@@ -39,6 +39,13 @@ const commaList = z
 const authSchema = {
   /** Encrypts session cookies. `npm start` generates one for demo mode; set your own (32+ characters) otherwise. */
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 33`)"),
+  /**
+   * The dashboard's public URL as browsers reach it, e.g. https://linkdesk.example.com (an origin: Linkdesk is served at
+   * the root). Auth.js reads this variable itself and builds its own URLs and redirects on it; unset, on the address
+   * the server listens on (http://localhost:<port>). Its origin is the one redirects must stay on; https also turns
+   * on Strict-Transport-Security.
+   */
+  AUTH_URL: httpUrl.refine((url) => new URL(url).pathname === "/", "must be an origin without a path, e.g. https://linkdesk.example.com").optional(),
   /** Sessions end this many hours after sign-in, whatever the activity. */
   SESSION_MAX_AGE_HOURS: z.coerce.number().positive().max(24 * 30).default(8),
   /** Optional company identity provider (OpenID Connect). All three or none. */
@@ -103,6 +110,12 @@ const lifecycleSchema = {
    * the dashboard before it kills it.
    */
   SHUTDOWN_TIMEOUT_S: z.coerce.number().positive().max(600).default(10),
+  /**
+   * On SIGTERM the readiness probe answers 503 for this many seconds before the server closes its listener, so a load
+   * balancer sees "not ready" and moves people away instead of meeting refused connections. At most half of
+   * SHUTDOWN_TIMEOUT_S is used; 0: none. SIGINT (Ctrl-C) does not wait.
+   */
+  SHUTDOWN_DRAIN_S: z.coerce.number().min(0).max(600).default(5),
 };
 
 const serverSchema = z.object({

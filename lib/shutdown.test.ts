@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ShutdownLog, closeReserveMs, createShutdownCoordinator, installShutdownSignals, isShuttingDown, onShutdown } from "./shutdown";
+import {
+  type ShutdownLog,
+  closeReserveMs,
+  createShutdownCoordinator,
+  drainPeriodMs,
+  installShutdownSignals,
+  isShuttingDown,
+  loadBalancerDrain,
+  onShutdown,
+} from "./shutdown";
 
 function recordingLog() {
   const lines: { level: string; obj: object; msg: string }[] = [];
@@ -125,6 +134,58 @@ describe("the shutdown coordinator", () => {
   it("keeps a reserve for close that fits short timeouts", () => {
     expect(closeReserveMs(10_000)).toBe(2_000);
     expect(closeReserveMs(1_000)).toBe(250);
+  });
+});
+
+describe("the load balancer's drain", () => {
+  /** The server as startup.ts wires it: readiness (isShuttingDown) and the listener, which closes in `requests`. */
+  function serverWith(timeoutMs: number, drainMs: number) {
+    const { coordinator } = coordinatorWith(timeoutMs);
+    const events: { at: number; what: string }[] = [];
+    const startedAt = Date.now();
+    coordinator.onShutdown("load balancer drain", loadBalancerDrain(drainMs), "drain");
+    coordinator.onShutdown("http requests", () => void events.push({ at: Date.now() - startedAt, what: "listener closed" }), "requests");
+    coordinator.onShutdown("database", () => void events.push({ at: Date.now() - startedAt, what: "database closed" }), "close");
+    return { coordinator, events };
+  }
+
+  it("on SIGTERM, an idle server says 'not ready' for the drain period before it closes its listener", async () => {
+    vi.useFakeTimers();
+    const { coordinator, events } = serverWith(10_000, 5_000);
+    let outcome: Awaited<ReturnType<typeof coordinator.shutdown>> | undefined;
+    void coordinator.shutdown("SIGTERM").then((o) => (outcome = o));
+
+    await vi.advanceTimersByTimeAsync(4_999);
+    // Readiness answers 503 all along (it asks isShuttingDown), and the listener still takes the probes.
+    expect(coordinator.isShuttingDown()).toBe(true);
+    expect(events).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(events).toEqual([
+      { at: 5_000, what: "listener closed" },
+      { at: 5_000, what: "database closed" },
+    ]);
+    expect(outcome).toEqual({ clean: true, failed: [], abandoned: [] });
+  });
+
+  it("does not wait on SIGINT (Ctrl-C at a terminal) nor when the period is 0", async () => {
+    vi.useFakeTimers();
+    for (const [reason, drainMs] of [["SIGINT", 5_000], ["SIGTERM", 0]] as const) {
+      const { coordinator, events } = serverWith(10_000, drainMs);
+      await coordinator.shutdown(reason);
+      expect(events.map((e) => e.at)).toEqual([0, 0]);
+    }
+  });
+
+  it("takes at most half the shutdown's time, and ends cleanly when it is cut short", async () => {
+    expect(drainPeriodMs(5, 10_000)).toBe(5_000);
+    expect(drainPeriodMs(30, 10_000)).toBe(5_000);
+    expect(drainPeriodMs(5, 4_000)).toBe(2_000);
+    expect(drainPeriodMs(0, 10_000)).toBe(0);
+
+    const cut = new AbortController();
+    const held = loadBalancerDrain(60_000)(cut.signal, "SIGTERM");
+    cut.abort();
+    await expect(held).resolves.toBeUndefined();
   });
 });
 

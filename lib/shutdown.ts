@@ -7,16 +7,18 @@ import "server-only";
 //                claiming. Quick steps (flip a flag, abort a controller).
 //   drain        work in flight finishes (or is recorded for the next holder) and its leases are released at once, so
 //                another instance takes over within seconds. The server still answers meanwhile, so a load balancer
-//                reads "not ready" and moves people away instead of meeting refused connections.
+//                reads "not ready" and moves people away instead of meeting refused connections; on SIGTERM the
+//                phase lasts at least SHUTDOWN_DRAIN_S (loadBalancerDrain), however little work is in flight.
 //   requests     the HTTP server stops accepting connections; page and API requests in flight complete.
 //   close        the database closes (PGlite must be closed cleanly) and the log is flushed.
 //
 // The API other modules use (the sync scheduler, the job engine):
 //
-//   onShutdown(name, step, phase) registers `step(signal)`: it runs once, at its phase, beside the other steps of that
-//     phase (phases run in the order above, one after the other). `signal` aborts when the step's time is up; a step
-//     that has not finished by then is abandoned (named in the log) and shutdown goes on. Returns a function that
-//     unregisters the step (for work that ends before the server does).
+//   onShutdown(name, step, phase) registers `step(signal, reason)`: it runs once, at its phase, beside the other steps
+//     of that phase (phases run in the order above, one after the other). `signal` aborts when the step's time is up;
+//     a step that has not finished by then is abandoned (named in the log) and shutdown goes on. `reason` is what
+//     started the shutdown ("SIGTERM", "SIGINT"). Returns a function that unregisters the step (for work that ends
+//     before the server does).
 //   isShuttingDown() is true from the first signal on: decline new work then.
 //
 // The steps of the first three phases have until SHUTDOWN_TIMEOUT_S minus a reserve for `close`; `close` has the rest.
@@ -26,7 +28,7 @@ import "server-only";
 export const SHUTDOWN_PHASES = ["stop-intake", "drain", "requests", "close"] as const;
 export type ShutdownPhase = (typeof SHUTDOWN_PHASES)[number];
 
-export type ShutdownStep = (signal: AbortSignal) => Promise<void> | void;
+export type ShutdownStep = (signal: AbortSignal, reason: string) => Promise<void> | void;
 
 export interface ShutdownLog {
   info(obj: object, msg: string): void;
@@ -66,7 +68,7 @@ export function createShutdownCoordinator(settings: () => { timeoutMs: number; l
   let running: Promise<ShutdownOutcome> | undefined;
   let started = false;
 
-  const runPhase = async (phase: ShutdownPhase, deadline: number, outcome: ShutdownOutcome, log: ShutdownLog): Promise<void> => {
+  const runPhase = async (phase: ShutdownPhase, deadline: number, outcome: ShutdownOutcome, log: ShutdownLog, reason: string): Promise<void> => {
     // Taken when the phase starts: a step registered later for this phase (or an earlier one) does not run.
     const due = [...steps].filter((s) => s.phase === phase);
     if (due.length === 0) return;
@@ -77,7 +79,7 @@ export function createShutdownCoordinator(settings: () => { timeoutMs: number; l
       const finished = Promise.all(
         due.map(async (s) => {
           try {
-            await s.step(timeUp.signal);
+            await s.step(timeUp.signal, reason);
           } catch (error) {
             outcome.failed.push(s.name);
             log.error({ err: error, step: s.name, phase }, "a shutdown step failed");
@@ -114,7 +116,7 @@ export function createShutdownCoordinator(settings: () => { timeoutMs: number; l
         const outcome: ShutdownOutcome = { clean: true, failed: [], abandoned: [] };
         log.info({ reason, timeoutMs }, "shutting down");
         for (const phase of SHUTDOWN_PHASES) {
-          await runPhase(phase, phase === "close" ? end : end - closeReserveMs(timeoutMs), outcome, log);
+          await runPhase(phase, phase === "close" ? end : end - closeReserveMs(timeoutMs), outcome, log, reason);
         }
         outcome.clean = outcome.failed.length === 0 && outcome.abandoned.length === 0;
         log.info({ reason, clean: outcome.clean, durationMs: Date.now() - startedAt }, "shut down");
@@ -122,6 +124,34 @@ export function createShutdownCoordinator(settings: () => { timeoutMs: number; l
       })();
       return running;
     },
+  };
+}
+
+/**
+ * The load balancer's drain: how long readiness says 503 before the listener closes. The configured period, but at
+ * most half of the whole shutdown's time, so the requests in flight keep the rest (a shorter SHUTDOWN_TIMEOUT_S must
+ * not turn the drain into an abandoned step).
+ */
+export function drainPeriodMs(drainS: number, timeoutMs: number): number {
+  return Math.max(0, Math.min(drainS * 1000, timeoutMs / 2));
+}
+
+/**
+ * A `drain` step that holds the shutdown for `periodMs` while the server still answers, its readiness probe already
+ * saying 503 (isShuttingDown): a load balancer probing every few seconds takes the instance out of rotation before
+ * its listener closes, instead of meeting refused connections. Only on SIGTERM, what process managers and
+ * orchestrators send; SIGINT is a person at a terminal (Ctrl-C), who has no load balancer to wait for.
+ */
+export function loadBalancerDrain(periodMs: number): ShutdownStep {
+  return (signal, reason) => {
+    if (reason !== "SIGTERM" || periodMs <= 0 || signal.aborted) return;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, periodMs);
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
   };
 }
 

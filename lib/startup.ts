@@ -5,7 +5,7 @@ import { ConfigError, getEnv } from "./env";
 import { drainHttpRequests, trackHttpRequests } from "./http/in-flight-requests";
 import { takeStartSnapshots } from "./links/history";
 import { flushLogger, logger } from "./logger";
-import { installShutdownSignals, onShutdown } from "./shutdown";
+import { drainPeriodMs, installShutdownSignals, loadBalancerDrain, onShutdown } from "./shutdown";
 
 /**
  * Runs once per server start: refuses to serve with missing or invalid configuration (naming the variable), takes
@@ -25,8 +25,12 @@ export async function startServer(): Promise<void> {
   const shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_S * 1000;
   installShutdownSignals({ timeoutMs: shutdownTimeoutMs, log: () => logger().child({ component: "shutdown" }) });
   trackHttpRequests();
+  onShutdown("load balancer drain", loadBalancerDrain(drainPeriodMs(env.SHUTDOWN_DRAIN_S, shutdownTimeoutMs)), "drain");
   onShutdown("http requests", drainHttpRequests, "requests");
   onShutdown("log", flushLogger, "close");
+  if (!env.AUTH_URL && !env.UPSTREAM_SANDBOX) {
+    logger().warn({}, "AUTH_URL is not set: Auth.js builds its URLs and redirects on the address the server listens on, not the one browsers use");
+  }
   if (!env.NEXT_MANUAL_SIG_HANDLE) {
     logger().warn(
       {},
