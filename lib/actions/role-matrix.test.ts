@@ -355,7 +355,8 @@ const routes: Record<string, Partial<Record<string, RouteCase>> | { publicBecaus
   },
   "app/api/ready/route.ts": { publicBecause: "the readiness probe of a process manager or load balancer: no secrets, no upstream call" },
   "app/(dashboard)/import/[jobId]/export/route.ts": {
-    GET: { url: () => `http://linkdesk.test/import/${jobId}/export`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 200 },
+    // As its JSON form: the matrix's job is a correction, so "no such import".
+    GET: { url: () => `http://linkdesk.test/import/${jobId}/export`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 404 },
   },
   "app/api/import/institutions/route.ts": {
     GET: { url: () => "http://linkdesk.test/api/import/institutions?id=chase", params: () => ({}), allowed: PERMISSIONS.import, ok: 200, refused: 403 },

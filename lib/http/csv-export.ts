@@ -9,14 +9,17 @@ const noStore = { "Cache-Control": "no-store" };
 
 /**
  * A page's "Export CSV": checks sign-in and the read permission, refuses invalid filters (exporting a wider view than
- * asked for, silently, would mislead), then streams every row of the view, batch by batch, so a large export costs the
- * server no more memory than one batch.
+ * asked for, silently, would mislead), answers 404 when the one thing exported (a job) is not there or not of the
+ * export's kind (an empty 200 would read as "nothing to export"), then streams every row of the view, batch by batch,
+ * so a large export costs the server no more memory than one batch.
  */
-export async function csvExport<F>(opts: {
+export async function csvExport<F, S = undefined>(opts: {
   what: string;
   filename: string;
   parse: () => { filters: F; dropped: { param: string; reason: string }[] };
-  rows: (db: Db, filters: F) => AsyncGenerator<string, void, unknown>;
+  /** The one thing the export is of, looked up before anything is sent: null answers 404 with `notFound`. */
+  subject?: { find: (db: Db, filters: F) => Promise<S | null>; notFound: string };
+  rows: (db: Db, filters: F, subject: S) => AsyncGenerator<string, void, unknown>;
 }): Promise<Response> {
   const staff = await currentStaff();
   if (!staff) return Response.json({ error: `Sign in to export ${opts.what}.` }, { status: 401, headers: noStore });
@@ -31,7 +34,9 @@ export async function csvExport<F>(opts: {
   }
 
   const { db } = await getDb();
-  const chunks = opts.rows(db, filters);
+  const subject = opts.subject ? await opts.subject.find(db, filters) : (undefined as S);
+  if (subject === null) return Response.json({ error: opts.subject!.notFound }, { status: 404, headers: noStore });
+  const chunks = opts.rows(db, filters, subject);
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {

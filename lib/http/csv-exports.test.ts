@@ -128,6 +128,41 @@ describe("CSV exports", () => {
   });
 });
 
+describe("an export of one job", () => {
+  type Get = (request: NextRequest, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+  const get = async (file: string, url: string, jobId: string) => {
+    const { GET } = (await import(/* @vite-ignore */ path.join(ROOT, file))) as { GET: Get };
+    return GET(new NextRequest(url), { params: Promise.resolve({ jobId }) });
+  };
+  const IMPORT_EXPORT = "app/(dashboard)/import/[jobId]/export/route.ts";
+  const JOB_EXPORT = "app/(dashboard)/jobs/[jobId]/export/route.ts";
+
+  it("answers 404, not an empty file, for a job of another kind or no job at all", async () => {
+    const { insertJob } = await import("../jobs/store");
+    const correction = await insertJob(database.db, {
+      kind: "correction",
+      title: "not an import",
+      createdBy: { id: viewer.id, email: viewer.email, role: "support" },
+      items: [{ input: {}, targetId: "txn_1", state: "skipped" as const, reason: "kept" }],
+    });
+    const importOfCorrection = await get(IMPORT_EXPORT, `http://linkdesk.test/import/${correction.id}/export`, correction.id);
+    expect(importOfCorrection.status).toBe(404);
+    expect(importOfCorrection.headers.get("Content-Type")).toMatch(/^application\/json/);
+    expect(await importOfCorrection.json()).toEqual({ error: "No such import." });
+
+    const nobody = randomUUID();
+    expect((await get(IMPORT_EXPORT, `http://linkdesk.test/import/${nobody}/export`, nobody)).status).toBe(404);
+    const noJob = await get(JOB_EXPORT, `http://linkdesk.test/jobs/${nobody}/export`, nobody);
+    expect(noJob.status).toBe(404);
+    expect(await noJob.json()).toEqual({ error: "No such job." });
+
+    // The same correction job through the export of every kind.
+    const job = await get(JOB_EXPORT, `http://linkdesk.test/jobs/${correction.id}/export`, correction.id);
+    expect(job.status).toBe(200);
+    expect(parseCsv(await job.text()).length).toBeGreaterThan(1);
+  });
+});
+
 describe("csvField", () => {
   it("quotes what needs quoting and leaves plain text alone", () => {
     expect(csvField("plain")).toBe("plain");

@@ -12,9 +12,15 @@ export async function GET(_request: Request, { params }: { params: Promise<{ job
     what: "import results",
     filename: `import-${jobId.slice(0, 8)}-links`,
     parse: () => ({ filters: { jobId }, dropped: UUID.test(jobId) ? [] : [{ param: "jobId", reason: "not a job id" }] }),
-    async *rows(db, filters) {
-      const job = await readJob(db, filters.jobId);
-      if (!job || job.kind !== IMPORT_KIND) return;
+    // A job of another kind is no import: 404, as GET /api/import/{id} answers.
+    subject: {
+      find: async (db, filters) => {
+        const job = await readJob(db, filters.jobId);
+        return job?.kind === IMPORT_KIND ? job : null;
+      },
+      notFound: "No such import.",
+    },
+    async *rows(db, _filters, job) {
       yield* streamImportOutcomesCsv(db, job.id);
     },
   });

@@ -19,9 +19,8 @@ export async function GET(request: NextRequest, { params }: { params: Promise<{ 
         ...(state === undefined || isItemState(state) ? [] : [{ param: "state", reason: "not an item state" }]),
       ],
     }),
-    async *rows(db, filters) {
-      const job = await readJob(db, filters.jobId);
-      if (!job) return;
+    subject: { find: (db, filters) => readJob(db, filters.jobId), notFound: "No such job." },
+    async *rows(db, filters, job) {
       yield* streamJobItemsCsv(db, job, filters.state);
     },
   });
