@@ -1,12 +1,38 @@
-import { and, eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { and, eq, like } from "drizzle-orm";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { withTestDatabases } from "../db/test-databases";
-import { auditLog, staff } from "../db/schema";
+import { auditLog, signInAttempts, staff } from "../db/schema";
 import { verifyCredentials } from "./credentials";
-import { hashPassword } from "./password";
+import { hashPassword, verifyAgainstDecoy, verifyPassword } from "./password";
+import { CHECK_TIMEOUT_MS } from "./sign-in-attempts";
 import { FREE_FAILURES, LOCK_FAILURES } from "./throttle";
 
+// Every password check goes through these two, so their calls count what a guesser got checked. A test may hold the
+// checks at a gate, to send more attempts while earlier ones are still being checked.
+let gate: Promise<void> | undefined;
+vi.mock("./password", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("./password")>();
+  return {
+    ...actual,
+    verifyPassword: vi.fn(async (password: string, stored: string) => {
+      await gate;
+      return actual.verifyPassword(password, stored);
+    }),
+    verifyAgainstDecoy: vi.fn(async (password: string) => {
+      await gate;
+      return actual.verifyAgainstDecoy(password);
+    }),
+  };
+});
+const passwordChecks = () => vi.mocked(verifyPassword).mock.calls.length + vi.mocked(verifyAgainstDecoy).mock.calls.length;
+
 const databases = withTestDatabases();
+
+beforeEach(() => {
+  vi.mocked(verifyPassword).mockClear();
+  vi.mocked(verifyAgainstDecoy).mockClear();
+  gate = undefined;
+});
 
 describe.each(databases)("verifyCredentials on $kind", (target) => {
   const context = (ip: string, slept: number[] = []) => ({
@@ -76,6 +102,72 @@ describe.each(databases)("verifyCredentials on $kind", (target) => {
       await verifyCredentials(`ghost-${i}@example.com`, "guess", context(ip));
     }
     expect(await verifyCredentials("ghost-x@example.com", "guess", context(ip))).toMatchObject({ ok: false, reason: "locked" });
+  });
+});
+
+describe.each(databases)("parallel sign-in attempts on $kind", (target) => {
+  const context = (ip: string) => ({ db: target.database.db, ip, demoMode: false, sleep: async () => undefined });
+  const attemptRows = (subject: string) => target.database.db.select().from(signInAttempts).where(like(signInAttempts.subject, subject));
+
+  it.each([40, 80])("checks at most the cap of %i wrong passwords sent at once for one account, and the right one with them does not sign in", async (count) => {
+    const email = `burst-${count}@example.com`;
+    await target.database.db.insert(staff).values({ email, role: "admin", passwordHash: await hashPassword("right-password") });
+    // From as many addresses as attempts: the account's own count is what must hold.
+    const wrong = Array.from({ length: count }, (_, i) => verifyCredentials(email, `guess-${i}`, context(`198.18.${count}.${i}`)));
+    const right = verifyCredentials(email, "right-password", context(`198.18.${count}.250`));
+    const answers = await Promise.all([...wrong, right]);
+
+    expect(passwordChecks()).toBeLessThanOrEqual(LOCK_FAILURES);
+    expect(answers.filter((a) => a.ok)).toEqual([]);
+    expect(answers.filter((a) => !a.ok && a.reason === "locked").length).toBeGreaterThanOrEqual(count + 1 - LOCK_FAILURES);
+    expect((await attemptRows(`email:${email}`)).length).toBeLessThanOrEqual(LOCK_FAILURES);
+  });
+
+  it("does not check the right password sent while the capped guesses are still being checked, and refuses it", async () => {
+    const email = "held@example.com";
+    await target.database.db.insert(staff).values({ email, role: "admin", passwordHash: await hashPassword("right-password") });
+    let open = () => {};
+    gate = new Promise((resolve) => (open = resolve));
+    const wrong = Array.from({ length: 40 }, (_, i) => verifyCredentials(email, `guess-${i}`, context(`198.19.0.${i}`)));
+    // The cap is taken by guesses held at the gate; the others wait for them.
+    await vi.waitFor(() => expect(passwordChecks()).toBe(LOCK_FAILURES), { timeout: 20_000 });
+    let answered = false;
+    const right = verifyCredentials(email, "right-password", context("198.19.1.1")).finally(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBe(false);
+    open();
+    expect(await right).toMatchObject({ ok: false, reason: "locked" });
+    expect((await Promise.all(wrong)).filter((a) => a.ok)).toEqual([]);
+    expect(passwordChecks()).toBe(LOCK_FAILURES);
+  });
+
+  it("signs in people sending the right password at once from one address, more of them than the cap", async () => {
+    // As 50 sessions of a load test, or an office behind one address, at the start of the day.
+    const accounts = Array.from({ length: 3 }, (_, i) => `crowd-${i}@example.com`);
+    for (const email of accounts) {
+      await target.database.db.insert(staff).values({ email, role: "viewer", passwordHash: await hashPassword("right-password") });
+    }
+    const answers = await Promise.all(
+      Array.from({ length: 5 * LOCK_FAILURES }, (_, i) => verifyCredentials(accounts[i % accounts.length]!, "right-password", context("198.21.0.1"))),
+    );
+    expect(answers.filter((a) => !a.ok)).toEqual([]);
+  });
+
+  it("counts a check that never ended (a crash) as a failure", async () => {
+    const email = "lost@example.com";
+    await target.database.db.insert(staff).values({ email, role: "ops", passwordHash: await hashPassword("right-password") });
+    const at = new Date(Date.now() - CHECK_TIMEOUT_MS - 1000);
+    await target.database.db.insert(signInAttempts).values(Array.from({ length: LOCK_FAILURES }, () => ({ subject: `email:${email}`, succeeded: null, at })));
+    expect(await verifyCredentials(email, "right-password", context("198.22.0.1"))).toMatchObject({ ok: false, reason: "locked" });
+    expect(passwordChecks()).toBe(0);
+  });
+
+  it("checks at most the cap of guesses sent at once from one address at many accounts", async () => {
+    const ip = "198.20.0.1";
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => verifyCredentials(`spray-${i}@example.com`, "guess", context(ip))));
+    expect(passwordChecks()).toBeLessThanOrEqual(LOCK_FAILURES);
+    expect(answers.filter((a) => !a.ok && a.reason === "locked")).toHaveLength(40 - LOCK_FAILURES);
+    expect((await attemptRows(`ip:${ip}`)).length).toBeLessThanOrEqual(LOCK_FAILURES);
   });
 });
 

@@ -1,5 +1,6 @@
 // Brute-force policy for sign-in, as a pure function over recent failures of one subject (an account's email or a
-// client address). The same policy applies whether or not the email exists, so it reveals nothing.
+// client address). The same policy applies whether or not the email exists, so it reveals nothing. It is applied
+// atomically, attempt by attempt, in sign-in-attempts.ts.
 
 export const THROTTLE_WINDOW_MS = 15 * 60_000;
 /** Failures allowed before sign-ins of the subject are slowed down. */

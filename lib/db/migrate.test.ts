@@ -43,6 +43,7 @@ describe.each(databases)("$kind", (target) => {
       "0011_staff_password_change_required",
       "0012_staff_preferences_snapshot_source",
       "0013_imported_links",
+      "0014_sign_in_attempts_being_checked",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([

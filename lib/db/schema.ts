@@ -81,7 +81,11 @@ export const signInAttempts = pgTable(
     /** 'email:a@b.c' or 'ip:1.2.3.4'. */
     subject: text("subject").notNull(),
     at: timestamptz("at").notNull().defaultNow(),
-    succeeded: boolean("succeeded").notNull(),
+    /**
+     * Null while its password is being checked: counted against the lock, so attempts sent at once cannot outrun it
+     * (lib/auth/sign-in-attempts.ts). One left null by a crash counts as a failure once it is old.
+     */
+    succeeded: boolean("succeeded"),
   },
   (t) => [index("sign_in_attempts_subject_at_idx").on(t.subject, t.at.desc().nullsFirst())],
 );

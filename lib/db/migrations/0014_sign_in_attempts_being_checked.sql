@@ -1,0 +1,1 @@
+ALTER TABLE "sign_in_attempts" ALTER COLUMN "succeeded" DROP NOT NULL;
