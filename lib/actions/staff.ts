@@ -6,6 +6,7 @@ import { generatePassword, hashPassword } from "../auth/password";
 import { getDb } from "../db/client";
 import { staff } from "../db/schema";
 import { addStaffSchema, changeRoleSchema, staffIdSchema } from "../schemas/staff";
+import { setAccountDisabled } from "../staff/access";
 import { ActionRefused, actionClient } from "./safe-action";
 
 const adminAction = (action: "staff.add" | "staff.change_role" | "staff.disable" | "staff.enable" | "staff.reset_password") =>
@@ -63,8 +64,8 @@ export const disableStaff = adminAction("staff.disable")
     const { db, row } = await loadTarget(parsedInput.staffId);
     ctx.note({ targetType: "staff", targetId: row.id, before: { disabled: row.disabledAt !== null } });
     if (row.id === ctx.staff.id) throw new ActionRefused("You cannot disable your own account.");
-    // Disabling twice keeps the first date: when access ended is what matters.
-    if (row.disabledAt === null) await db.update(staff).set({ disabledAt: new Date() }).where(eq(staff.id, row.id));
+    // Ends the account's sessions for good: enabling it later does not revive them.
+    await setAccountDisabled(db, row.id, true);
     ctx.note({ after: { disabled: true } });
     revalidatePath("/admin/staff");
     return { id: row.id };
@@ -75,7 +76,7 @@ export const enableStaff = adminAction("staff.enable")
   .action(async ({ parsedInput, ctx }) => {
     const { db, row } = await loadTarget(parsedInput.staffId);
     ctx.note({ targetType: "staff", targetId: row.id, before: { disabled: row.disabledAt !== null } });
-    await db.update(staff).set({ disabledAt: null }).where(eq(staff.id, row.id));
+    await setAccountDisabled(db, row.id, false);
     ctx.note({ after: { disabled: false } });
     revalidatePath("/admin/staff");
     return { id: row.id };

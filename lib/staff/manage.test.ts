@@ -3,6 +3,7 @@ import { userInfo } from "node:os";
 import { asc, eq, gt, max } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { verifyPassword } from "../auth/password";
+import { sessionStands } from "../auth/session";
 import type { Db } from "../db/client";
 import { auditLog, staff } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
@@ -157,6 +158,34 @@ describe.each(databases)("$kind", (target) => {
       expect(enabling).toEqual([
         expect.objectContaining({ action: "staff.enable", outcome: "ok", targetId: id, before: { disabled: true }, after: { disabled: false } }),
       ]);
+    });
+
+    it("ends the account's sessions for good: enabling it again does not revive a session from before", async () => {
+      const { db } = target.database;
+      const email = uniqueEmail("dora");
+      await addStaffAccount(db, { email, role: "admin" });
+      const signedInBefore = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const stands = async (signedInAt: number) => sessionStands((await accountRow(db, email))!, signedInAt, { demoMode: false });
+      expect(await stands(signedInBefore)).toBe(true);
+
+      await setStaffDisabled(db, email, true);
+      expect(await stands(signedInBefore)).toBe(false);
+      await setStaffDisabled(db, email, false);
+      expect(await stands(signedInBefore)).toBe(false);
+      // A sign-in after the enable holds.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await stands(Date.now())).toBe(true);
+    });
+
+    it("does not end the sessions of an account that was already enabled", async () => {
+      const { db } = target.database;
+      const email = uniqueEmail("eli");
+      await addStaffAccount(db, { email, role: "ops" });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const signedIn = Date.now();
+      expect(await setStaffDisabled(db, email, false)).toMatchObject({ changed: false });
+      expect(sessionStands((await accountRow(db, email))!, signedIn, { demoMode: false })).toBe(true);
     });
 
     it("refuses an unknown or invalid email and audits the refusal", async () => {

@@ -10,6 +10,7 @@ import type { Db } from "../db/client";
 import { type AuthSource, staff } from "../db/schema";
 import { newPasswordSchema } from "../schemas/auth";
 import { addStaffSchema } from "../schemas/staff";
+import { setAccountDisabled } from "./access";
 
 // Staff account changes made outside the dashboard (the `npm run staff` command): the same rules and audit trail as
 // the Staff page's actions, with the operating-system user as the actor, since nobody is signed in.
@@ -71,7 +72,7 @@ export async function addStaffAccount(db: Db, input: StaffAccountInput): Promise
   });
 }
 
-/** Disables or enables an account. A disabled account counts as signed out at its next request. */
+/** Disables or enables an account. Its sessions end at their next request, and enabling it does not revive them. */
 export async function setStaffDisabled(
   db: Db,
   email: string,
@@ -83,10 +84,9 @@ export async function setStaffDisabled(
     const target = await findAccount(db, note, parsed.email);
     const wasDisabled = target.disabledAt !== null;
     note({ before: { disabled: wasDisabled } });
-    // Disabling twice keeps the first date: it says since when the account has been unusable.
-    if (wasDisabled !== disabled) await db.update(staff).set({ disabledAt: disabled ? new Date() : null }).where(eq(staff.id, target.id));
+    const changed = await setAccountDisabled(db, target.id, disabled);
     note({ after: { disabled } });
-    return { id: target.id, email: target.email, disabled, changed: wasDisabled !== disabled };
+    return { id: target.id, email: target.email, disabled, changed };
   });
 }
 
