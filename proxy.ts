@@ -26,7 +26,7 @@ const PUBLIC = [/^\/sign-in(\/|$)/, /^\/api\/auth\//, /^\/api\/health$/, /^\/api
 
 const { auth } = NextAuth(() => {
   const env = getEnv();
-  return authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS });
+  return authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS, demoMode: env.UPSTREAM_SANDBOX });
 });
 
 type AuthedRequest = NextRequest & { auth: { user?: { id?: string } } | null };

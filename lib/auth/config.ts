@@ -4,12 +4,16 @@ import { logger } from "../logger";
 import { authLogger } from "./auth-logger";
 
 // The part of the Auth.js configuration that needs no database, shared by the proxy and the full setup in index.ts.
-// Sessions are encrypted JWT cookies holding only the staff id and the sign-in time; the role is read from the
-// database on every request, so a role change or a disabled account takes effect at once and a cookie cannot carry
-// a forged role.
+// Sessions are encrypted JWT cookies holding only the staff id, the sign-in time and the mode of the instance that
+// issued them; the role is read from the database on every request, so a role change or a disabled account takes
+// effect at once and a cookie cannot carry a forged role.
 
-export function authConfig(opts: { secret: string; maxAgeHours: number }): NextAuthConfig {
+/** The mode of the instance that issued a session: a demo (on the bundled sandbox) or a live one. */
+export type SessionIssuer = "demo" | "live";
+
+export function authConfig(opts: { secret: string; maxAgeHours: number; /** UPSTREAM_SANDBOX */ demoMode: boolean }): NextAuthConfig {
   const maxAge = Math.round(opts.maxAgeHours * 3600);
+  const issuer: SessionIssuer = opts.demoMode ? "demo" : "live";
   return {
     secret: opts.secret,
     trustHost: true,
@@ -29,7 +33,12 @@ export function authConfig(opts: { secret: string; maxAgeHours: number }): NextA
         if (user?.id) {
           token.sub = user.id;
           token.signedInAt = Date.now();
+          token.issuer = issuer;
         }
+        // A cookie is only as good as the secret it was sealed with, and a demo may share its secret with a live
+        // instance: what a demo issued (its admin included) is nobody here, and the other way round. Cookies from
+        // before this claim existed go the same way: their holders sign in once more.
+        if (token.issuer !== issuer) return null;
         // A working day, counted from sign-in: activity does not extend it.
         const signedInAt = typeof token.signedInAt === "number" ? token.signedInAt : 0;
         if (Date.now() - signedInAt > maxAge * 1000) return null;

@@ -14,6 +14,7 @@ import { signInSchema } from "../schemas/auth";
 import { authConfig } from "./config";
 import { type SignedInStaff, verifyCredentials } from "./credentials";
 import { isRole } from "./roles";
+import { sessionStands } from "./session";
 import { decideSso } from "./sso";
 
 /** Refused sign-in; `code` tells the sign-in action which message to show (never whether the email exists). */
@@ -37,7 +38,7 @@ const oidcEnabled = (env: Env) => Boolean(env.AUTH_OIDC_ISSUER && env.AUTH_OIDC_
 // Configured lazily (a function), so building the app needs no runtime configuration.
 export const { handlers, auth, signIn, signOut } = NextAuth(() => {
   const env = getEnv();
-  const base = authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS });
+  const base = authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS, demoMode: env.UPSTREAM_SANDBOX });
   return {
     ...base,
     providers: [
@@ -115,9 +116,10 @@ export interface SessionAccount extends SignedInStaff {
 }
 
 /**
- * The account of the session as the database holds it now, or null. Disabled accounts and ended sessions count as
- * signed out. Includes an account that must set its own password first: only the password pages (and the action that
- * changes it) use this; everything else uses currentStaff. Cached per request.
+ * The account of the session as the database holds it now, or null. Disabled accounts, ended sessions and demo
+ * accounts outside demo mode count as signed out (sessionStands). Includes an account that must set its own password
+ * first: only the password pages (and the action that changes it) use this; everything else uses currentStaff. Cached
+ * per request.
  */
 export const sessionAccount = cache(async (): Promise<SessionAccount | null> => {
   const session = (await auth()) as (Session & { signedInAt?: number }) | null;
@@ -125,9 +127,7 @@ export const sessionAccount = cache(async (): Promise<SessionAccount | null> => 
   if (!id) return null;
   const { db } = await getDb();
   const [row] = await db.select().from(staff).where(eq(staff.id, id)).limit(1);
-  if (!row || row.disabledAt !== null || !isRole(row.role)) return null;
-  // A session older than the account's last sign-out is over, even if a late response re-set its cookie.
-  if (row.sessionsValidAfter && (session?.signedInAt ?? 0) <= row.sessionsValidAfter.getTime()) return null;
+  if (!row || !isRole(row.role) || !sessionStands(row, session?.signedInAt, { demoMode: getEnv().UPSTREAM_SANDBOX })) return null;
   return {
     id: row.id,
     email: row.email,
