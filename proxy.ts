@@ -3,19 +3,24 @@ import type { NextFetchEvent, NextRequest } from "next/server";
 import { NextResponse } from "next/server";
 import { authConfig } from "@/lib/auth/config";
 import { getEnv, isDevelopmentServer } from "@/lib/env";
+import { BODY_TICKET_HEADER, abandonRequestBody } from "@/lib/http/body-cap";
 import { rewriteClientAddress } from "@/lib/http/client-address";
 import { contentSecurityPolicy, newNonce } from "@/lib/http/content-security-policy";
 import { START_PAGE, safeRedirectPath } from "@/lib/http/redirect-target";
 import { imageOrigins } from "@/lib/http/safe-url";
 import { strictTransportSecurity } from "@/lib/http/strict-transport-security";
-import { checkRequest } from "@/lib/http/request-guard";
+import { type Refusal, checkRequestBody, checkRequestHead } from "@/lib/http/request-guard";
+import { unreadableAddress } from "@/lib/http/storable-input";
 
 // The door every page, server action and route handler is reached through:
-// 1. refuses, in words, requests that change something but come from another site or carry a body Linkdesk will not
-//    read (lib/http/request-guard.ts);
+// 1. refuses, in words, an address it cannot read (a malformed %-escape, a NUL: lib/http/storable-input.ts), and
+//    requests that change something but come from another site or declare a body over the limit
+//    (lib/http/request-guard.ts);
 // 2. sends visitors without a valid session to sign in, then back to where they were going. Only a first gate: every
 //    page, server action and route checks the session and role itself;
-// 3. rewrites what the app may believe about the request: the client's address (TRUSTED_PROXY_HOPS), and the
+// 3. only then reads a body, up to the limit and no further, and refuses one Linkdesk will not read; a body sent
+//    without a session to a page that needs one is never read (lib/http/body-cap.ts drops it as it arrives);
+// 4. rewrites what the app may believe about the request: the client's address (TRUSTED_PROXY_HOPS), and the
 //    Content-Security-Policy with this request's nonce, which Next.js reads to mark its own scripts; and sends
 //    Strict-Transport-Security when Linkdesk's public URL is https.
 
@@ -42,17 +47,23 @@ const guarded = auth(async (request: AuthedRequest) => {
   const { pathname, search } = request.nextUrl;
   const isApi = pathname.startsWith("/api/");
 
-  const refusal = await checkRequest(request, pathname);
-  if (refusal) {
+  const refuse = (refusal: Refusal) => {
+    abandonRequestBody(request.headers);
     const response = isApi
       ? NextResponse.json({ error: refusal.message }, { status: refusal.status })
       : // Exactly text/plain: Next.js then shows the words to the person whose action was refused.
         new NextResponse(refusal.message, { status: refusal.status, headers: { "Content-Type": "text/plain" } });
     return withPolicy(response, policy);
-  }
+  };
+
+  const unreadable = unreadableAddress(pathname, search);
+  if (unreadable) return refuse({ status: 400, message: unreadable });
+  const refusal = checkRequestHead(request, pathname);
+  if (refusal) return refuse(refusal);
 
   const signedIn = Boolean(request.auth?.user?.id);
   if (!signedIn && !PUBLIC.some((pattern) => pattern.test(pathname))) {
+    abandonRequestBody(request.headers);
     // Scripts get a status, not a sign-in page.
     if (isApi) return withPolicy(NextResponse.json({ error: "Sign in first." }, { status: 401 }), policy);
     const signIn = new URL("/sign-in", request.nextUrl);
@@ -61,7 +72,11 @@ const guarded = auth(async (request: AuthedRequest) => {
     return withPolicy(NextResponse.redirect(signIn), policy);
   }
 
+  const bodyRefusal = await checkRequestBody(request, pathname);
+  if (bodyRefusal) return refuse(bodyRefusal);
+
   const headers = new Headers(request.headers);
+  headers.delete(BODY_TICKET_HEADER);
   rewriteClientAddress(headers, env.TRUSTED_PROXY_HOPS);
   headers.set("Content-Security-Policy", policy);
   headers.set(NONCE_HEADER, nonce);

@@ -10,12 +10,18 @@ import { brandError, hasErrorBrand } from "../error-brand";
 import { clientAddress, sessionAccount } from "../auth";
 import { databaseErrorOf } from "../db/errors";
 import { PERMISSION_LABELS, PERMISSIONS, ROLE_LABELS, can } from "../auth/roles";
+import { describeUnstorable, findUnstorable, storableDeep } from "../http/storable-input";
 import { logger } from "../logger";
 import { describeUpstreamError, isUpstreamError } from "../upstream/errors";
 
 // Every server action is built from this client: sign-in check, role check, input validation (the same zod schema
 // the form uses), audit and error mapping happen here, so no action body can skip them. Server actions can be called
 // by a direct POST, so the checks live here and not only in the UI or the proxy.
+//
+// Before any schema, every action's input is searched for text the database cannot store (a NUL, half of a surrogate
+// pair: lib/http/storable-input.ts), wherever it sits, field names included: refused in words and audited, it never
+// reaches a query. What the audit trail records is made storable too (an upstream's answer may hold such text), and
+// writing it never turns an action's answer into a bare 500.
 
 /** A refusal whose message is safe and useful to show (no secrets, no internals). */
 export class ActionRefused extends Error {
@@ -86,6 +92,8 @@ export const actionClient = createSafeActionClient({
     // The person's own settings: session and permission checked, nothing audited (see PERSONAL_ACTIONS).
     if (account.passwordChangeRequired) throw new ActionRefused("Choose your own password first: the one you were given serves only to sign in and do that.");
     if (!can(staff.role, metadata.permission)) throw new ActionRefused(`Your role (${ROLE_LABELS[staff.role]}) may not ${PERMISSION_LABELS[metadata.permission]}.`);
+    const unstorable = findUnstorable(clientInput);
+    if (unstorable) throw new ActionRefused(describeUnstorable(unstorable));
     const unrecorded: (more: AuditNote) => void = () => undefined;
     return next({ ctx: { staff, correlationId, note: unrecorded } });
   }
@@ -94,13 +102,19 @@ export const actionClient = createSafeActionClient({
 
   // Signed in with a one-time password: choosing one's own is the only thing allowed, by a click or a direct POST.
   if (account.passwordChangeRequired && action !== "auth.change_password") {
-    await appendAudit({ ...base, outcome: "refused", input: { reason: "one-time password not yet replaced", fields: inputKeys(clientInput) } });
+    await audit({ ...base, outcome: "refused", input: { reason: "one-time password not yet replaced", fields: inputKeys(clientInput) } });
     throw new ActionRefused("Choose your own password first: the one you were given serves only to sign in and do that.");
   }
 
   if (!can(staff.role, metadata.permission)) {
-    await appendAudit({ ...base, outcome: "refused", input: { reason: `role ${staff.role} lacks ${metadata.permission}`, fields: inputKeys(clientInput) } });
+    await audit({ ...base, outcome: "refused", input: { reason: `role ${staff.role} lacks ${metadata.permission}`, fields: inputKeys(clientInput) } });
     throw new ActionRefused(`Your role (${ROLE_LABELS[staff.role]}) may not ${PERMISSION_LABELS[metadata.permission]}.`);
+  }
+
+  const unstorable = findUnstorable(clientInput);
+  if (unstorable) {
+    await audit({ ...base, outcome: "refused", input: { reason: `input holds ${unstorable.what}`, field: unstorable.path } });
+    throw new ActionRefused(describeUnstorable(unstorable));
   }
 
   // The body adds what it knows (target, before/after, upstream outcome) through note(); a closure, because ctx is
@@ -119,7 +133,7 @@ export const actionClient = createSafeActionClient({
         : facts.upstreamStatus !== undefined || facts.upstreamErrorCode !== undefined
           ? "upstream_error"
           : "error";
-  await appendAudit({
+  await audit({
     ...base,
     ...facts,
     outcome,
@@ -127,6 +141,20 @@ export const actionClient = createSafeActionClient({
   });
   return result;
 });
+
+/**
+ * Appends an action's audit row with every free text made storable. Should the database still refuse it (down, say),
+ * the failure is logged with the row's identity and the action's answer stands: a failed write must not become a
+ * bare 500 whose log line quotes the row (and the person's email) as the query's parameters.
+ */
+async function audit(record: AuditRecord): Promise<void> {
+  const { actor, action, outcome, correlationId, ip, upstreamStatus, ...text } = record;
+  try {
+    await appendAudit({ actor, action, outcome, correlationId, ip, upstreamStatus, ...(storableDeep(text) as typeof text) });
+  } catch (error) {
+    logger().error({ db: databaseErrorOf(error), action, outcome, correlationId, actorId: actor?.id }, "audit row not written");
+  }
+}
 
 /** Runs an upstream call and notes its outcome for the audit row, rethrowing failures for the error mapping. */
 export async function noteUpstream<T>(note: (n: AuditNote) => void, call: () => Promise<T>, successStatus = 200): Promise<T> {

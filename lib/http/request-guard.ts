@@ -2,6 +2,11 @@
 // foreign origin, an oversized body, a truncated or deeply nested payload all end as a bare 500 carrying only an
 // error digest. Here each gets a status and a sentence that says what is wrong.
 //
+// The checks come in two halves so that the door can put the session check between them: checkRequestHead reads only
+// the request line and headers; checkRequestBody reads the body, as a stream that stops at the limit, and runs only
+// for someone signed in or on a path that is public by design (sign-in, Auth.js, a webhook receiver). Nobody can make
+// Linkdesk read a body by posting it anonymously to a page that needs a session.
+//
 // Next.js shows the text of a failed server action call to the person when the answer is `text/plain` with a 4xx or
 // 5xx status (next/dist/client/components/router-reducer/reducers/server-action-reducer.js), so action refusals are
 // plain text; route handlers under /api/ get JSON like their other errors.
@@ -20,8 +25,12 @@ export const UPLOAD_ACTION_BODY_LIMIT = { bytes: 26 * 1024 * 1024, label: "26 MB
 /** The Import page itself: its job pages and exports under /import/ take no upload. */
 const UPLOAD_PATHS = /^\/import\/?$/;
 
-type BodyLimit = { bytes: number; label: string };
-const limitFor = (pathname: string): BodyLimit => (UPLOAD_PATHS.test(pathname) ? UPLOAD_ACTION_BODY_LIMIT : ACTION_BODY_LIMIT);
+export type BodyLimit = { bytes: number; label: string };
+/**
+ * The largest body a request to `pathname` may carry: the upload's on the Import page, 1 MB everywhere else, public
+ * paths included (Auth.js's sign-in under /api/auth, a webhook receiver under /api/webhooks).
+ */
+export const bodyLimitFor = (pathname: string): BodyLimit => (UPLOAD_PATHS.test(pathname) ? UPLOAD_ACTION_BODY_LIMIT : ACTION_BODY_LIMIT);
 
 /** Linkdesk's own payloads nest a handful of levels; 64 leaves room and keeps a parser's recursion short. */
 export const MAX_JSON_DEPTH = 64;
@@ -38,8 +47,13 @@ export interface Refusal {
   message: string;
 }
 
-/** The first problem with a request that changes something, or null when it may go on to Next.js. */
+/** The first problem with a request that changes something, or null when it may go on to Next.js. Both halves. */
 export async function checkRequest(request: Request, pathname: string): Promise<Refusal | null> {
+  return checkRequestHead(request, pathname) ?? (await checkRequestBody(request, pathname));
+}
+
+/** The problems a request's line and headers show (origin, declared length, content type); reads no body. */
+export function checkRequestHead(request: Request, pathname: string): Refusal | null {
   if (!UNSAFE_METHODS.has(request.method)) return null;
 
   if (!OWN_CSRF_PROTECTION.test(pathname)) {
@@ -49,22 +63,37 @@ export async function checkRequest(request: Request, pathname: string): Promise<
     }
   }
 
-  const limit = limitFor(pathname);
+  const limit = bodyLimitFor(pathname);
   const declared = Number(request.headers.get("content-length") ?? "");
   if (Number.isFinite(declared) && declared > limit.bytes) return tooLarge(declared, limit);
 
   const contentType = mediaType(request.headers.get("content-type"));
+  if (request.headers.has("next-action") && !ACTION_CONTENT_TYPES.has(contentType)) {
+    return {
+      status: 400,
+      message: `Refused: an action's body must be text/plain or multipart/form-data, not ${contentType ? contentType : "a body without a content type"}.`,
+    };
+  }
+  return null;
+}
+
+/**
+ * The problems of a request's body: over the limit (counted as it arrives, and no further), JSON cut off or nested too
+ * deep. Call it after checkRequestHead, and only once the session check let the request through.
+ */
+export async function checkRequestBody(request: Request, pathname: string): Promise<Refusal | null> {
+  if (!UNSAFE_METHODS.has(request.method)) return null;
+  const limit = bodyLimitFor(pathname);
+  const contentType = mediaType(request.headers.get("content-type"));
   if (request.headers.has("next-action")) {
-    if (!ACTION_CONTENT_TYPES.has(contentType)) {
-      return {
-        status: 400,
-        message: `Refused: an action's body must be text/plain or multipart/form-data, not ${contentType ? contentType : "a body without a content type"}.`,
-      };
-    }
     return contentType === "multipart/form-data" ? checkMultipart(request, limit) : checkJsonBody(request, limit);
   }
   if (contentType === "application/json") return checkJsonBody(request, limit);
-  return null;
+  // Any other body (Auth.js's form posts, a webhook's payload) is only counted: a declared length was checked with the
+  // headers, and HTTP framing holds the body to it; a chunked one declares nothing, so it is read up to the limit.
+  if (request.headers.has("content-length")) return null;
+  const body = await boundedBody(request, limit);
+  return isRefusal(body) ? body : null;
 }
 
 function tooLarge(bytes: number, limit: BodyLimit): Refusal {
@@ -94,12 +123,36 @@ function mediaType(contentType: string | null): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-const isRefusal = (value: ArrayBuffer | Refusal): value is Refusal => "status" in value;
+const isRefusal = (value: Uint8Array<ArrayBuffer> | Refusal): value is Refusal => "status" in value;
 
-async function boundedBody(request: Request, limit: BodyLimit): Promise<ArrayBuffer | Refusal> {
-  // Chunked bodies declare no length: count what actually arrives.
-  const body = await request.clone().arrayBuffer();
-  return body.byteLength > limit.bytes ? tooLarge(body.byteLength, limit) : body;
+/**
+ * The body, read chunk by chunk from a copy of the request, and abandoned as soon as it passes the limit: a chunked
+ * body declares no length, and reading it whole first (a 25 MB one, a dozen at once) is what the limit is there to
+ * prevent.
+ */
+async function boundedBody(request: Request, limit: BodyLimit): Promise<Uint8Array<ArrayBuffer> | Refusal> {
+  const reader = request.clone().body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit.bytes) {
+      // Not awaited: a copy's cancel settles only once the original is cancelled too, and nobody reads that one.
+      reader.cancel().catch(() => undefined);
+      return { status: 413, message: `Refused: the request body is larger than the ${limit.label} limit.` };
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }
 
 async function checkJsonBody(request: Request, limit: BodyLimit): Promise<Refusal | null> {

@@ -1,6 +1,7 @@
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
+import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { IMPORT_KIND, readImportOutcomes, readImportSummary } from "@/lib/jobs/import";
 import { readJob } from "@/lib/jobs/store";
 
@@ -12,6 +13,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // the CSV at /import/{id}/export. Any signed-in reader (the Jobs pages show import jobs to everyone too); ?offset=
 // pages through a large fleet, 500 links at a time.
 export async function GET(request: Request, { params }: { params: Promise<{ jobId: string }> }) {
+  const unreadable = await refuseUnreadableInput(request, params);
+  if (unreadable) return unreadable;
   const staff = await currentStaff();
   if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
   if (!can(staff.role, "read")) return Response.json({ error: "Your role may not read jobs." }, { status: 403, headers: noStore });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
+import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { MAX_INSTITUTION_NAMES } from "@/lib/import/limits";
 import { institutionNames } from "@/lib/upstream/institutions";
 import { importInstitutionIdSchema } from "@/lib/upstream/schemas";
@@ -14,6 +15,8 @@ const idsSchema = z.array(importInstitutionIdSchema).min(1).max(MAX_INSTITUTION_
 // is null, and ids not looked up (the budget said no, or the upstream failed) are listed as unresolved: the page then
 // shows the id alone.
 export async function GET(request: Request) {
+  const unreadable = await refuseUnreadableInput(request);
+  if (unreadable) return unreadable;
   const staff = await currentStaff();
   if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
   if (!can(staff.role, "import")) return Response.json({ error: "Your role may not import links." }, { status: 403, headers: noStore });

@@ -3,11 +3,14 @@ import { can } from "@/lib/auth/roles";
 import { getBudget, isBudgetExceeded, isBudgetUnavailable, secondsUntil } from "@/lib/budget";
 import { rateLimitHeaders } from "@/lib/budget/headers";
 import { callHeadroom } from "@/lib/budget/headroom";
+import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { describeUpstreamError, isUpstreamError, upstream } from "@/lib/upstream";
 
 // A link as JSON for scripts (signed-in session required, any role that may read). The response carries the
 // RateLimit-Policy / RateLimit headers of the budget keys the call used, so a script can pace itself.
-export async function GET(_request: Request, { params }: { params: Promise<{ linkId: string }> }) {
+export async function GET(request: Request, { params }: { params: Promise<{ linkId: string }> }) {
+  const unreadable = await refuseUnreadableInput(request, params);
+  if (unreadable) return unreadable;
   const staff = await currentStaff();
   if (!staff) return Response.json({ error: "Sign in first." }, { status: 401 });
   if (!can(staff.role, "read")) return Response.json({ error: "Your role may not read links." }, { status: 403 });

@@ -2,6 +2,7 @@ import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
 import { upstreamFailureResponse } from "@/lib/http/api-errors";
+import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { parseTransactionFilters } from "@/lib/transactions/filters";
 import { transactionHistory } from "@/lib/transactions/history";
 import { transactionsPage } from "@/lib/transactions/view";
@@ -13,6 +14,8 @@ const noStore = { "Cache-Control": "no-store" };
 // 1,000, with the marks of earlier corrections. `all=1` answers every matching row (a bulk correction of the whole
 // filter). Served from the link's briefly cached history, so filtering and paging spend no upstream calls.
 export async function GET(request: Request, { params }: { params: Promise<{ linkId: string }> }) {
+  const unreadable = await refuseUnreadableInput(request, params);
+  if (unreadable) return unreadable;
   const staff = await currentStaff();
   if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
   if (!can(staff.role, "read")) return Response.json({ error: "Your role may not read transactions." }, { status: 403, headers: noStore });
