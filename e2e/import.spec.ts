@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { type Page, expect, test } from "@playwright/test";
+import { parseCsv } from "../lib/http/csv";
 import { IMPORT_MAX_BYTES } from "../lib/upstream/schemas";
-import { clearFaults, setFaults } from "./sandbox-control";
+import { clearFaults, sandboxRequests, setFaults } from "./sandbox-control";
 import { signInAs } from "./session";
 
 // Ops import a fleet file as they would: choose it, read what is wrong with the broken link, import the rest, reload
-// in the middle and watch the job finish; the same file again is recognised and its results offered. Bad files each get
-// a clear message and the page stays usable. Support has no Import page.
+// in the middle and watch the job finish; the same file again has nothing new (each link is known by its identity) and
+// starts nothing. Bad files each get a clear message and the page stays usable. Support has no Import page.
 
 const account = (id: string) => ({ account_id: id, name: `Account ${id}`, type: "checking", balances: { current: 10 } });
 const txns = (n: number) => Array.from({ length: n }, (_, k) => ({ account_id: "a1", transaction_id: `t${k}`, amount: "-2.50", date: `2024-0${1 + (k % 9)}-1${k % 10}`, description: `Shop ${k}` }));
@@ -46,7 +47,8 @@ test.describe("as ops", () => {
     await expect(invalid.getByText("customer_user.id", { exact: true })).toBeVisible();
     await expect(invalid).toContainText("is missing");
     await expect(invalid).toContainText('"acme" is not a known provider');
-    await expect(page.getByTestId("plan")).toContainText("7 import calls and 1 transaction batch for 7 links");
+    // The server checks the file at once against every link imported before (nothing is sent) and plans what is new.
+    await expect(page.getByTestId("plan")).toContainText("7 import calls and 1 transaction batch for 7 new links");
     const preview = page.getByRole("table", { name: "Links in the file" });
     await expect(preview.getByRole("row").nth(1)).toContainText("Connected");
     await expect(preview.getByRole("row").nth(2)).toContainText("Disconnected (auth_expired)");
@@ -56,13 +58,13 @@ test.describe("as ops", () => {
     await expect(preview.getByRole("row").nth(2).getByTestId("institution")).toContainText("Wells Fargo");
     await expect(preview.getByRole("row").nth(4).getByTestId("institution")).toHaveText("Ally Bank ally");
 
-    await page.getByRole("button", { name: "Dry run" }).click();
-    await expect(page.getByTestId("dry-run")).toContainText("7 links valid, 1 with problems");
+    await page.getByRole("button", { name: "Check again" }).click();
+    await expect(page.getByTestId("dry-run")).toContainText("7 new links, 0 already imported, 0 listed twice, 1 with problems");
     await expect(page.getByTestId("dry-run")).toContainText("8 calls (7 imports, 1 batches)");
 
     // Slow answers, so the reload lands in the middle of the job.
     await setFaults({ latencyMs: 1_500, paths: ["/import"] });
-    await page.getByRole("button", { name: "Import 7 links" }).click();
+    await page.getByRole("button", { name: "Import 7 new links" }).click();
     await expect(page).toHaveURL(/\/import\?job=[0-9a-f-]{36}$/);
     const jobUrl = page.url();
     await expect(page.getByTestId("job-progress")).toBeVisible();
@@ -70,31 +72,40 @@ test.describe("as ops", () => {
     await expect(page).toHaveURL(jobUrl);
     await expect(page.getByTestId("job-progress")).toContainText(/of 8/);
     await expect(page.getByTestId("job-progress")).toContainText("Finished: 8 done of 8.", { timeout: 60_000 });
-    await expect(page.getByTestId("links-imported")).toHaveText("7 of 7 links imported.");
+    const imported = "7 of 7 new links created. Of the file’s 8 lines: 0 already imported, 0 listed twice, 1 invalid.";
+    await expect(page.getByTestId("links-imported")).toHaveText(imported);
+    // Every line of the file, the broken one too.
     const results = page.getByRole("table", { name: "Results per link" });
-    await expect(results.getByRole("row")).toHaveCount(8);
+    await expect(results.getByRole("row")).toHaveCount(9);
     await expect(results.getByRole("row").nth(1)).toContainText("connected");
     await expect(results.getByRole("row").nth(2)).toContainText("Disconnected (auth_expired)");
     await expect(results.getByRole("row").nth(2)).toContainText("4,500");
+    await expect(results.getByRole("row").nth(3)).toContainText("Invalid");
     const linkId = (await results.getByRole("row").nth(1).getByRole("link").textContent())!.trim();
     expect(linkId).toMatch(/^mk_/);
 
-    // Results as CSV, one line per link.
+    // The reconciliation as CSV, one row per line of the file.
     const csv = await page.request.get(`/import/${new URL(jobUrl).searchParams.get("job")}/export`);
     expect(csv.status()).toBe(200);
-    const lines = (await csv.text()).trim().split("\r\n");
-    expect(lines[0]).toBe("position,state,link_id,link_state,error_code,transactions,calls,calls_done,reason");
-    expect(lines).toHaveLength(8);
-    expect(lines[1]).toContain(linkId);
+    const [header, ...rows] = parseCsv(await csv.text());
+    expect(header).toEqual(["line", "identity_key", "customer_user_id", "tags", "outcome", "link_id", "reason"]);
+    expect(rows.map((r) => r[4])).toEqual(["created", "created", "invalid", "created", "created", "created", "created", "created"]);
+    expect(rows[0]![5]).toBe(linkId);
 
-    // The same file again: recognised, results offered, nothing to start.
+    // The same file again: every link is known, nothing new to import, nothing started or sent.
+    const importCalls = await sandboxRequests("POST /links/import");
     await page.getByRole("link", { name: "Import another file" }).click();
     await upload(page, "fleet-again.ndjson", file);
-    await expect(page.getByTestId("already-imported")).toContainText("Linkdesk never imports a file twice.");
-    await expect(page.getByRole("button", { name: /^Import \d+ links?$/ })).toHaveCount(0);
-    await page.getByRole("link", { name: "Show the results" }).click();
+    await expect(page.getByTestId("plan")).toContainText("Nothing new to import: every link of the file that can be imported is imported already.");
+    const known = page.getByTestId("known-links").getByRole("listitem");
+    await expect(known).toHaveCount(7);
+    await expect(known.first()).toContainText(`Line 1: already imported, link ${linkId}`);
+    await expect(page.getByRole("button", { name: "Import 0 new links" })).toBeDisabled();
+    await expect(page).toHaveURL(/\/import$/);
+    expect(await sandboxRequests("POST /links/import")).toBe(importCalls);
+    await known.first().getByRole("link", { name: "its import" }).click();
     await expect(page).toHaveURL(jobUrl);
-    await expect(page.getByTestId("links-imported")).toHaveText("7 of 7 links imported.");
+    await expect(page.getByTestId("links-imported")).toHaveText(imported);
   });
 
   test("bad files each get a clear message, and the page stays usable", async ({ page }) => {
@@ -118,8 +129,8 @@ test.describe("as ops", () => {
       ["proto.json", '{"customer_user": {"id": "a"}, "institution_id": "chase", "provider_data": {"__proto__": {"admin": true}}}', "a property named __proto__, which Linkdesk refuses"],
       ["deep.json", `{"customer_user": {"id": "a"}, "provider_data": ${"[".repeat(5_000)}${"]".repeat(5_000)}}`, "nested deeper than 32 levels"],
       ["dup-accounts.json", JSON.stringify({ customer_user: { id: "d" }, institution_id: "chase", accounts: [account("a1"), account("a1")] }), '"a1" appears twice'],
-      ["many.json", JSON.stringify({ customer_user: { id: `many-${randomUUID()}` }, institution_id: "chase", accounts: [account("a1")], transactions: txns(4_001) }), "1 import call and 1 transaction batch for 1 link"],
-      ["big.json", JSON.stringify(bigLink), "1 import call and 1 transaction batch for 1 link"],
+      ["many.json", JSON.stringify({ customer_user: { id: `many-${randomUUID()}` }, institution_id: "chase", accounts: [account("a1")], transactions: txns(4_001) }), "1 import call and 1 transaction batch for 1 new link"],
+      ["big.json", JSON.stringify(bigLink), "1 import call and 1 transaction batch for 1 new link"],
     ];
     for (const [name, content, message] of cases) {
       await upload(page, name, content);
@@ -128,7 +139,7 @@ test.describe("as ops", () => {
     // Still usable: a good file reads and plans.
     await upload(page, "good.json", good);
     await expect(page.getByTestId("file-summary")).toContainText("1 link, 1 valid, 0 with problems");
-    await expect(page.getByRole("button", { name: "Import 1 link" })).toBeEnabled();
+    await expect(page.getByRole("button", { name: "Import 1 new link" })).toBeEnabled();
   });
 });
 
@@ -139,7 +150,8 @@ test.describe("as support", () => {
     await page.goto("/import");
     await expect(page.getByText("Your role may not import links.")).toBeVisible();
     await expect(page.locator("#import-file")).toHaveCount(0);
-    const lookup = await page.request.get(`/api/import?sha256=${"0".repeat(64)}`);
+    // Nor the import's own route (institution names for a preview).
+    const lookup = await page.request.get("/api/import/institutions?id=chase");
     expect(lookup.status()).toBe(403);
   });
 });
