@@ -11,7 +11,7 @@ import { type UpstreamError, describeUpstreamError, isUpstreamError } from "../u
 import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind";
 import {
   type ItemSettlement,
-  claimItems,
+  claimWork,
   finishJobIfSettled,
   groupResults,
   jobsWithWork,
@@ -29,6 +29,12 @@ import {
 // transaction. Exactly once: an item is marked "sent" right before its request goes out; an item found "sent" by its
 // next holder (a crash, a timeout, a lost answer) is first checked against the upstream, and resent only when the check
 // shows the call was not applied.
+//
+// Two lanes per job, each up to the job's concurrency: calls (pending items, each waiting for its budget slot, then
+// sent) and checks (sent items, each a read of the upstream). A check never waits for a place among the calls: when
+// the budget is full every call an instance holds may wait a minute for its slot, and a dead instance's unknown calls
+// are still checked as soon as their leases lapse. A check that finds its call not applied gives the item back as
+// pending, to be sent again in the calls' lane.
 
 export interface JobLog {
   info(obj: object, msg: string): void;
@@ -46,7 +52,7 @@ export interface JobRunnerOptions {
   leaseMs?: number;
   heartbeatMs?: number;
   pollMs?: number;
-  /** Items this instance works on at once, over all jobs. */
+  /** Calls this instance works on at once, over all jobs; checks of unknown outcomes have as many places of their own. */
   maxInFlight?: number;
   /** The first wait before an item whose call failed is worked again; it doubles with each call, up to a minute. */
   backoffBaseMs?: number;
@@ -66,8 +72,12 @@ class NotSent extends Error {
   }
 }
 
+/** What an item is held for: its call (it was pending), or a check of a call whose outcome is unknown (it was sent). */
+type Lane = "call" | "check";
+
 interface Running {
   jobId: string;
+  lane: Lane;
   abort: AbortController;
   done: Promise<void>;
 }
@@ -178,19 +188,29 @@ export class JobRunner {
   }
 
   private async fill(): Promise<void> {
-    if (this.inFlight.size >= this.maxInFlight) return;
+    if (this.room("call") <= 0 && this.room("check") <= 0) return;
     for (const job of await jobsWithWork(this.db)) {
       if (this.stopping) return;
-      const mine = [...this.inFlight.values()].filter((r) => r.jobId === job.id).length;
-      const free = Math.min(job.concurrency - mine, this.maxInFlight - this.inFlight.size);
-      if (free <= 0) continue;
-      for (const item of await claimItems(this.db, job.id, this.owner, free, this.leaseMs)) this.spawn(item);
+      const limits = { checks: this.room("check", job), calls: this.room("call", job) };
+      if (limits.checks <= 0 && limits.calls <= 0) continue;
+      for (const item of await claimWork(this.db, job.id, this.owner, limits, this.leaseMs)) {
+        // Its own lease had lapsed (this instance stalled past the TTL) and nobody took it: it is being worked already.
+        if (this.inFlight.has(item.id)) continue;
+        this.spawn(item);
+      }
     }
+  }
+
+  /** Places left in a lane: of this job (up to its concurrency) and of the instance (up to maxInFlight). */
+  private room(lane: Lane, job?: Pick<Job, "id" | "concurrency">): number {
+    const held = [...this.inFlight.values()].filter((r) => r.lane === lane);
+    const free = this.maxInFlight - held.length;
+    return job ? Math.min(free, job.concurrency - held.filter((r) => r.jobId === job.id).length) : free;
   }
 
   private spawn(item: JobItem): void {
     const abort = new AbortController();
-    const running: Running = { jobId: item.jobId, abort, done: Promise.resolve() };
+    const running: Running = { jobId: item.jobId, lane: item.state === "sent" ? "check" : "call", abort, done: Promise.resolve() };
     this.inFlight.set(item.id, running);
     running.done = this.work(item, abort.signal)
       .catch((error: unknown) => {
@@ -201,6 +221,11 @@ export class JobRunner {
         this.inFlight.delete(item.id);
         if (!this.stopping) this.wake();
       });
+  }
+
+  /** Gives the item back (releaseItem); one that this cancels (its job was cancelled meanwhile) may end the job. */
+  private async release(item: JobItem, opts: Parameters<typeof releaseItem>[3]): Promise<void> {
+    if ((await releaseItem(this.db, item.id, this.owner, opts)) === "cancelled") await finishJobIfSettled(this.db, item.jobId);
   }
 
   private backoff(attempts: number): number {
@@ -226,7 +251,7 @@ export class JobRunner {
     const kind = job ? this.options.kinds.get(job.kind) : undefined;
     if (!job || !kind) {
       // An instance of another version may know this kind: leave it for a minute.
-      await releaseItem(this.db, item.id, this.owner, { state: item.state === "sent" ? "sent" : "pending", retryInMs: 60_000, reason: "No worker for this kind of job on this instance." });
+      await this.release(item, { state: item.state === "sent" ? "sent" : "pending", retryInMs: 60_000, reason: "No worker for this kind of job on this instance." });
       return;
     }
     const parsed = kind.inputSchema.safeParse(item.input);
@@ -254,7 +279,7 @@ export class JobRunner {
         verification = await kind.verify(input, context(randomUUID(), async () => undefined));
       } catch (error) {
         if (error instanceof NotSettledYet) {
-          await releaseItem(this.db, item.id, this.owner, { state: "sent", retryInMs: signal.aborted ? 0 : error.retryInMs, reason: error.message, upstreamErrorCode: item.upstreamErrorCode });
+          await this.release(item, { state: "sent", retryInMs: signal.aborted ? 0 : error.retryInMs, reason: error.message, upstreamErrorCode: item.upstreamErrorCode });
           return;
         }
         if (error instanceof FailItem) {
@@ -262,7 +287,7 @@ export class JobRunner {
           return;
         }
         const reason = `Checking whether the last call went through failed (${describe(error)}); checking again shortly.`;
-        await releaseItem(this.db, item.id, this.owner, { state: "sent", retryInMs: signal.aborted ? 0 : this.backoff(item.attempts), reason });
+        await this.release(item, { state: "sent", retryInMs: signal.aborted ? 0 : this.backoff(item.attempts), reason });
         return;
       }
       if (verification.applied) {
@@ -290,6 +315,11 @@ export class JobRunner {
       });
       if (job.state === "cancelled") {
         await this.settle(job, kind, item, { state: "cancelled", reason: "Cancelled; the last call was checked and had not gone through." }, undefined, input);
+        return;
+      }
+      if (item.attempts < MAX_ATTEMPTS) {
+        // Sent again in the calls' lane, where it waits for its budget slot like any call, not in a check's place.
+        await this.release(item, { state: "pending", reason: item.reason, upstreamStatus: item.upstreamStatus, upstreamErrorCode: item.upstreamErrorCode });
         return;
       }
     }
@@ -327,12 +357,12 @@ export class JobRunner {
       } else if (!sent) {
         // Nothing went out (stopped, paused, the budget's store away): the item is simply pending again.
         const retryInMs = error instanceof NotSent || signal.aborted ? 0 : 5_000;
-        await releaseItem(this.db, item.id, this.owner, { state: "pending", retryInMs, reason: error instanceof NotSent ? null : `Not sent: ${describe(error)}` });
+        await this.release(item, { state: "pending", retryInMs, reason: error instanceof NotSent ? null : `Not sent: ${describe(error)}` });
       } else if (isUpstreamError(error)) {
         await this.afterUpstreamError(job, kind, item, input, error, correlationId);
       } else {
         // Sent, then something failed on our side: the outcome is unknown.
-        await releaseItem(this.db, item.id, this.owner, { state: "sent", retryInMs: this.backoff(item.attempts + 1), reason: describe(error) });
+        await this.release(item, { state: "sent", retryInMs: this.backoff(item.attempts + 1), reason: describe(error) });
       }
     }
   }
@@ -346,7 +376,7 @@ export class JobRunner {
       // Not applied: the budget closed the key until Retry-After; the item waits for it and goes again.
       await this.auditOnly(job, kind, item, input, { outcome: "upstream_error", correlationId, upstreamStatus: 429, upstreamErrorCode: code });
       const retryInMs = error.retryAfter ? Math.max(1_000, error.retryAfter.getTime() - Date.now()) : 60_000;
-      await releaseItem(this.db, item.id, this.owner, { state: "pending", retryInMs, reason, upstreamStatus: 429, upstreamErrorCode: code });
+      await this.release(item, { state: "pending", retryInMs, reason, upstreamStatus: 429, upstreamErrorCode: code });
       return;
     }
     if (error.kind === "http" && status !== null && status >= 400 && status < 500 && status !== 408) {
@@ -355,11 +385,11 @@ export class JobRunner {
       return;
     }
     if (error.kind === "network" && refusedBeforeSending(error)) {
-      await releaseItem(this.db, item.id, this.owner, { state: "pending", retryInMs: this.backoff(item.attempts + 1), reason, upstreamErrorCode: code, undoSend: true });
+      await this.release(item, { state: "pending", retryInMs: this.backoff(item.attempts + 1), reason, upstreamErrorCode: code, undoSend: true });
       return;
     }
     // Timeout, a dropped connection, a 5xx, an unreadable answer: the call may have been applied. Checked first.
-    await releaseItem(this.db, item.id, this.owner, { state: "sent", retryInMs: this.backoff(item.attempts + 1), reason, upstreamStatus: status, upstreamErrorCode: code });
+    await this.release(item, { state: "sent", retryInMs: this.backoff(item.attempts + 1), reason, upstreamStatus: status, upstreamErrorCode: code });
   }
 
   /** Settles the item and, for a call that was made, writes its audit row in the same transaction. */

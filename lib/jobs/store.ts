@@ -167,6 +167,19 @@ export async function jobsWithWork(db: Db): Promise<Pick<Job, "id" | "concurrenc
 }
 
 /**
+ * An item no live holder has (never leased, given back, or its holder's lease lapsed), whose back-off is over and whose
+ * group has nothing unfinished before it.
+ */
+const workable = sql`
+  (i.lease_until is null or i.lease_until < now())
+  and (i.not_before is null or i.not_before <= now())
+  and (i.group_key is null or not exists (
+    select 1 from job_items p
+    where p.job_id = i.job_id and p.group_key = i.group_key and p.seq < i.seq and p.state not in ('done', 'skipped')
+  ))
+`;
+
+/**
  * Leases up to `limit` workable items of one job to `owner`, lowest seq first: pending items (running jobs only) and
  * sent items whose outcome is unknown (to be checked), whose lease is free or lapsed, whose back-off is over, and whose
  * group has nothing unfinished before them.
@@ -180,12 +193,7 @@ export async function claimItems(db: Db, jobId: string, owner: string, limit: nu
       where i.job_id = ${jobId}
         and (i.state = 'sent' or (i.state = 'pending' and j.state = 'running'))
         and j.state in ('running', 'cancelled')
-        and (i.lease_until is null or i.lease_until < now())
-        and (i.not_before is null or i.not_before <= now())
-        and (i.group_key is null or not exists (
-          select 1 from job_items p
-          where p.job_id = i.job_id and p.group_key = i.group_key and p.seq < i.seq and p.state not in ('done', 'skipped')
-        ))
+        and ${workable}
       order by i.seq
       limit ${limit}
       for update of i skip locked
@@ -194,7 +202,44 @@ export async function claimItems(db: Db, jobId: string, owner: string, limit: nu
     from candidates where job_items.id = candidates.id
     returning job_items.id
   `);
-  const ids = rows.rows.map((r) => Number(r.id));
+  return readClaimed(db, rows.rows);
+}
+
+/**
+ * Leases workable items of one job to `owner` in two lanes, lowest seq first in each, in one statement: up to `checks`
+ * sent items (their outcome unknown: a dead holder's, or given back to be checked again) and up to `calls` pending
+ * items (running jobs only). The engine checks the first and calls for the second, so items waiting for a rate-limit
+ * slot never stand in the way of a dead instance's unknown calls.
+ */
+export async function claimWork(db: Db, jobId: string, owner: string, limits: { checks: number; calls: number }, leaseMs = LEASE_TTL_MS): Promise<JobItem[]> {
+  const checks = Math.max(0, limits.checks);
+  const calls = Math.max(0, limits.calls);
+  if (checks === 0 && calls === 0) return [];
+  const rows = await db.execute<{ id: number }>(sql`
+    with checks as (
+      select i.id from job_items i
+      join jobs j on j.id = i.job_id
+      where i.job_id = ${jobId} and i.state = 'sent' and j.state in ('running', 'cancelled') and ${workable}
+      order by i.seq
+      limit ${checks}
+      for update of i skip locked
+    ), calls as (
+      select i.id from job_items i
+      join jobs j on j.id = i.job_id
+      where i.job_id = ${jobId} and i.state = 'pending' and j.state = 'running' and ${workable}
+      order by i.seq
+      limit ${calls}
+      for update of i skip locked
+    )
+    update job_items set lease_owner = ${owner}, lease_until = ${ttl(leaseMs)}, updated_at = now()
+    where job_items.id in (select id from checks union all select id from calls)
+    returning job_items.id
+  `);
+  return readClaimed(db, rows.rows);
+}
+
+async function readClaimed(db: Db, rows: { id: number }[]): Promise<JobItem[]> {
+  const ids = rows.map((r) => Number(r.id));
   if (ids.length === 0) return [];
   return db.select().from(jobItems).where(inArray(jobItems.id, ids)).orderBy(jobItems.seq);
 }
@@ -262,32 +307,42 @@ export async function settleItem(tx: Db, itemId: number, owner: string, settleme
   return rows.length > 0;
 }
 
+const CANCELLED_UNSENT = "Cancelled with the job; its call was not made.";
+
 /**
  * Gives an unsettled item back: as `pending` (nothing reached the upstream, or it is known not to have been applied),
  * or still `sent` (outcome unknown: the next holder checks it first), workable again after `retryInMs`. An item
  * settled while its holder had it stays settled: one cancelled while it waited for its budget slot is not pending again.
+ * One given back as pending in a job cancelled meanwhile (it was sent when the job was cancelled, then checked and
+ * found not applied) is cancelled: its call will never be made, and left pending it would keep the job open for ever.
+ * Returns the state the item was left in (after "cancelled" the caller calls finishJobIfSettled), or null when `owner`
+ * no longer held it.
  */
 export async function releaseItem(
   db: Db,
   itemId: number,
   owner: string,
   opts: { state: "pending" | "sent"; retryInMs?: number; reason?: string | null; upstreamStatus?: number | null; upstreamErrorCode?: string | null; undoSend?: boolean },
-): Promise<void> {
-  await db
+): Promise<"pending" | "sent" | "cancelled" | null> {
+  const cancelled = opts.state === "pending" ? sql`exists (select 1 from jobs j where j.id = ${jobItems.jobId} and j.state = 'cancelled')` : sql`false`;
+  const rows = await db
     .update(jobItems)
     .set({
-      state: opts.state,
-      leaseOwner: null,
+      state: sql`case when ${cancelled} then 'cancelled' else ${opts.state} end`,
+      leaseOwner: sql`case when ${cancelled} then ${jobItems.leaseOwner} end`,
       leaseUntil: null,
-      notBefore: opts.retryInMs ? (ttl(opts.retryInMs)) : null,
-      reason: opts.reason ?? null,
+      notBefore: opts.retryInMs ? sql`case when ${cancelled} then null else ${ttl(opts.retryInMs)} end` : null,
+      reason: sql`case when ${cancelled} then ${CANCELLED_UNSENT} else ${opts.reason ?? null}::text end`,
       upstreamStatus: opts.upstreamStatus ?? null,
       upstreamErrorCode: opts.upstreamErrorCode ?? null,
       // A call that the budget or the job's state stopped before it went out does not count as an attempt.
       ...(opts.undoSend ? { attempts: sql`greatest(${jobItems.attempts} - 1, 0)` } : {}),
+      finishedAt: sql`case when ${cancelled} then now() end`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(jobItems.id, itemId), eq(jobItems.leaseOwner, owner), inArray(jobItems.state, ["pending", "sent"])));
+    .where(and(eq(jobItems.id, itemId), eq(jobItems.leaseOwner, owner), inArray(jobItems.state, ["pending", "sent"])))
+    .returning({ state: jobItems.state });
+  return (rows[0]?.state as "pending" | "sent" | "cancelled" | undefined) ?? null;
 }
 
 /** Releases every lease `owner` holds (a graceful stop), so another instance takes the items over at once. */

@@ -2,7 +2,9 @@
 // instance dies: the links sync's lease and every job item's lease. A holder renews its lease every HEARTBEAT_MS; a
 // lease not renewed for LEASE_TTL_MS is taken over by the next instance that looks, and instances look every
 // TAKEOVER_POLL_MS. So a killed holder's work moves within LEASE_TTL_MS + TAKEOVER_POLL_MS (17 s); a holder that stops
-// on purpose releases at once.
+// on purpose releases at once. Nothing else may stand in the way: the job engine checks a dead holder's unknown calls in
+// places of their own, so calls the instance taking over holds while they wait for rate-limit slots (a minute, when
+// the budget is full) do not delay them.
 
 /** A lease not renewed for this long is taken to belong to a dead instance. */
 export const LEASE_TTL_MS = 15_000;
