@@ -78,6 +78,7 @@ export function FileSummary({ report, fileName, ms }: { report: FileReport; file
     <p className="text-sm text-slate-700" data-testid="file-summary">
       <span className="font-medium text-slate-900">{fileName}</span> ({describeBytes(report.bytes)}, {report.format ? FORMAT_LABELS[report.format] : "unreadable"}): {report.links.length}{" "}
       link{report.links.length === 1 ? "" : "s"}, {report.valid} valid, {report.invalid} with problems
+      {report.duplicates > 0 ? `, ${report.duplicates} listed twice` : ""}
       {kinds > 0 ? <span className="text-amber-800">, {kinds === 1 ? "1 kind of warning" : `${kinds} kinds of warning`} (listed below the table)</span> : null};{" "}
       {report.transactions.toLocaleString("en-US")} transactions. Read and checked in {ms} ms.
     </p>
@@ -106,7 +107,16 @@ function Institution({ id, name }: { id: string | null; name: string | null | un
 }
 
 /** `names`: institution names by id, as far as the server found them (an id alone where it did not). */
-export function LinkPreviewTable({ report, names }: { report: FileReport; names?: Readonly<Record<string, string | null>> }) {
+export function LinkPreviewTable({
+  report,
+  names,
+  known,
+}: {
+  report: FileReport;
+  names?: Readonly<Record<string, string | null>>;
+  /** Links Linkdesk imported before, by position (the server's check): they will not be imported again. */
+  known?: ReadonlySet<number>;
+}) {
   const rows = report.links.slice(0, PREVIEW_ROWS);
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
@@ -139,8 +149,10 @@ export function LinkPreviewTable({ report, names }: { report: FileReport; names?
                 <td className="px-3 py-2 text-right tabular-nums">{link.accounts}</td>
                 <td className="px-3 py-2 text-right tabular-nums">{link.transactions.toLocaleString("en-US")}</td>
                 <td className="whitespace-nowrap px-3 py-2 tabular-nums">{dates(link)}</td>
-                <td className="px-3 py-2">{bad ? "–" : willBeLabel(link)}</td>
-                <td className="px-3 py-2 text-right tabular-nums">{bad ? "–" : link.calls}</td>
+                <td className="px-3 py-2">
+                  {bad ? "–" : link.duplicateOf ? `Same as line ${link.duplicateOf.line}` : known?.has(link.position) ? "Already imported" : willBeLabel(link)}
+                </td>
+                <td className="px-3 py-2 text-right tabular-nums">{bad || link.duplicateOf || known?.has(link.position) ? "–" : link.calls}</td>
                 <td className="px-3 py-2">
                   {bad ? (
                     <span className="font-medium text-red-800">

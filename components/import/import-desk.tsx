@@ -23,6 +23,17 @@ import { useFileReport } from "./use-file-report";
 // checks it again against every link Linkdesk imported before (a dry run, made at once) and plans what is new;
 // "Import N new links" starts the job (and the page follows it by its id in the URL).
 
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+
+/** What the plan skips, in words: nothing when nothing is. */
+function skippedInWords(alreadyImported: number, duplicates: number): string {
+  const parts = [
+    alreadyImported > 0 ? `${alreadyImported.toLocaleString("en-US")} already imported ${alreadyImported === 1 ? "is" : "are"} skipped` : "",
+    duplicates > 0 ? `${count(duplicates, "link")} listed twice ${duplicates === 1 ? "is" : "are"} imported once` : "",
+  ].filter(Boolean);
+  return parts.length > 0 ? `${parts.join("; ")}. ` : "";
+}
+
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
   const a = document.createElement("a");
@@ -45,6 +56,8 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   const [dragging, setDragging] = useState(false);
   const [identityTag, setIdentityTag] = useState("");
   const [carryCategories, setCarryCategories] = useState(false);
+  /** The identity tag the current file was read with: leaving the field reads it again only when that changed. */
+  const [readWith, setReadWith] = useState("");
   const identity: IdentityRule = identityRuleOf(identityTag.trim());
   const action = useAction(importFile, {
     onSuccess: ({ data }) => {
@@ -82,10 +95,11 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   });
   const batchLimit = headroom.batches[0]?.key;
 
-  const choose = (chosen: File | undefined, rule = identity) => {
+  const choose = (chosen: File | undefined) => {
     if (!chosen) return;
     resetAction();
-    read(chosen, rule);
+    setReadWith(identityTag.trim());
+    read(chosen, identity);
   };
   const send = (dryRun: boolean) => {
     if (file) execute({ file, dryRun, identityTag: identityTag.trim(), carryCategories });
@@ -113,7 +127,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
             value={identityTag}
             onChange={(event) => setIdentityTag(event.target.value)}
             onBlur={() => {
-              if (file && reading.status === "read") choose(file, identityRuleOf(identityTag.trim()));
+              if (file && reading.status === "read" && identityTag.trim() !== readWith) choose(file);
             }}
             aria-describedby="identity-help"
             data-testid="identity-tag"
@@ -188,7 +202,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
                     {checked.valid === 0
                       ? "Nothing new to import: every link of the file that can be imported is imported already."
                       : `${checked.calls.imports} import call${checked.calls.imports === 1 ? "" : "s"}${checked.calls.batches > 0 ? ` and ${checked.calls.batches} transaction batch${checked.calls.batches === 1 ? "" : "es"}` : ""} for ${checked.valid} new link${checked.valid === 1 ? "" : "s"}: ${checked.duration}${checked.binding ? ` at ${checked.binding}` : ""}.`}{" "}
-                    {checked.alreadyImported > 0 ? `${checked.alreadyImported} already imported and ${checked.duplicates} listed twice are skipped. ` : checked.duplicates > 0 ? `${checked.duplicates} listed twice ${checked.duplicates === 1 ? "is" : "are"} imported once. ` : ""}
+                    {skippedInWords(checked.alreadyImported, checked.duplicates)}
                     Nothing is sent until you start the import.
                   </p>
                 </Callout>
@@ -213,7 +227,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
                   </span>
                 </label>
               ) : null}
-              <LinkPreviewTable report={report} names={names.data} />
+              <LinkPreviewTable report={report} names={names.data} known={checked ? new Set(checked.known.map((k) => k.position)) : undefined} />
               <LinkNotes report={report} />
               <div className="flex flex-wrap items-center gap-2">
                 <button type="button" className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} disabled={action.isPending || report.valid === 0} onClick={() => send(true)}>
@@ -252,9 +266,9 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
       {checked ? (
         <Callout tone="success" title="Checked by Linkdesk: nothing was sent" role="status">
           <p data-testid="dry-run">
-            {checked.valid} new link{checked.valid === 1 ? "" : "s"}, {checked.alreadyImported} already imported, {checked.duplicates} listed twice, {checked.invalid} with problems;{" "}
-            {checked.transactions.toLocaleString("en-US")} transactions in {checked.calls.imports + checked.calls.batches} calls ({checked.calls.imports} imports,{" "}
-            {checked.calls.batches} batches): {checked.duration}
+            {count(checked.valid, "new link")}, {checked.alreadyImported} already imported, {checked.duplicates} listed twice, {checked.invalid} with problems;{" "}
+            {count(checked.transactions, "transaction")} in {count(checked.calls.imports + checked.calls.batches, "call")} ({count(checked.calls.imports, "import")},{" "}
+            {count(checked.calls.batches, "batch", "batches")}): {checked.duration}
             {checked.binding ? ` at ${checked.binding}` : ""}.
           </p>
         </Callout>

@@ -49,7 +49,9 @@ export function UndoImport({ jobId, finished }: { jobId: string; finished: boole
       ) : (
         <div role="dialog" aria-labelledby="undo-title" className="space-y-2 rounded border border-red-200 bg-red-50 p-3">
           <p id="undo-title" className="font-medium text-red-900">
-            Delete {deleting} link{deleting === 1 ? "" : "s"} this import created?
+            {deleting > 0
+              ? `Delete ${deleting} link${deleting === 1 ? "" : "s"} this import created?`
+              : `Every link left of this import was reconnected since: tick the ones to delete anyway.`}
           </p>
           <p className="text-slate-800">
             The upstream keeps a deleted link readable, as deleted, for 90 days, then removes it; its customer would have to link it again. Linkdesk records
