@@ -119,24 +119,24 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
               <th className="px-3 py-2">State</th>
               <th className="px-3 py-2 text-right">Transactions</th>
               <th className="px-3 py-2 text-right">Calls</th>
-              <th className="px-3 py-2">Reason</th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
             {links.map((o) => (
               <tr key={o.position}>
                 <td className="px-3 py-2 tabular-nums text-slate-500">{o.line}</td>
-                <td className="px-3 py-2">{o.outcome === "pending" ? (STATE_LABELS[o.state] ?? "In progress") : RECONCILIATION_OUTCOMES[o.outcome]}</td>
+                {/* The reason sits under the outcome: a column of its own was off screen at 1024 px. */}
+                <td className="max-w-md px-3 py-2">
+                  {o.outcome === "pending" ? (STATE_LABELS[o.state] ?? "In progress") : RECONCILIATION_OUTCOMES[o.outcome]}
+                  {o.reason ? <p className="mt-0.5 text-xs text-slate-600">{o.reason}</p> : null}
+                </td>
                 <td className="max-w-40 truncate px-3 py-2" title={o.customerUserId ?? undefined}>
                   {o.customerUserId ?? "–"}
                 </td>
                 <td className="px-3 py-2 font-mono text-xs">{o.linkId ? <Link className="text-indigo-700 underline" href={`/links/${encodeURIComponent(o.linkId)}`}>{o.linkId}</Link> : "–"}</td>
                 <td className="px-3 py-2">{linkStateLabel(o)}</td>
-                <td className="px-3 py-2 text-right tabular-nums">{o.transactions.toLocaleString("en-US")}</td>
-                <td className="px-3 py-2 text-right tabular-nums">
-                  {o.callsDone}/{o.calls}
-                </td>
-                <td className="px-3 py-2 text-slate-700">{o.reason ?? ""}</td>
+                <td className="px-3 py-2 text-right tabular-nums">{o.calls > 0 ? o.transactions.toLocaleString("en-US") : "–"}</td>
+                <td className="px-3 py-2 text-right tabular-nums">{o.calls > 0 ? `${o.callsDone}/${o.calls}` : "–"}</td>
               </tr>
             ))}
           </tbody>
