@@ -69,6 +69,11 @@ describe("addresses", () => {
     expect(await refused?.json()).toEqual({ error: expect.stringContaining("malformed %-escape (%ff%fe)") });
     const nul = await refuseUnreadableInput(new Request("http://linkdesk.test/api/links/x"), Promise.resolve({ linkId: "mk\0" }));
     expect(await nul?.json()).toEqual({ error: "Refused: the linkId in the address holds a NUL character, which Linkdesk cannot store. Remove it and try again." });
+    for (const step of ["", ".", ".."]) {
+      const refused = await refuseUnreadableInput(new Request("http://linkdesk.test/api/links/x"), Promise.resolve({ linkId: step }));
+      expect(refused?.status, step).toBe(400);
+      expect(await refused?.json(), step).toEqual({ error: expect.stringMatching(/^Refused: the linkId in the address is (empty|"\.\.?"), which names nothing\.$/) });
+    }
     expect(await refuseUnreadableInput(new Request("http://linkdesk.test/api/links/mk_1?x=1"), Promise.resolve({ linkId: "mk_1" }))).toBeNull();
   });
 });

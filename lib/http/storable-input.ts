@@ -67,9 +67,9 @@ export function findUnstorable(input: unknown): UnstorableAt | null {
       const what = unstorableIn(value.name);
       if (what) return { path: `${path || "the file"}'s name`, what };
     } else if (Array.isArray(value)) {
-      value.forEach((item, index) => stack.push({ value: item, path: `${path}[${index}]` }));
+      value.forEach((item, index) => stack.push({ value: item, path: deeper(path, `[${index}]`) }));
     } else if (value instanceof Set) {
-      for (const item of value) stack.push({ value: item, path: `${path}[…]` });
+      for (const item of value) stack.push({ value: item, path: deeper(path, "[…]") });
     } else if (value instanceof Map || value instanceof FormData) {
       for (const [key, item] of value.entries() as Iterable<[unknown, unknown]>) {
         if (typeof key !== "string") {
@@ -89,7 +89,10 @@ export function findUnstorable(input: unknown): UnstorableAt | null {
   return null;
 }
 
-const joinPath = (path: string, key: string) => (path ? `${path}.${key}` : key);
+const joinPath = (path: string, key: string) => (path ? deeper(path, `.${key}`) : key.slice(0, MAX_PATH));
+/** Paths stop growing past this many characters: they name a place for a person, not for a parser. */
+const MAX_PATH = 120;
+const deeper = (path: string, step: string) => (path.length >= MAX_PATH ? (path.endsWith("…") ? path : `${path}…`) : `${path}${step}`.slice(0, MAX_PATH));
 
 /** A refusal of unstorable input, in words: where it is and what it holds. */
 export function describeUnstorable({ path, what }: UnstorableAt): string {
@@ -126,7 +129,9 @@ function undecodable(escaped: string): string | null {
 
 /**
  * For route handlers: a 400 in words when the request's address or its route params hold what Linkdesk cannot store
- * or look up; null when they are fine. Next.js hands params over decoded, so a NUL (%00) arrives as a character.
+ * or look up; null when they are fine. Next.js hands params over decoded, so a NUL (%00) arrives as a character. A
+ * param that is empty, "." or ".." names nothing, and put into an upstream address it would name another resource
+ * (a URL parser reads it as a path step: /links/.. is /).
  */
 export async function refuseUnreadableInput(
   request: Request,
@@ -139,6 +144,11 @@ export async function refuseUnreadableInput(
       const found = findUnstorable(value);
       if (found) {
         problem = describeUnstorable({ path: `the ${name} in the address`, what: found.what });
+        break;
+      }
+      const step = [value].flat().find((text) => text === "" || text === "." || text === "..");
+      if (step !== undefined) {
+        problem = `Refused: the ${name} in the address is ${step === "" ? "empty" : `"${step}"`}, which names nothing.`;
         break;
       }
     }
