@@ -38,7 +38,14 @@ export interface CallOptions {
   beforeSend?: () => Promise<void>;
 }
 
-const id = encodeURIComponent;
+/**
+ * An id as one path segment. "." and ".." would name another resource once the URL is resolved, and an empty id
+ * another route: none is an id, so none is sent (callers check input first; this is the door's own guard).
+ */
+function id(value: string): string {
+  if (value === "" || value === "." || value === "..") throw new RangeError(`Not an id: "${value}".`);
+  return encodeURIComponent(value);
+}
 
 /** Told of every Link object an upstream answer carries, e.g. to keep the read model current. */
 export type LinkObserver = (links: WireLink[]) => Promise<void>;

@@ -74,6 +74,17 @@ describe("deleteLink", () => {
   });
 });
 
+describe("ids as path segments", () => {
+  it('never sends "", "." or "..": they would name another resource (DELETE /links/.. is DELETE /)', async () => {
+    const { api, seen } = scripted(() => new Response(null, { status: 204 }));
+    for (const bad of ["", ".", ".."]) {
+      await expect(api.deleteLink(bad)).rejects.toThrow(RangeError);
+      await expect(api.getUserLinks(bad)).rejects.toThrow(RangeError);
+    }
+    expect(seen).toEqual([]);
+  });
+});
+
 describe("getUserLinks and deleteLink against the sandbox", () => {
   let sandbox: Sandbox;
   let api: UpstreamApi;
