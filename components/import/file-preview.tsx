@@ -126,10 +126,11 @@ export function LinkPreviewTable({
             <th className="px-3 py-2">#</th>
             <th className="px-3 py-2">Customer user</th>
             <th className="px-3 py-2">Institution</th>
-            <th className="px-3 py-2">Provider</th>
-            <th className="px-3 py-2 text-right">Accounts</th>
+            {/* Below 1280 px Provider, Accounts and Dates give way, so what becomes of each line (Will be, Check) stays on screen. */}
+            <th className="hidden px-3 py-2 xl:table-cell">Provider</th>
+            <th className="hidden px-3 py-2 text-right xl:table-cell">Accounts</th>
             <th className="px-3 py-2 text-right">Transactions</th>
-            <th className="px-3 py-2">Dates</th>
+            <th className="hidden px-3 py-2 xl:table-cell">Dates</th>
             <th className="px-3 py-2">Will be</th>
             <th className="px-3 py-2 text-right">Calls</th>
             <th className="px-3 py-2">Check</th>
@@ -145,10 +146,10 @@ export function LinkPreviewTable({
                 <td className="whitespace-nowrap px-3 py-2" data-testid="institution">
                   <Institution id={link.institutionId} name={link.institutionId ? names?.[link.institutionId] : null} />
                 </td>
-                <td className="px-3 py-2">{link.provider ?? "not given"}</td>
-                <td className="px-3 py-2 text-right tabular-nums">{link.accounts}</td>
+                <td className="hidden px-3 py-2 xl:table-cell">{link.provider ?? "not given"}</td>
+                <td className="hidden px-3 py-2 text-right tabular-nums xl:table-cell">{link.accounts}</td>
                 <td className="px-3 py-2 text-right tabular-nums">{link.transactions.toLocaleString("en-US")}</td>
-                <td className="whitespace-nowrap px-3 py-2 tabular-nums">{dates(link)}</td>
+                <td className="hidden whitespace-nowrap px-3 py-2 tabular-nums xl:table-cell">{dates(link)}</td>
                 <td className="px-3 py-2">
                   {bad ? "–" : link.duplicateOf ? `Same as line ${link.duplicateOf.line}` : known?.has(link.position) ? "Already imported" : willBeLabel(link)}
                 </td>
