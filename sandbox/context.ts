@@ -7,6 +7,8 @@ import type { FaultController, FaultSettings } from "./faults";
 import type { RateLimiter } from "./rate-limiter";
 import type { Stats } from "./stats";
 import type { LinksListing, Store } from "./store";
+import type { SigningKeys } from "./webhook-signing";
+import type { WebhookDispatcher } from "./webhooks";
 
 export interface SandboxOptions {
   clientId: string;
@@ -36,6 +38,18 @@ export interface SandboxOptions {
   anchorDate: string;
   /** What GET /links lists at start and after a reset (default "all"; "active" is the upstream's rule). */
   linksListing: LinksListing;
+  /** First wait before a webhook is sent again; each later wait doubles (default 1000: 1 s, 2 s, 4 s, 8 s). */
+  webhookRetryBaseMs: number;
+  /** Attempts per webhook delivery, the first included (default 5). */
+  webhookMaxAttempts: number;
+  /** A receiver that has not answered within this long counts as a failed attempt (default 10 000). */
+  webhookTimeoutMs: number;
+  /** Webhook attempts in flight at once, across all links (default 8); one link's deliveries go one at a time. */
+  webhookConcurrency: number;
+  /** How long a signing key stays in the JWKS after a rotation replaced it (default 24 h, as receivers cache it). */
+  webhookKeyRetentionMs: number;
+  /** How long a product refresh (POST /links/{id}/products) takes before it completes (default 1000; tests use 0). */
+  refreshDelayMs: number;
 }
 
 /** Behaviour a test may switch while the sandbox runs (POST /_sandbox/settings); a reset restores the options'. */
@@ -53,6 +67,14 @@ export interface SandboxWorld {
   limiter: RateLimiter;
   faults: FaultController;
   stats: Stats;
+  /** Signs webhooks; its public half is served at GET /.well-known/jwks.json. */
+  signingKeys: SigningKeys;
+  /** Sends webhooks in the background and records every delivery (GET /_sandbox/webhooks). */
+  webhooks: WebhookDispatcher;
+  /** Work after the answer (a product refresh completing): cancelled by a reset or by closing the sandbox. */
+  later: (ms: number, work: () => void) => void;
+  /** Cancels all work scheduled with later() (a reset). */
+  cancelLater: () => void;
   baseUrl: () => string;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
@@ -88,6 +110,8 @@ export interface Route {
   template: string;
   /** Sandbox control and docs routes: no auth, no faults, no rate limits, not in the stats. */
   control?: boolean;
+  /** An upstream route anyone may call (the JWKS): no auth, but faulted and counted like the rest. */
+  public?: boolean;
   /** Scope keys that only the request body knows (POST /link-session's user and relinked link). */
   scopeKeys?: (ctx: RequestContext) => Promise<ScopeKeys>;
   handle: (ctx: RequestContext) => Promise<Reply>;

@@ -42,6 +42,11 @@ export function parseSandboxEnv(env: Env): ConfigResult {
     return parsed;
   };
 
+  const seconds = (name: string, min: number, max: number): number | undefined => {
+    const value = integer(name, min, max);
+    return value === undefined ? undefined : value * 1000;
+  };
+
   const host = text("SANDBOX_HOST") ?? SANDBOX_DEFAULTS.host;
   if (/[\s/]/.test(host)) errors.push(`SANDBOX_HOST must be a host name or address (got "${host}")`);
   const port = integer("SANDBOX_PORT", 0, 65_535) ?? SANDBOX_DEFAULTS.port;
@@ -84,6 +89,10 @@ export function parseSandboxEnv(env: Env): ConfigResult {
     amountsAsStrings,
     importDelayMs: integer("SANDBOX_IMPORT_DELAY_MS", 0, 60_000),
     linksListing: linksListing as LinksListing | undefined,
+    webhookRetryBaseMs: integer("SANDBOX_WEBHOOK_RETRY_BASE_MS", 0, 3_600_000),
+    webhookTimeoutMs: integer("SANDBOX_WEBHOOK_TIMEOUT_MS", 1, 120_000),
+    webhookKeyRetentionMs: seconds("SANDBOX_WEBHOOK_KEY_RETENTION_S", 0, 31_536_000),
+    refreshDelayMs: integer("SANDBOX_REFRESH_DELAY_MS", 0, 3_600_000),
     faults: Object.keys(faults).length > 0 ? faults : null,
     // As a program the seed counts back from today, so demo data looks current (refreshed hours ago, not weeks);
     // it stays deterministic for a given day and seed. Tests pin the date through createSandbox's default.

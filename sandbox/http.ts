@@ -46,6 +46,7 @@ export const ERROR_CATALOG: readonly { code: string; status: number; message: st
   { code: "link_error.deleted", status: 410, message: "This link was deleted at some earlier time." },
   { code: "link_error.forbidden_action", status: 403, message: "The end user did not give permission for this data." },
   { code: "link_error.bad_state", status: 422, message: "The link's state does not allow the call; link_error_code adds detail." },
+  { code: "link_error.bad_config", status: 400, message: "The link is not set up for the call (a test webhook for a link without a webhook)." },
   { code: "transaction_error.not_found", status: 404, message: "Transaction not found." },
   { code: "account_error.not_found", status: 404, message: "Sandbox choice (the spec names no code): the link has no account with that id." },
   { code: "institution_error.not_found", status: 404, message: "Institution not found" },
@@ -82,6 +83,12 @@ export const apiErrors = {
   forbidden: (message: string) => new ApiError(403, "link_error.forbidden_action", message),
   badState: (linkErrorCode: string, message: string) =>
     new ApiError(422, "link_error.bad_state", message, { link_error_code: linkErrorCode }),
+  badConfig: (message: string) => new ApiError(400, "link_error.bad_config", message),
+  /** POST /links/{id}/products for a product refreshed too recently: 429, Retry-After in seconds. */
+  refreshTooSoon: (message: string, retryAfterSeconds: number) =>
+    new ApiError(429, "api_error.rate_limit_exceeded", `${message} Use the Retry-After header value to decide when to retry.`, {}, {
+      "Retry-After": String(retryAfterSeconds),
+    }),
   transactionNotFound: () => new ApiError(404, "transaction_error.not_found", "Transaction not found."),
   accountNotFound: () => new ApiError(404, "account_error.not_found", "Account not found."),
   institutionNotFound: () => new ApiError(404, "institution_error.not_found", "Institution not found"),

@@ -20,6 +20,10 @@ describe("parseSandboxEnv", () => {
       SANDBOX_IMPORT_DELAY_MS: "0",
       SANDBOX_FAULT_LATENCY_MS: "25",
       SANDBOX_FAULT_5XX_RATE: "0.1",
+      SANDBOX_WEBHOOK_RETRY_BASE_MS: "50",
+      SANDBOX_WEBHOOK_TIMEOUT_MS: "2000",
+      SANDBOX_WEBHOOK_KEY_RETENTION_S: "600",
+      SANDBOX_REFRESH_DELAY_MS: "0",
     });
     expect(result).toEqual({
       ok: true,
@@ -36,6 +40,10 @@ describe("parseSandboxEnv", () => {
           rateLimits: false,
           importDelayMs: 0,
           faults: { latencyMs: 25, failRate: 0.1 },
+          webhookRetryBaseMs: 50,
+          webhookTimeoutMs: 2000,
+          webhookKeyRetentionMs: 600_000,
+          refreshDelayMs: 0,
           anchorDate: new Date().toISOString().slice(0, 10),
         },
       },

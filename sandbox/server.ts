@@ -20,9 +20,14 @@ import { importRoutes } from "./routes/import";
 import { institutionRoutes } from "./routes/institutions";
 import { linkSessionRoutes } from "./routes/link-session";
 import { linkRoutes } from "./routes/links";
+import { investmentRoutes } from "./routes/investments";
+import { productRoutes } from "./routes/products";
 import { transactionRoutes } from "./routes/transactions";
+import { webhookRoutes } from "./routes/webhooks";
 import { Stats } from "./stats";
 import { LINKS_LISTINGS, Store } from "./store";
+import { SigningKeys } from "./webhook-signing";
+import { WebhookDispatcher } from "./webhooks";
 
 export type { SandboxOptions } from "./context";
 export type { FaultSettings } from "./faults";
@@ -45,10 +50,13 @@ const ROUTES: Route[] = [
   // Before /links/{id}: "import" is a literal segment, not a link id.
   ...importRoutes,
   ...linkRoutes,
+  ...productRoutes,
   ...accountRoutes,
   ...transactionRoutes,
+  ...investmentRoutes,
   ...institutionRoutes,
   ...linkSessionRoutes,
+  ...webhookRoutes,
   ...controlRoutes,
 ];
 
@@ -69,14 +77,36 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
     anchorDate: DEFAULT_ANCHOR_DATE,
     // "all" until the dashboard no longer relies on GET /links to find broken links; the upstream lists active ones.
     linksListing: "all",
+    webhookRetryBaseMs: 1000,
+    webhookMaxAttempts: 5,
+    webhookTimeoutMs: 10_000,
+    webhookConcurrency: 8,
+    webhookKeyRetentionMs: 24 * 60 * 60_000,
+    refreshDelayMs: 1000,
     ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
   };
-  const wholeNumbers = ["tokenTtlSeconds", "links", "transactionsPerLink", "importDelayMs", "seed", "rateLimitWindowMs"] as const;
+  const wholeNumbers = [
+    "tokenTtlSeconds",
+    "links",
+    "transactionsPerLink",
+    "importDelayMs",
+    "seed",
+    "rateLimitWindowMs",
+    "webhookRetryBaseMs",
+    "webhookMaxAttempts",
+    "webhookTimeoutMs",
+    "webhookConcurrency",
+    "webhookKeyRetentionMs",
+    "refreshDelayMs",
+  ] as const;
   for (const key of wholeNumbers) {
     if (!Number.isSafeInteger(options[key]) || options[key] < 0) throw new RangeError(`sandbox option ${key} must be a whole number ≥ 0`);
   }
   if (options.tokenTtlSeconds < 1) throw new RangeError("sandbox option tokenTtlSeconds must be ≥ 1");
   if (options.rateLimitWindowMs < 1) throw new RangeError("sandbox option rateLimitWindowMs must be ≥ 1");
+  for (const key of ["webhookMaxAttempts", "webhookTimeoutMs", "webhookConcurrency"] as const) {
+    if (options[key] < 1) throw new RangeError(`sandbox option ${key} must be ≥ 1`);
+  }
   if (!/^\d{4}-\d{2}-\d{2}$/.test(options.anchorDate) || Number.isNaN(Date.parse(`${options.anchorDate}T00:00:00Z`))) {
     throw new RangeError("sandbox option anchorDate must be a date as YYYY-MM-DD");
   }
@@ -99,6 +129,14 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
   const tokens = new TokenStore(options, options.tokenTtlSeconds, options.now);
   const faults = new FaultController(rngFor(options.seed, "faults"), () => tokens.lastSeq);
   faults.set(options.faults);
+  const signingKeys = new SigningKeys(options.now, options.webhookKeyRetentionMs);
+  const webhooks = new WebhookDispatcher(options.now, signingKeys, {
+    retryBaseMs: options.webhookRetryBaseMs,
+    maxAttempts: options.webhookMaxAttempts,
+    timeoutMs: options.webhookTimeoutMs,
+    concurrency: options.webhookConcurrency,
+  });
+  const scheduled = new Set<NodeJS.Timeout>();
   const world: SandboxWorld = {
     options,
     settings: { linksListing: options.linksListing },
@@ -114,6 +152,20 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
     limiter: new RateLimiter(options.now, options.rateLimitWindowMs),
     faults,
     stats: new Stats(),
+    signingKeys,
+    webhooks,
+    later(ms, work) {
+      const timer = setTimeout(() => {
+        scheduled.delete(timer);
+        work();
+      }, ms);
+      timer.unref();
+      scheduled.add(timer);
+    },
+    cancelLater() {
+      for (const timer of scheduled) clearTimeout(timer);
+      scheduled.clear();
+    },
     baseUrl: () => baseUrl,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     random: rngFor(options.seed, "delays"),
@@ -156,7 +208,7 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
     if (activeFaults && activeFaults.failRate > 0 && world.faults.roll() < activeFaults.failRate) {
       throw apiErrors.internal(503, "injected fault: failRate");
     }
-    if (route.template !== "/auth/token") {
+    if (route.template !== "/auth/token" && !route.public) {
       ctx.clientId = world.tokens.authenticate(ctx.req.headers, activeFaults?.expireTokensUpToSeq ?? null);
     }
     if (options.rateLimits) {
@@ -229,6 +281,8 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
       });
     },
     close() {
+      world.cancelLater();
+      webhooks.close();
       return new Promise((resolve, reject) => {
         if (!server.listening) {
           resolve();

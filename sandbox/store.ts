@@ -7,6 +7,7 @@ import { base58Id, hashSeed, rngFor, type Rng } from "./random";
 import { HOSTILE_AVATAR_INSTITUTION_ID, HOSTILE_NAME_INSTITUTION_ID } from "./catalog";
 import { makeHostile, seedLinkData } from "./seed-data";
 import { ROLE_CYCLE, isDeletedSlot, roleOfSlot, seedLink, seedSkeletons, type SeedRole } from "./seed-links";
+import { SyncLog } from "./sync-log";
 import { compareTransactionsNewestFirst, type LinkData, type LinkRecord } from "./types";
 
 /** Seeded links of these institutions also carry hostile accounts and transactions (seed-data.ts makeHostile). */
@@ -121,6 +122,8 @@ export class Store {
   readonly corrections = new CorrectionMemory();
   readonly sessions = new Map<string, LinkSession>();
   readonly exchangeTokens = new Map<string, ExchangeableToken>();
+  /** Changes to a link's transactions, for GET /links/{id}/transactions/sync; none for a link nobody changed. */
+  private syncLogs = new Map<string, SyncLog>();
   /** Runtime randomness (ids of new links and imported rows), seeded so a scripted run replays identically. */
   runtimeRng: Rng;
 
@@ -153,6 +156,7 @@ export class Store {
     this.corrections.clear();
     this.sessions.clear();
     this.exchangeTokens.clear();
+    this.syncLogs = new Map();
   }
 
   get linkCount(): number {
@@ -273,18 +277,52 @@ export class Store {
     if (entry) entry.deleted = true;
   }
 
+  /** Any state, as a test asks for it (POST /_sandbox/links/{id}/state); a deleted link can come back. */
+  setState(link: LinkRecord, state: LinkRecord["state"], errorCode: LinkRecord["error_code"]): void {
+    const nowIso = new Date(this.options.now()).toISOString();
+    if (state === "deleted") {
+      this.markDeleted(link);
+    } else {
+      link.state = state;
+      link.deletedAtMs = null;
+      const entry = this.byId.get(link.link_id);
+      if (entry) entry.deleted = false;
+    }
+    link.error_code = state === "error" ? errorCode : null;
+    if (state === "error" && (errorCode === "auth_expired" || errorCode === "invalid_credentials")) link.auth_expired_at ??= nowIso;
+    if (state === "connected") link.auth_expired_at = null;
+  }
+
+  syncLogOf(linkId: string): SyncLog | undefined {
+    return this.syncLogs.get(linkId);
+  }
+
+  private syncLogFor(linkId: string): SyncLog {
+    let log = this.syncLogs.get(linkId);
+    if (!log) {
+      log = new SyncLog();
+      this.syncLogs.set(linkId, log);
+    }
+    return log;
+  }
+
+  /** A transaction of the link changed in place (a correction): sync reports it as updated. */
+  noteTransactionsUpdated(link: LinkRecord, transactionIds: string[]): void {
+    this.syncLogFor(link.link_id).updated(transactionIds);
+  }
+
   /**
    * Imported values are keyed by their original id (the importer's transaction_id) within a link: importing a
    * transaction again replaces the earlier import of it (keeping the id the upstream gave it), never doubles it. Within
    * one request the last one of an original id wins. Transactions imported without an id are always added.
    */
-  appendTransactions(link: LinkRecord, additions: LinkData["transactions"]): void {
+  appendTransactions(link: LinkRecord, additions: LinkData["transactions"]): { created: number; updated: number } {
     const data = this.dataOf(link, { forUpdate: true });
     const latest = new Map<string, LinkData["transactions"][number]>();
     for (const addition of additions) if (addition.original_id) latest.set(addition.original_id, addition);
     const fresh = additions.filter((addition) => !addition.original_id || latest.get(addition.original_id) === addition);
+    const replaced = new Map<string, string>();
     if (latest.size > 0) {
-      const replaced = new Map<string, string>();
       data.transactions = data.transactions.filter((existing) => {
         if (!existing.original_id || !latest.has(existing.original_id)) return true;
         replaced.set(existing.original_id, existing.transaction_id);
@@ -297,6 +335,14 @@ export class Store {
     }
     data.transactions.push(...fresh);
     data.transactions.sort(compareTransactionsNewestFirst);
+    // For sync: a transaction imported again keeps its id and counts as updated; the rest are new.
+    const isReplacement = (addition: LinkData["transactions"][number]) => Boolean(addition.original_id && replaced.has(addition.original_id));
+    const updated = fresh.filter(isReplacement).map((addition) => addition.transaction_id);
+    const created = fresh.filter((addition) => !isReplacement(addition)).map((addition) => addition.transaction_id);
+    const log = this.syncLogFor(link.link_id);
+    log.created(created);
+    log.updated(updated);
+    return { created: created.length, updated: updated.length };
   }
 
   /**

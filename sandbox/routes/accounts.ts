@@ -1,8 +1,10 @@
-// GET /links/{id}/accounts and GET /links/{id}/accounts/{account_id} (shapes: upstream-facts §9). Link-scoped: the
-// same checks, in the same order, as the link's transactions (404, 410, 422 while connecting, 403 without the
-// accounts product).
+// GET /links/{id}/accounts, GET /links/{id}/accounts/numbers, GET /links/{id}/accounts/{account_id} and
+// GET /links/{id}/identity (shapes: upstream-facts §9). Link-scoped: the same checks, in the same order, as the link's
+// transactions (404, 410, 422 while connecting, 403 without the product the call reads).
 import type { Route } from "../context";
+import { accountNumbersOf, ownersOf } from "../account-details";
 import { apiErrors } from "../http";
+import { accountIdsParam } from "../query-params";
 import { toWireLink } from "../types";
 import { requireProduct, requireReadyLink } from "./link-access";
 
@@ -13,9 +15,23 @@ export const accountRoutes: Route[] = [
     async handle({ params, query, world }) {
       const link = requireReadyLink(world.store, params.id ?? "");
       requireProduct(link, "accounts");
-      // Repeated keys (the Python SDK) and comma-joined values (the older Node SDK) both name several accounts.
-      const wanted = new Set(query.getAll("account_ids").flatMap((value) => value.split(",")).filter(Boolean));
+      const wanted = accountIdsParam(query);
       const accounts = world.store.dataOf(link).accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id));
+      return { status: 200, body: { accounts, link: toWireLink(link) } };
+    },
+  },
+  {
+    // Before /accounts/{account_id}: "numbers" is a literal segment, not an account id.
+    method: "GET",
+    template: "/links/{id}/accounts/numbers",
+    async handle({ params, query, world }) {
+      const link = requireReadyLink(world.store, params.id ?? "");
+      requireProduct(link, "account_numbers");
+      const wanted = accountIdsParam(query);
+      const accounts = world.store
+        .dataOf(link)
+        .accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id))
+        .map((account) => ({ ...account, numbers: accountNumbersOf(account) }));
       return { status: 200, body: { accounts, link: toWireLink(link) } };
     },
   },
@@ -28,6 +44,21 @@ export const accountRoutes: Route[] = [
       const account = world.store.dataOf(link).accounts.find((candidate) => candidate.account_id === params.account_id);
       if (!account) throw apiErrors.accountNotFound();
       return { status: 200, body: { account, link: toWireLink(link) } };
+    },
+  },
+  {
+    method: "GET",
+    template: "/links/{id}/identity",
+    async handle({ params, query, world }) {
+      const link = requireReadyLink(world.store, params.id ?? "");
+      requireProduct(link, "identity");
+      const wanted = accountIdsParam(query);
+      const all = world.store.dataOf(link).accounts;
+      const owners = ownersOf(link, all);
+      const accounts = all
+        .filter((account) => wanted.size === 0 || wanted.has(account.account_id))
+        .map((account) => ({ ...account, owners: structuredClone(owners) }));
+      return { status: 200, body: { accounts, link: toWireLink(link) } };
     },
   },
 ];

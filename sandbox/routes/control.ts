@@ -38,6 +38,9 @@ export const controlRoutes: Route[] = [
       world.faults.clear();
       world.limiter.reset();
       world.stats.reset();
+      // Deliveries and refreshes under way belonged to the links just reset. Signing keys stay, as tokens do.
+      world.cancelLater();
+      world.webhooks.reset();
       return { status: 200, body: { reset: true, links: world.store.linkCount } };
     },
   },

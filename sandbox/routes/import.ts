@@ -13,6 +13,7 @@ import type { RequestContext, Route } from "../context";
 import { importAccount, importTransaction, type ImportedTransactionInput } from "../enrich";
 import { apiErrors, issue, parseWith, type ValidationIssue } from "../http";
 import { toWireLink, type AccountRecord, type LinkRecord, type TransactionRecord } from "../types";
+import { notifyTransactionsUpdated } from "../webhook-events";
 import { requireLink } from "./link-access";
 
 const IMPORT_PRODUCTS: Product[] = ["accounts", "transactions"];
@@ -131,6 +132,7 @@ export const importRoutes: Route[] = [
       };
       store.addLink(link, { accounts, transactions: [] });
       store.appendTransactions(link, transactions);
+      if (transactions.length > 0) notifyTransactionsUpdated(ctx.world, link);
       return { status: 200, body: toWireLink(link) };
     },
   },
@@ -148,7 +150,8 @@ export const importRoutes: Route[] = [
       }
       const transactions = toTransactions(ctx, body.transactions, store.dataOf(link).accounts);
       await importDelay(ctx);
-      store.appendTransactions(link, transactions);
+      const changed = store.appendTransactions(link, transactions);
+      if (changed.created + changed.updated > 0) notifyTransactionsUpdated(ctx.world, link);
       const transactionsProduct = link.products.transactions;
       if (transactionsProduct) {
         const now = iso(ctx.world.options.now());

@@ -6,6 +6,7 @@ import { DEFAULT_SESSION_INSTITUTION_ID, findInstitution, INSTITUTIONS } from ".
 import type { Route } from "../context";
 import { ApiError, apiErrors, issue, parseWith } from "../http";
 import { toWireLink, type LinkRecord } from "../types";
+import { notify, notifyStateChanged, productRefreshEvent } from "../webhook-events";
 import { requireLink } from "./link-access";
 
 /** What a new link session grants when the sandbox's end user says yes to everything asked by default. */
@@ -83,6 +84,9 @@ export const linkSessionRoutes: Route[] = [
           ...(product === "transactions" ? { last_enriched: now } : {}),
         };
       }
+      // The link is connected and its products fetched: the webhook hears the new state, then each product's refresh.
+      notifyStateChanged(ctx.world, link);
+      for (const product of Object.keys(link.products) as Product[]) notify(ctx.world, link, productRefreshEvent(ctx.world, link, product, "completed"));
       const wire = toWireLink(link);
       return { status: 201, body: { link_id: link.link_id, link: wire } };
     },
@@ -148,6 +152,7 @@ export const linkSessionRoutes: Route[] = [
         link.state = "awaiting_token_exchange";
         link.error_code = null;
       }
+      notifyStateChanged(ctx.world, link);
       const exchangeable = store.createExchangeToken(link.link_id);
       return { status: 200, body: { exchangeable_token: exchangeable.token, link_id: link.link_id } };
     },

@@ -1,9 +1,39 @@
-// GET /links, GET /links/{id}, DELETE /links/{id}, and GET /users/{id}/links (upstream-facts §2; not in the spec).
+// GET /links, GET /links/{id}, PATCH /links/{id}, DELETE /links/{id}, and GET /users/{id}/links (upstream-facts §2;
+// not in the spec).
+import { z } from "zod";
 import type { Route } from "../context";
-import { apiErrors, issue } from "../http";
+import { apiErrors, issue, parseWith } from "../http";
 import { decodeCursor } from "../store";
 import { toWireLink } from "../types";
+import { notifyStateChanged } from "../webhook-events";
 import { requireLink } from "./link-access";
+
+const isWebAddress = (value: string) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+};
+
+/** Tags are under 100 characters and start with a letter or digit (upstream-facts §3.5 UpdateLinkRequest). */
+const linkTagSchema = z.string().min(1, { abort: true }).max(99, { abort: true }).regex(/^[A-Za-z0-9]/, "a tag must start with a letter or digit");
+
+/**
+ * UpdateLinkRequest (upstream-facts §3.5). `webhook: null` removes the webhook. The upstream types the webhook as a
+ * string of 1–65536 characters; the sandbox also wants an http(s) address, as it delivers to it. `tags` is the
+ * deprecated name of `link_tags`, taken when `link_tags` is absent.
+ */
+const updateLinkRequestSchema = z.object({
+  webhook: z
+    .string()
+    .min(1, { abort: true })
+    .max(65_536, { abort: true })
+    .refine(isWebAddress, "webhook must be an absolute http or https URL").nullable().optional(),
+  link_tags: z.array(linkTagSchema).optional(),
+  tags: z.array(linkTagSchema).optional(),
+});
 
 const LIMIT_MIN = 500;
 const LIMIT_MAX = 5000;
@@ -36,10 +66,28 @@ export const linkRoutes: Route[] = [
     },
   },
   {
+    method: "PATCH",
+    template: "/links/{id}",
+    async handle(ctx) {
+      const body = parseWith(updateLinkRequestSchema, await ctx.json());
+      const link = requireLink(ctx.world.store, ctx.params.id ?? "");
+      if (body.webhook !== undefined) link.webhook = body.webhook;
+      const tags = body.link_tags ?? body.tags;
+      if (tags !== undefined) {
+        link.link_tags = [...tags];
+        // The deprecated alias, where a link shows it, says the same.
+        if (link.tags !== undefined) link.tags = [...tags];
+      }
+      return { status: 200, body: toWireLink(link) };
+    },
+  },
+  {
     method: "DELETE",
     template: "/links/{id}",
     async handle({ params, world }) {
-      world.store.markDeleted(requireLink(world.store, params.id ?? ""));
+      const link = requireLink(world.store, params.id ?? "");
+      world.store.markDeleted(link);
+      notifyStateChanged(world, link);
       return { status: 204 };
     },
   },

@@ -1,38 +1,16 @@
-// GET /links/{id}/transactions and POST /links/{id}/transactions/{txn_id}/enrichment.
+// GET /links/{id}/transactions, GET /links/{id}/transactions/sync and POST /links/{id}/transactions/{txn_id}/enrichment.
 import { correctEnrichmentRequestSchema } from "../../lib/upstream/schemas";
 import type { Route } from "../context";
 import { applyCorrection, resolveCorrection, similarPastTransactions } from "../enrich";
 import { apiErrors, issue, parseWith, type ValidationIssue } from "../http";
+import { accountIdsParam, dateParam, integerParam, isValidDate } from "../query-params";
+import { decodeSyncCursor, syncPage } from "../sync-log";
 import { toWireLink, toWireTransaction, type AccountRecord, type TransactionRecord } from "../types";
 import { requireLink, requireProduct, requireReadyLink } from "./link-access";
 
 const DAY_MS = 86_400_000;
 /** Upstream default window: the 90 days up to today; `start_date=1900-01-01` asks for everything. */
 const DEFAULT_WINDOW_DAYS = 90;
-
-function integerParam(value: string | null, name: string, fallback: number, min: number, max: number, problems: ValidationIssue[]): number {
-  if (value === null || value === "") return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    problems.push(issue(["query", name], `${name} must be an integer from ${min} to ${max === Infinity ? "up" : max}`, "range"));
-    return fallback;
-  }
-  return parsed;
-}
-
-function dateParam(value: string | null, name: string, fallback: string, problems: ValidationIssue[]): string {
-  if (value === null || value === "") return fallback;
-  const valid = /^\d{4}-\d{2}-\d{2}$/.test(value) && isValidDate(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
-  if (!valid) {
-    problems.push(issue(["query", name], `${name} must be a date as YYYY-MM-DD`, "date_from_datetime_parsing"));
-    return fallback;
-  }
-  return value;
-}
-
-function isValidDate(value: string): boolean {
-  return !Number.isNaN(new Date(`${value}T00:00:00Z`).getTime());
-}
 
 function accountsOf(accounts: AccountRecord[], transactions: TransactionRecord[]): AccountRecord[] {
   const used = new Set(transactions.map((transaction) => transaction.account_id));
@@ -60,8 +38,7 @@ export const transactionRoutes: Route[] = [
       }
       if (problems.length > 0) throw apiErrors.validation(problems);
 
-      // Repeated keys (the Python SDK) and comma-joined values (the older Node SDK) both name several accounts.
-      const accountIds = new Set(query.getAll("account_ids").flatMap((value) => value.split(",")).filter(Boolean));
+      const accountIds = accountIdsParam(query);
       const data = world.store.dataOf(link);
       const matching = data.transactions.filter(
         (transaction) =>
@@ -88,6 +65,38 @@ export const transactionRoutes: Route[] = [
     },
   },
   {
+    // Changes since a cursor (upstream-facts §4.2); no cursor = the whole history, as created. sync-log.ts.
+    method: "GET",
+    template: "/links/{id}/transactions/sync",
+    async handle({ params, query, world }) {
+      const link = requireReadyLink(world.store, params.id ?? "");
+      requireProduct(link, "transactions");
+      const problems: ValidationIssue[] = [];
+      const size = integerParam(query.get("size"), "size", 50, 1, 500, problems);
+      const rawCursor = query.get("cursor");
+      const cursor = rawCursor ? decodeSyncCursor(rawCursor) : null;
+      if (rawCursor && !cursor) problems.push(issue(["query", "cursor"], "unknown cursor; use cursor.next of an earlier answer", "value_error"));
+      if (problems.length > 0) throw apiErrors.validation(problems);
+      const data = world.store.dataOf(link);
+      const page = syncPage(data.transactions, world.store.syncLogOf(link.link_id), cursor, size);
+      const asStrings = world.options.amountsAsStrings;
+      return {
+        status: 200,
+        body: {
+          transactions: {
+            created: page.created.map((transaction) => toWireTransaction(transaction, asStrings)),
+            updated: page.updated.map((transaction) => toWireTransaction(transaction, asStrings)),
+            removed: [],
+          },
+          accounts: data.accounts,
+          cursor: { next: page.next },
+          has_more: page.hasMore,
+          link: toWireLink(link),
+        },
+      };
+    },
+  },
+  {
     method: "POST",
     template: "/links/{id}/transactions/{txn_id}/enrichment",
     async handle(ctx) {
@@ -104,6 +113,8 @@ export const transactionRoutes: Route[] = [
       const correction = resolveCorrection(transaction, body.category, body.subcategory);
       applyCorrection(transaction, correction);
       ctx.world.store.corrections.remember(transaction, correction);
+      // Sync reports the corrected transaction as updated; no webhook, as the change is the client's own.
+      ctx.world.store.noteTransactionsUpdated(link, [transaction.transaction_id]);
       // Similar past transactions come back as they are: the client decides whether to correct them too.
       const transactions = [transaction, ...similarPastTransactions(data, transaction)];
       return {
