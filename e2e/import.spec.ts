@@ -60,7 +60,7 @@ test.describe("as ops", () => {
 
     await page.getByRole("button", { name: "Check again" }).click();
     await expect(page.getByTestId("dry-run")).toContainText("7 new links, 0 already imported, 0 listed twice, 1 with problems");
-    await expect(page.getByTestId("dry-run")).toContainText("8 calls (7 imports, 1 batches)");
+    await expect(page.getByTestId("dry-run")).toContainText("8 calls (7 imports, 1 batch)");
 
     // Slow answers, so the reload lands in the middle of the job.
     await setFaults({ latencyMs: 1_500, paths: ["/import"] });

@@ -196,6 +196,9 @@ test.describe("deploys and restarts", () => {
         UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
         UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
         AUTH_SECRET: "lifecycle-secret-0123456789abcdef0123",
+        // No load-balancer drain: the sync's state read once A has gone is then the state A handed over, not B's
+        // progress during A's drain period (lib/shutdown.test.ts tests the drain).
+        SHUTDOWN_DRAIN_S: "0",
       };
       const syncState = () => queryOne(pg.url, "select owner, phase, done, run_started_at from sync_state where id = 'current'");
       const holderPid = (row: Record<string, unknown> | undefined) => (typeof row?.owner === "string" ? Number(row.owner.split(":")[1]) : null);
