@@ -6,6 +6,8 @@ const CORRECTION = "POST /links/{id}/transactions/{txn_id}/enrichment";
 test("the Rate limits page shows the used count going up after a correction made in another tab", async ({ page, context }) => {
   await signInAs(page, "support");
   await page.goto("/rate-limits");
+  // How often the numbers move, in words a person can read (it once said "Updates every NaN s.").
+  await expect(page.getByText("Updates every 5 s.")).toBeVisible();
   const perApp = page.locator(`[data-testid="rate-limit-row"][data-endpoint="${CORRECTION}"][data-scope="app"]`);
   await expect(perApp).toBeVisible();
   const meter = perApp.getByRole("meter");

@@ -3,9 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { ShortId } from "@/components/ui/short-id";
 import type { RateLimitsView } from "@/lib/budget/view";
+import { RATE_LIMITS_REFRESH_MS } from "./refresh";
 import { UsageMeter } from "./usage-meter";
-
-export const RATE_LIMITS_REFRESH_MS = 5_000;
 
 const scopeLabel = { app: "per app", client: "per client", link: "per link", user: "per user" } as const;
 

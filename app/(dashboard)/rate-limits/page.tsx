@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { RATE_LIMITS_REFRESH_MS, RateLimitsLive } from "@/components/limits/rate-limits-view";
+import { RateLimitsLive } from "@/components/limits/rate-limits-view";
+import { RATE_LIMITS_REFRESH_MS } from "@/components/limits/refresh";
 import { Callout } from "@/components/ui/callout";
 import { NotPermitted } from "@/components/ui/not-permitted";
 import { PageHeader } from "@/components/ui/page-header";
