@@ -50,6 +50,9 @@ test("ops exchanges a sandbox token and finds the new link in the list", async (
   await page.getByRole("button", { name: "Exchange token" }).click();
   const linkId = (await page.getByTestId("exchanged-link-id").innerText()).trim();
   expect(linkId).toMatch(/^mk_/);
+  // The new link's id leads to its page.
+  await page.getByRole("link", { name: linkId }).click();
+  await expect(page).toHaveURL(new RegExp(`/links/${linkId}$`));
 
   await page.goto("/links");
   const filters = page.getByRole("form", { name: "Filter the links" });

@@ -2,6 +2,7 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useAction } from "next-safe-action/hooks";
+import Link from "next/link";
 import { useForm } from "react-hook-form";
 import { createSandboxExchangeToken, exchangeToken } from "@/lib/actions/links";
 import { type ExchangeTokenInput, exchangeTokenSchema } from "@/lib/schemas/links";
@@ -78,8 +79,11 @@ export function ExchangeForm({ demo }: { demo: boolean }) {
           <p className="font-medium">Link created</p>
           <dl className="mt-2 grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1">
             <dt>Link id</dt>
-            <dd className="font-mono" data-testid="exchanged-link-id">
-              {link.link_id}
+            <dd className="font-mono">
+              {/* The new link's own page, where support reads it (an upstream id: encoded into the path). */}
+              <Link className="text-indigo-700 underline" href={`/links/${encodeURIComponent(link.link_id)}`} data-testid="exchanged-link-id">
+                {link.link_id}
+              </Link>
             </dd>
             <dt>Institution</dt>
             <dd>{link.institution_name}</dd>
