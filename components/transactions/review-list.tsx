@@ -5,7 +5,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { correctCategoryBulk } from "@/lib/actions/transactions";
 import type { CategoryPair } from "@/lib/jobs/correction";
 import { BULK_MAX_ITEMS } from "@/lib/schemas/transactions";
-import { type TransactionRow, confidenceOf, formatAmount } from "@/lib/transactions/rows";
+import { type TransactionRow, confidenceOf, formatAmount, isInCategory } from "@/lib/transactions/rows";
 import { categoryLabel, subcategoryLabel } from "@/lib/upstream/taxonomy";
 import { CategoryCombobox } from "./category-combobox";
 import { useCorrectionCost } from "./use-desk-data";
@@ -24,7 +24,7 @@ export interface Review {
 const describe = (pair: { category: string | null; subcategory?: string | null } | null) =>
   pair?.category ? `${categoryLabel(pair.category)}${pair.subcategory ? ` › ${subcategoryLabel(pair.subcategory)}` : ""}` : "Not enriched";
 
-const alreadyIn = (row: TransactionRow, target: CategoryPair) => row.category === target.category && row.subcategory === (target.subcategory ?? null);
+
 
 export function ReviewList({
   linkId,
@@ -39,7 +39,7 @@ export function ReviewList({
 }) {
   const [target, setTarget] = useState<CategoryPair>(review.target);
   const [changingTarget, setChangingTarget] = useState(false);
-  const [ticked, setTicked] = useState<Set<string>>(() => new Set(review.rows.filter((r) => !alreadyIn(r, review.target)).map((r) => r.id)));
+  const [ticked, setTicked] = useState<Set<string>>(() => new Set(review.rows.filter((r) => !isInCategory(r, review.target)).map((r) => r.id)));
   const applyRef = useRef<HTMLButtonElement>(null);
   const cost = useCorrectionCost(linkId, ticked.size);
   const start = useMutation({
@@ -61,7 +61,7 @@ export function ReviewList({
   // Enter applies: the apply button has focus when the review opens.
   useEffect(() => applyRef.current?.focus(), []);
 
-  const differing = useMemo(() => review.rows.filter((r) => !alreadyIn(r, target)).length, [review.rows, target]);
+  const differing = useMemo(() => review.rows.filter((r) => !isInCategory(r, target)).length, [review.rows, target]);
   const tooMany = ticked.size > BULK_MAX_ITEMS;
   const toggle = (id: string) =>
     setTicked((prev) => {
@@ -112,7 +112,7 @@ export function ReviewList({
             autoFocus
             onChoose={(pair) => {
               setTarget(pair);
-              setTicked(new Set(review.rows.filter((r) => !alreadyIn(r, pair)).map((r) => r.id)));
+              setTicked(new Set(review.rows.filter((r) => !isInCategory(r, pair)).map((r) => r.id)));
               setChangingTarget(false);
               requestAnimationFrame(() => applyRef.current?.focus());
             }}
@@ -142,7 +142,7 @@ export function ReviewList({
           </thead>
           <tbody>
             {review.rows.map((row) => {
-              const same = alreadyIn(row, target);
+              const same = isInCategory(row, target);
               const confidence = confidenceOf(row);
               return (
                 <tr key={row.id} className="border-t border-slate-100" data-testid="review-row" data-row-id={row.id}>

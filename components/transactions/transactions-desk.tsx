@@ -135,12 +135,13 @@ export function TransactionsDesk({
             ...prev,
             { kind: "single", correlationId: result.correlationId, transactionId: row.id, date: row.date, before: result.mark.before, label: `${row.description} to ${describe(pair)}` },
           ]);
-          if (result.similar.length > 0) {
-            setSimilar((prev) => ({ ...prev, [row.id]: { title: `${result.similar.length} similar to ${row.description || row.id}`, target: pair, rows: result.similar } }));
+          // The count is what the review ticks: similar transactions not in that category yet.
+          if (result.similarCount > 0) {
+            setSimilar((prev) => ({ ...prev, [row.id]: { title: `${result.similarCount} similar to ${row.description || row.id}`, target: pair, rows: result.similar } }));
             setLastSimilarId(row.id);
           }
           setAnnouncement(
-            `Saved: ${row.description} is now ${describe(pair)}.${result.similar.length > 0 ? ` The upstream found ${result.similar.length} similar: press s to review them.` : ""}`,
+            `Saved: ${row.description} is now ${describe(pair)}.${result.similarCount > 0 ? ` The upstream found ${result.similarCount} similar in another category: press s to review them.` : ""}`,
           );
         },
         onError: (err) => {

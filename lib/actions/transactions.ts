@@ -21,7 +21,7 @@ import { wakeJobRunner } from "../jobs";
 import { correctCategoryBulkSchema, correctCategorySchema, toWireCorrection, undoCorrectionSchema } from "../schemas/transactions";
 import { noteCorrectedTransactions } from "../transactions/history";
 import { findTransactions } from "../transactions/read";
-import { toTransactionRow } from "../transactions/rows";
+import { splitCorrectionAnswer, toTransactionRow } from "../transactions/rows";
 import type { CorrectionMark } from "../transactions/view";
 import { upstream } from "../upstream";
 import { ActionRefused, actionClient, noteUpstream } from "./safe-action";
@@ -44,9 +44,13 @@ export const correctCategory = actionClient
     );
     noteCorrectedTransactions(input.linkId, result.transactions);
     const accounts = new Map(result.accounts.map((a) => [a.account_id, a]));
-    const [updated, ...similar] = result.transactions.map((t) => toTransactionRow(t, accounts));
+    const { updated, similar, toChange } = splitCorrectionAnswer(
+      result.transactions.map((t) => toTransactionRow(t, accounts)),
+      input.transactionId,
+      wire,
+    );
     // What applying the same correction to the similar ones would cost, before anyone starts it.
-    const estimate = estimateCost(similar.length, await callHeadroom(await getBudget(), CORRECTION_ENDPOINT, { linkId: input.linkId }));
+    const estimate = estimateCost(toChange, await callHeadroom(await getBudget(), CORRECTION_ENDPOINT, { linkId: input.linkId }));
     const mark: CorrectionMark = {
       kind: "corrected",
       by: ctx.staff.email,
@@ -61,9 +65,10 @@ export const correctCategory = actionClient
     return {
       updated: updated ?? null,
       mark,
-      similarCount: similar.length,
+      /** Similar transactions not in that category yet: the ones the review ticks. */
+      similarCount: toChange,
       similar,
-      bulkCost: estimate && similar.length > 0 ? `${similar.length} calls, ${describeDuration(estimate.seconds)} at the per-${estimate.scope} limit (${estimate.limit}/min, ${estimate.remaining} left now)` : null,
+      bulkCost: estimate && toChange > 0 ? `${toChange} calls, ${describeDuration(estimate.seconds)} at the per-${estimate.scope} limit (${estimate.limit}/min, ${estimate.remaining} left now)` : null,
       correlationId: ctx.correlationId,
     };
   });

@@ -87,3 +87,22 @@ export function formatAmount(row: Pick<TransactionRow, "amount" | "direction" | 
   }
   return `${row.direction === "credit" ? "+" : "−"}${text}`;
 }
+
+/** Whether a row already has a category (a pair without subcategory means the category's own, none chosen). */
+export function isInCategory(row: Pick<TransactionRow, "category" | "subcategory">, target: { category: string; subcategory?: string }): boolean {
+  return row.category === target.category && row.subcategory === (target.subcategory ?? null);
+}
+
+/**
+ * Correct Enrichment's answer, split: the corrected transaction (found by its id: the upstream does not promise it
+ * comes first) and the similar ones, with how many of those are not in the target category yet (what applying the
+ * correction to them would change, and would cost).
+ */
+export function splitCorrectionAnswer<R extends Pick<TransactionRow, "id" | "category" | "subcategory">>(
+  rows: readonly R[],
+  transactionId: string,
+  target: { category: string; subcategory?: string },
+): { updated: R | null; similar: R[]; toChange: number } {
+  const similar = rows.filter((r) => r.id !== transactionId);
+  return { updated: rows.find((r) => r.id === transactionId) ?? null, similar, toChange: similar.filter((r) => !isInCategory(r, target)).length };
+}
