@@ -25,6 +25,7 @@ function view(over: Partial<JobView> = {}): JobView {
     waiting: null,
     controls: ["pause", "cancel"],
     undoable: false,
+    undoneBy: null,
     ...over,
   };
 }

@@ -44,11 +44,14 @@ export function CorrectionJobPanel({
   jobId,
   canCorrect,
   onClose,
+  onJob,
 }: {
   linkId: string;
   jobId: string;
   canCorrect: boolean;
   onClose: () => void;
+  /** Follow another job here (an undo started from this panel): the person stays on the link. */
+  onJob: (jobId: string) => void;
 }) {
   const client = useQueryClient();
   const { data: job } = useJob(jobId);
@@ -78,7 +81,7 @@ export function CorrectionJobPanel({
           <Reasons title="Failed" list={failed.data ?? []} jobId={jobId} state="failed" />
         </div>
       ) : null}
-      {job ? <JobControls initial={job} canControl={canCorrect} canUndo={canCorrect} /> : null}
+      {job ? <JobControls initial={job} canControl={canCorrect} canUndo={canCorrect} onUndone={onJob} /> : null}
     </section>
   );
 }

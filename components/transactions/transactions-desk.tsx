@@ -387,7 +387,7 @@ export function TransactionsDesk({
         {announcement}
       </p>
 
-      {jobId ? <CorrectionJobPanel key={jobId} linkId={linkId} jobId={jobId} canCorrect={canCorrect} onClose={() => setParams({ job: null })} /> : null}
+      {jobId ? <CorrectionJobPanel key={jobId} linkId={linkId} jobId={jobId} canCorrect={canCorrect} onClose={() => setParams({ job: null })} onJob={(id) => setParams({ job: id })} /> : null}
 
       {canCorrect && selectedCount > 0 ? (
         <div className="flex flex-wrap items-start gap-3 rounded-lg border border-sky-200 bg-sky-50 p-3 text-sm" data-testid="bulk-bar">

@@ -9,7 +9,7 @@ import { categorySchema, subcategorySchema, type WireTransaction } from "../upst
 import { categoryLabel, subcategoryLabel } from "../upstream/taxonomy";
 import { type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind";
 import { type Actor, type NewJobItem, insertJob, readJob } from "./store";
-import { jobItems } from "../db/schema";
+import { jobItems, jobs } from "../db/schema";
 import { and, asc, eq } from "drizzle-orm";
 
 // Correcting transactions' categories as a job: one Correct Enrichment call per transaction, each checked by reading
@@ -227,6 +227,8 @@ export async function startUndoJob(db: Db, api: UpstreamApi, actor: Actor, jobId
   const original = await readJob(db, jobId);
   if (!original || original.kind !== CORRECTION_KIND || !original.linkId) throw new PlanRefused("That job is not a category correction.");
   if (original.state === "running" || original.state === "paused") throw new PlanRefused("Pause or cancel the job, or let it finish, before undoing it.");
+  const [undone] = await db.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.undoesJobId, jobId), eq(jobs.kind, CORRECTION_KIND))).limit(1);
+  if (undone) throw new PlanRefused(`That job is undone already (job ${undone.id}): undoing it again would change nothing.`);
   const done = await db
     .select()
     .from(jobItems)

@@ -237,6 +237,9 @@ describe.each(databases)("$kind", (target) => {
     expect(skipped[0]!.reason).toMatch(/^Changed since: it is now Home/);
     const rows = await auditRowsOf(db, undo.id);
     expect(rows.map((r) => r.action)).toEqual(["transaction.undo_correction", "transaction.undo_correction"]);
+    // Undone once: Undo is no longer offered, the job names its undo, and a second undo is refused in words.
+    expect(await readJobView(db, job.id)).toMatchObject({ undoable: false, undoneBy: undo.id });
+    await expect(startUndoJob(db, api(), actor, job.id)).rejects.toThrow(`That job is undone already (job ${undo.id})`);
   });
 
   it("runs a group's items in order, and skips the rest of a group after a definite failure", async () => {

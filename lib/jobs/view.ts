@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { getBudget } from "../budget";
 import { type Budget, secondsUntil } from "../budget/budget";
 import { type KeyHeadroom, estimateTimeLeft, headroomOf } from "../budget/headroom";
@@ -54,8 +54,10 @@ export interface JobView {
   /** Set while a running job's next calls wait for rate-limit slots; null otherwise, or when the budget is unreadable. */
   waiting: JobWait | null;
   controls: JobControl[];
-  /** Whether the job's work can be undone as a job (a finished correction with items done). */
+  /** Whether the job's work can be undone as a job (a finished correction with items done, not undone yet). */
   undoable: boolean;
+  /** The job that undoes this one, when there is one: its Undo is not offered again. */
+  undoneBy: string | null;
 }
 
 const zeroCounts = (): ItemCounts => Object.fromEntries(jobItemStates.map((s) => [s, 0])) as ItemCounts;
@@ -81,7 +83,7 @@ function etaOf(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetO
   return outlook && outlook.seconds > 0 ? outlook.seconds : null;
 }
 
-function toView(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetOutlook | null, now: number): JobView {
+function toView(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetOutlook | null, now: number, undoneBy: string | null = null): JobView {
   const settled = counts.done + counts.failed + counts.skipped + counts.cancelled;
   const kind = jobKind(job.kind);
   const finished = job.state === "done" || job.state === "cancelled";
@@ -104,8 +106,22 @@ function toView(job: Job, counts: ItemCounts, perMinute: number, outlook: Budget
     etaSeconds: etaOf(job, counts, perMinute, outlook, now),
     waiting: job.state === "running" && counts.pending > 0 ? (outlook?.waiting ?? null) : null,
     controls: controlsFor(job.state, counts),
-    undoable: finished && job.kind === "correction" && job.undoesJobId === null && counts.done > 0,
+    undoable: finished && job.kind === "correction" && job.undoesJobId === null && counts.done > 0 && undoneBy === null,
+    undoneBy,
   };
+}
+
+/** The newest job undoing each of `jobIds` (an undo job is a correction job that names the one it undoes). */
+async function undoJobsOf(db: Db, jobIds: string[]): Promise<Map<string, string>> {
+  const result = new Map<string, string>();
+  if (jobIds.length === 0) return result;
+  const rows = await db
+    .select({ id: jobs.id, undoes: jobs.undoesJobId })
+    .from(jobs)
+    .where(and(inArray(jobs.undoesJobId, jobIds), eq(jobs.kind, "correction")))
+    .orderBy(jobs.createdAt);
+  for (const row of rows) if (row.undoes) result.set(row.undoes, row.id);
+  return result;
 }
 
 async function countsOf(db: Db, jobIds: string[]): Promise<Map<string, { counts: ItemCounts; perMinute: number }>> {
@@ -184,7 +200,8 @@ export async function readJobView(db: Db, jobId: string, opts: JobViewOptions = 
   const counts = entry?.counts ?? zeroCounts();
   const now = opts.now ?? Date.now();
   const outlook = (await outlooksOf(opts, [{ job, counts }], now)).get(job.id) ?? null;
-  return toView(job, counts, entry?.perMinute ?? 0, outlook, now);
+  const undoneBy = (await undoJobsOf(db, [job.id])).get(job.id) ?? null;
+  return toView(job, counts, entry?.perMinute ?? 0, outlook, now, undoneBy);
 }
 
 export type JobListFilters = JobListQuery & { limit?: number };
@@ -207,7 +224,8 @@ export async function listJobs(db: Db, filters: JobListFilters = {}, opts: JobVi
   const entries = rows.map((job) => ({ job, counts: counts.get(job.id)?.counts ?? zeroCounts(), perMinute: counts.get(job.id)?.perMinute ?? 0 }));
   const now = opts.now ?? readAt.getTime();
   const outlooks = await outlooksOf(opts, entries, now);
-  const views = entries.map(({ job, counts, perMinute }) => toView(job, counts, perMinute, outlooks.get(job.id) ?? null, now));
+  const undone = await undoJobsOf(db, rows.map((r) => r.id));
+  const views = entries.map(({ job, counts, perMinute }) => toView(job, counts, perMinute, outlooks.get(job.id) ?? null, now, undone.get(job.id) ?? null));
   return { jobs: views, readAt };
 }
 

@@ -89,7 +89,7 @@ export function formatAmount(row: Pick<TransactionRow, "amount" | "direction" | 
 }
 
 /** Whether a row already has a category (a pair without subcategory means the category's own, none chosen). */
-export function isInCategory(row: Pick<TransactionRow, "category" | "subcategory">, target: { category: string; subcategory?: string }): boolean {
+export function isInCategory(row: { category: string | null; subcategory: string | null }, target: { category: string; subcategory?: string }): boolean {
   return row.category === target.category && row.subcategory === (target.subcategory ?? null);
 }
 
@@ -98,7 +98,7 @@ export function isInCategory(row: Pick<TransactionRow, "category" | "subcategory
  * comes first) and the similar ones, with how many of those are not in the target category yet (what applying the
  * correction to them would change, and would cost).
  */
-export function splitCorrectionAnswer<R extends Pick<TransactionRow, "id" | "category" | "subcategory">>(
+export function splitCorrectionAnswer<R extends { id: string; category: string | null; subcategory: string | null }>(
   rows: readonly R[],
   transactionId: string,
   target: { category: string; subcategory?: string },
