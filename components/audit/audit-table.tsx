@@ -1,7 +1,9 @@
 import { ShortId } from "@/components/ui/short-id";
 import { AUDIT_ACTIONS, AUDIT_OUTCOME_LABELS } from "@/lib/audit/actions";
+import { describeRecorded } from "@/lib/audit/recorded";
 import { isRole, ROLE_LABELS } from "@/lib/auth/roles";
 import type { AuditEntry, AuditOutcome } from "@/lib/db/schema";
+import { RecordedValue } from "./recorded-value";
 
 // Everything in an audit row came from a user or the upstream: it is rendered as React text (escaped), never as HTML.
 // Columns take the width of their content on one line: times and addresses never wrap (an address is cut with an
@@ -115,7 +117,10 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
                 {payloads.map(([name, value]) => (
                   <div key={name}>
                     <p className="mb-1 font-medium text-slate-600">{name}</p>
-                    <pre className="max-h-80 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono text-slate-800">{JSON.stringify(value, null, 2)}</pre>
+                    {/* In words (category labels, the codes on hover), not raw JSON: see lib/audit/recorded.ts. */}
+                    <div className="max-h-80 overflow-auto rounded bg-slate-50 p-2 text-slate-800">
+                      <RecordedValue view={describeRecorded(value)} />
+                    </div>
                   </div>
                 ))}
               </div>
