@@ -8,6 +8,7 @@ import { UpstreamApi, UpstreamClient } from "../upstream";
 import { ConflictingCorrections, PlanRefused, duplicatesDropped, startCorrectionJob, uniqueCorrections } from "./correction";
 import { expectWords } from "./expect-words";
 import type { Actor } from "./store";
+import { listJobItems } from "./view";
 
 // Planning a bulk correction: one item per transaction of the link however the request was made (a direct POST can
 // repeat an id), and a transaction asked for with two categories refused in words.
@@ -78,6 +79,13 @@ describe.each(databases)("$kind", (target) => {
     expect(items.map((i) => [i.targetId, i.state])).toEqual([[t.transaction_id, "pending"]]);
     // Planning reads; it never corrects.
     expect(enrichmentCalls()).toBe(0);
+    // The item records what people know the transaction by, and the job's page names it so.
+    expect(items[0]!.input).toMatchObject({ date: t.date, amount: Math.abs(t.amount), currency: t.currency, direction: t.type === "credit" ? "credit" : "debit" });
+    const [listed] = await listJobItems(db, job);
+    expect(listed!.label).toMatch(new RegExp(`^${t.date} · .+ · [+−]`));
+    if (t.description) expect(listed!.label).toContain(t.description);
+    expect(listed!.label).not.toMatch(/NaN|undefined|null|\[object/);
+    expect(listed!.linkId).toBe(linkId);
   });
 
   it("refuses in words a request naming one transaction with two categories, and plans nothing", async () => {

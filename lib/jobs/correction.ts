@@ -26,6 +26,15 @@ export const correctionItemSchema = z.object({
   transactionId: z.string().min(1),
   /** The transaction's date: a check reads that one day instead of the whole history. */
   date: z.string().optional(),
+  /**
+   * What people know the transaction by, as the upstream had it when the job was planned (the job's page names the
+   * item by them). Absent on items planned before they were recorded.
+   */
+  description: z.string().optional(),
+  /** Unsigned, as the upstream sends it; `direction` says which way the money went. */
+  amount: z.number().optional(),
+  currency: z.string().optional(),
+  direction: z.enum(["credit", "debit"]).optional(),
   /** As the upstream had it when the job was planned; null when it had no category. */
   before: categoryPairSchema.nullable(),
   after: categoryPairSchema,
@@ -37,6 +46,16 @@ export type CorrectionItem = z.infer<typeof correctionItemSchema>;
 export interface CorrectionResult {
   category: string;
   subcategory?: string;
+}
+
+/** The transaction as people know it (date, description, amount), recorded in the item for the job's page. */
+export function knownAs(t: WireTransaction | undefined): Pick<CorrectionItem, "date" | "description" | "amount" | "currency" | "direction"> {
+  if (!t) return {};
+  return {
+    date: t.date,
+    ...(t.description ? { description: t.description } : {}),
+    ...(Number.isFinite(t.amount) && t.currency ? { amount: Math.abs(t.amount), currency: t.currency, direction: t.type === "credit" ? ("credit" as const) : ("debit" as const) } : {}),
+  };
 }
 
 export function pairOf(t: WireTransaction | undefined): CategoryPair | null {
@@ -202,7 +221,7 @@ export async function startCorrectionJob(
     const t = current.get(c.transactionId)!;
     const after = targetOf(c);
     const before = pairOf(t);
-    const input: CorrectionItem = { transactionId: c.transactionId, date: t.date, before, after };
+    const input: CorrectionItem = { transactionId: c.transactionId, ...knownAs(t), before, after };
     const same = before !== null && before.category === after.category && before.subcategory === after.subcategory;
     return { input, targetId: c.transactionId, ...(same ? { state: "skipped" as const, reason: "Already in that category: no call needed." } : {}) };
   });
@@ -240,10 +259,13 @@ export async function startUndoJob(db: Db, api: UpstreamApi, actor: Actor, jobId
   const parsed = done.map((row) => correctionItemSchema.parse(row.input)).filter((item) => !seen.has(item.transactionId) && seen.add(item.transactionId));
   const current = await findTransactions(api, original.linkId, parsed, opts);
   const items: NewJobItem[] = parsed.map((item) => {
-    const now = pairOf(current.get(item.transactionId));
+    const seenNow = current.get(item.transactionId);
+    const now = pairOf(seenNow);
     const base = { targetId: item.transactionId };
+    // Named as the upstream has it now, or as the undone job recorded it when the transaction is not found.
+    const known = seenNow ? knownAs(seenNow) : { date: item.date, description: item.description, amount: item.amount, currency: item.currency, direction: item.direction };
     if (!item.before) return { ...base, input: { ...item, before: now, after: item.after }, state: "skipped" as const, reason: "It had no category before, so there is nothing to put back." };
-    const input: CorrectionItem = { transactionId: item.transactionId, date: item.date, before: now, after: item.before, expect: item.after };
+    const input: CorrectionItem = { transactionId: item.transactionId, ...known, before: now, after: item.before, expect: item.after };
     if (!hasPair(now, item.after)) return { ...base, input, state: "skipped" as const, reason: `Changed since: it is now ${describePair(now)}, so it was left as it is.` };
     return { ...base, input };
   });

@@ -3,11 +3,13 @@ import { describe, expect, it } from "vitest";
 import { summary } from "@/components/jobs/job-progress";
 import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
+import { importFileRows } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
+import { parseCsv } from "../http/csv";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND } from "./correction";
 import { IMPORT_ENDPOINT, IMPORT_KIND } from "./import";
 import { type Actor, type NewJobItem, applyControl, insertJob } from "./store";
-import { ITEMS_PAGE_SIZE, type JobView, listJobItems, listJobs, readJobView } from "./view";
+import { ITEMS_PAGE_SIZE, type JobView, listJobItems, listJobs, readJobView, streamJobItemsCsv } from "./view";
 
 // A job as its page reads it: whether its next calls wait for rate-limit slots and on which limit, a time left that
 // counts the wait from the first moment, and counts that add up however many items the job has.
@@ -124,4 +126,69 @@ describe.each(databases)("$kind", (target) => {
     const [listed] = (await listJobs(db, { linkId: job.linkId!, limit: 1 }, { budget: null })).jobs;
     expect(listed).toMatchObject({ id: job.id, total: 10_000, settled: 10_000 });
   });
+
+  it("names a correction's transaction by its date, description and amount, and an older item by its id", async () => {
+    const db = target.database.db;
+    const linkId = `mk_${randomUUID()}`;
+    const after = { category: "travel" };
+    const job = await insertJob(db, {
+      kind: CORRECTION_KIND,
+      title: "labels",
+      linkId,
+      createdBy: actor,
+      items: [
+        { targetId: "txn_a", input: { transactionId: "txn_a", date: "2024-03-05", description: "Blue Bottle Coffee", amount: 4.5, currency: "USD", direction: "debit", before: null, after } },
+        { targetId: "txn_b", input: { transactionId: "txn_b", date: "2024-03-06", description: "Payroll", amount: 1250, currency: "USD", direction: "credit", before: null, after } },
+        { targetId: "txn_c", input: { transactionId: "txn_c", date: "2024-03-07", amount: 12, currency: "EUR", direction: "debit", before: null, after } },
+        // Planned before descriptions and amounts were recorded.
+        { targetId: "txn_old", input: { transactionId: "txn_old", date: "2024-03-08", before: null, after } },
+      ],
+    });
+    const items = await listJobItems(db, job);
+    expect(items.map((i) => i.label)).toEqual(["2024-03-05 · Blue Bottle Coffee · −$4.50", "2024-03-06 · Payroll · +$1,250.00", "2024-03-07 · no description · −€12.00", "txn_old"]);
+    expect(items.map((i) => i.linkId)).toEqual([linkId, linkId, linkId, linkId]);
+    await expectCsvInStep(db, job, items.map((i) => i.label));
+  });
+
+  it("names an import's item by its file line, customer and institution, and its step", async () => {
+    const db = target.database.db;
+    const job = await insertJob(db, {
+      kind: IMPORT_KIND,
+      title: "import labels",
+      createdBy: actor,
+      items: [
+        { targetId: "link 1", groupKey: "link-0", input: { step: "link", position: 0, body: {} } },
+        { targetId: "link 1 batch 1", groupKey: "link-0", input: { step: "batch", position: 0, batch: 1, firstDate: "2024-01-01", lastDate: "2024-01-31", transactions: [] } },
+        { targetId: "link 1", groupKey: "link-0", input: { step: "category", position: 0, originalId: "t9", date: "2024-01-02", category: "travel" } },
+        { targetId: "link 2", groupKey: "link-1", input: { step: "link", position: 1, body: {} } },
+        // A position the file's table does not hold (an older job): named by its place in the file.
+        { targetId: "link 3", groupKey: "link-2", input: { step: "batch", position: 2, batch: 2, firstDate: "2024-01-01", lastDate: "2024-01-31", transactions: [] } },
+      ],
+    });
+    await db.insert(importFileRows).values([
+      { jobId: job.id, position: 0, line: 2, customerUserId: "user-7", institutionId: "chase", planned: "planned" },
+      { jobId: job.id, position: 1, line: 5, customerUserId: null, institutionId: null, planned: "planned" },
+    ]);
+    const items = await listJobItems(db, job);
+    expect(items.map((i) => i.label)).toEqual([
+      "Line 2 · customer user-7 · institution chase · the import",
+      "Line 2 · customer user-7 · institution chase · batch 1",
+      "Line 2 · customer user-7 · institution chase · category correction of t9",
+      "Line 5 · the import",
+      "Link 3 of the file · batch 2",
+    ]);
+    expect(items.map((i) => i.linkId)).toEqual([null, null, null, null, null]);
+    await expectCsvInStep(db, job, items.map((i) => i.label));
+  });
 });
+
+/** The CSV names each item as the page does, in a column of its own, with no placeholder words in any cell. */
+async function expectCsvInStep(db: Parameters<typeof listJobItems>[0], job: Parameters<typeof listJobItems>[1], labels: string[]) {
+  let text = "";
+  for await (const chunk of streamJobItemsCsv(db, job)) text += chunk;
+  const [header, ...records] = parseCsv(text);
+  const column = header!.indexOf("item");
+  expect(column).toBeGreaterThan(-1);
+  expect(records.map((r) => r[column])).toEqual(labels);
+  expect(text).not.toMatch(/NaN|undefined|null|\[object/);
+}

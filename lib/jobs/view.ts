@@ -5,9 +5,12 @@ import { type Budget, secondsUntil } from "../budget/budget";
 import { type KeyHeadroom, estimateTimeLeft, headroomOf } from "../budget/headroom";
 import type { BudgetUsage } from "../budget/types";
 import type { Db } from "../db/client";
-import { type Job, type JobItemState, type JobState, jobItemStates, jobItems, jobStates, jobs } from "../db/schema";
+import { type Job, type JobItemState, type JobState, importFileRows, jobItemStates, jobItems, jobStates, jobs } from "../db/schema";
 import { csvRecord } from "../http/csv";
+import { formatAmount } from "../transactions/rows";
 import type { RateLimitScope } from "../upstream/rate-limits";
+import { CORRECTION_KIND } from "./correction";
+import { IMPORT_KIND } from "./import";
 import { jobKind } from "./kinds";
 import type { JobListQuery } from "./filters";
 import { type JobControl, controlsFor } from "./store";
@@ -241,8 +244,14 @@ export interface JobItemView {
   id: number;
   seq: number;
   state: JobItemState;
+  /** The link the item's call works on: its own, or the job's. */
   linkId: string | null;
   targetId: string | null;
+  /**
+   * The item as people know it: a corrected transaction by its date, description and amount; an import's step by
+   * the file's line, customer and institution. Its id when nothing more was recorded.
+   */
+  label: string;
   attempts: number;
   upstreamStatus: number | null;
   upstreamErrorCode: string | null;
@@ -252,14 +261,67 @@ export interface JobItemView {
   finishedAt: string | null;
 }
 
+/** The line of an import's file an item came from (import_file_rows). */
+export interface FileLine {
+  line: number;
+  customerUserId: string | null;
+  institutionId: string | null;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
+const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined);
+
+/** "2024-03-05 · Blue Bottle Coffee · −$4.50"; the transaction's id for items planned before these were recorded. */
+function correctionLabel(input: Record<string, unknown>): string | undefined {
+  const amount = typeof input.amount === "number" && Number.isFinite(input.amount) ? input.amount : undefined;
+  const currency = text(input.currency);
+  const description = text(input.description);
+  const money = amount !== undefined && currency ? formatAmount({ amount, currency, direction: input.direction === "credit" ? "credit" : "debit" }) : undefined;
+  if (!description && !money) return text(input.transactionId);
+  return [text(input.date)?.slice(0, 10), description ?? "no description", money].filter((p) => p !== undefined).join(" · ");
+}
+
+/** The step of an import an item is: the import call, a batch of transactions, a category correction. */
+function importStep(input: Record<string, unknown>): string | undefined {
+  if (input.step === "link") return "the import";
+  if (input.step === "batch") return count(input.batch) !== undefined ? `batch ${count(input.batch)}` : "a batch";
+  if (input.step === "category") return text(input.originalId) ? `category correction of ${text(input.originalId)}` : "a category correction";
+  return undefined;
+}
+
+/** "Line 12 · customer user-7 · institution chase · batch 2"; the file's position when its line is not recorded. */
+function importLabel(input: Record<string, unknown>, file: FileLine | null): string | undefined {
+  const position = count(input.position);
+  const where = file
+    ? [`Line ${file.line}`, text(file.customerUserId) && `customer ${text(file.customerUserId)}`, text(file.institutionId) && `institution ${text(file.institutionId)}`]
+    : [position !== undefined ? `Link ${position + 1} of the file` : undefined];
+  const parts = [...where, importStep(input)].filter((p): p is string => typeof p === "string" && p !== "");
+  return parts.length > 0 ? parts.join(" · ") : undefined;
+}
+
+/** What a job's item is called on its page and in its CSV (`file` for an import's item: the line it came from). */
+export function itemLabel(kind: string, item: { seq: number; targetId: string | null; input: unknown }, file: FileLine | null = null): string {
+  const input = item.input !== null && typeof item.input === "object" ? (item.input as Record<string, unknown>) : {};
+  const label = kind === CORRECTION_KIND ? correctionLabel(input) : kind === IMPORT_KIND ? importLabel(input, file) : undefined;
+  return label ?? text(item.targetId) ?? `Item ${item.seq + 1}`;
+}
+
 export const ITEMS_PAGE_SIZE = 100;
 
+type ItemsJob = Pick<Job, "id" | "kind"> & { linkId?: string | null };
+
 /** One page of a job's items in order, optionally of one state; `after` is the last seq of the previous page. */
-export async function listJobItems(db: Db, job: Pick<Job, "id" | "kind">, opts: { state?: JobItemState; after?: number; limit?: number } = {}): Promise<JobItemView[]> {
+export async function listJobItems(db: Db, job: ItemsJob, opts: { state?: JobItemState; after?: number; limit?: number } = {}): Promise<JobItemView[]> {
   const kind = jobKind(job.kind);
+  // An import's items name the file's line they came from: joined by the item's position in the file.
+  const fileLine =
+    job.kind === IMPORT_KIND
+      ? and(eq(importFileRows.jobId, jobItems.jobId), eq(importFileRows.position, sql`(${jobItems.input}->>'position')::int`))
+      : sql`false`;
   const rows = await db
-    .select()
+    .select({ item: jobItems, line: importFileRows.line, customerUserId: importFileRows.customerUserId, institutionId: importFileRows.institutionId })
     .from(jobItems)
+    .leftJoin(importFileRows, fileLine)
     .where(
       and(
         eq(jobItems.jobId, job.id),
@@ -269,12 +331,13 @@ export async function listJobItems(db: Db, job: Pick<Job, "id" | "kind">, opts: 
     )
     .orderBy(asc(jobItems.seq))
     .limit(opts.limit ?? ITEMS_PAGE_SIZE);
-  return rows.map((row) => ({
+  return rows.map(({ item: row, line, customerUserId, institutionId }) => ({
     id: row.id,
     seq: row.seq,
     state: row.state,
-    linkId: row.linkId,
+    linkId: row.linkId ?? job.linkId ?? null,
     targetId: row.targetId,
+    label: itemLabel(job.kind, row, line === null ? null : { line, customerUserId, institutionId }),
     attempts: row.attempts,
     upstreamStatus: row.upstreamStatus,
     upstreamErrorCode: row.upstreamErrorCode,
@@ -285,10 +348,10 @@ export async function listJobItems(db: Db, job: Pick<Job, "id" | "kind">, opts: 
   }));
 }
 
-const CSV_HEADER = ["seq", "state", "link_id", "target", "attempts", "upstream_status", "upstream_error_code", "reason", "result", "correlation_id", "finished_at"];
+const CSV_HEADER = ["seq", "item", "state", "link_id", "target", "attempts", "upstream_status", "upstream_error_code", "reason", "result", "correlation_id", "finished_at"];
 
 /** Every item of a job (or of one state) as CSV lines, a thousand at a time. */
-export async function* streamJobItemsCsv(db: Db, job: Pick<Job, "id" | "kind">, state?: JobItemState): AsyncGenerator<string, void, unknown> {
+export async function* streamJobItemsCsv(db: Db, job: ItemsJob, state?: JobItemState): AsyncGenerator<string, void, unknown> {
   yield csvRecord(CSV_HEADER);
   let after: number | undefined;
   for (;;) {
@@ -296,7 +359,7 @@ export async function* streamJobItemsCsv(db: Db, job: Pick<Job, "id" | "kind">, 
     if (page.length === 0) return;
     yield page
       .map((i) =>
-        csvRecord([i.seq, i.state, i.linkId, i.targetId, i.attempts, i.upstreamStatus, i.upstreamErrorCode, i.reason, i.result, i.correlationId, i.finishedAt]),
+        csvRecord([i.seq, i.label, i.state, i.linkId, i.targetId, i.attempts, i.upstreamStatus, i.upstreamErrorCode, i.reason, i.result, i.correlationId, i.finishedAt]),
       )
       .join("");
     after = page[page.length - 1]!.seq;
