@@ -16,25 +16,32 @@ export interface Bar {
 /**
  * Horizontal bars, one per row, each row one link to the rows it counts. The bar is decoration (aria-hidden): the
  * label and the number are the content, so screen readers and text browsers read "Connected 76,000".
+ *
+ * The layout follows the list's own width, not the window's (a card in a two- or three-column grid is narrow on a
+ * 1024 px screen): label, bar and count side by side when the list is wide enough for a bar of at least 6rem, else
+ * the label and count on one line with the bar across the row beneath them.
  */
 export function BarList({ bars, max, empty = "None" }: { bars: Bar[]; max?: number; empty?: string }) {
   if (bars.length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
   const top = Math.max(1, max ?? Math.max(...bars.map((b) => b.count)));
   return (
-    <ul className="space-y-1.5">
+    <ul className="@container space-y-1.5">
       {bars.map((bar) => (
         <li key={bar.key}>
-          <Link href={bar.href} className="group grid grid-cols-[minmax(8rem,14rem)_1fr_auto] items-center gap-3 rounded px-1 py-0.5 hover:bg-slate-50">
+          <Link
+            href={bar.href}
+            className="group grid grid-cols-[minmax(0,1fr)_auto] items-center gap-x-3 gap-y-1 rounded px-1 py-0.5 hover:bg-slate-50 @md:grid-cols-[minmax(8rem,14rem)_minmax(6rem,1fr)_auto]"
+          >
             <span className="min-w-0">
               <span className="block truncate text-sm text-slate-800 group-hover:underline" title={bar.label}>
                 {bar.label}
               </span>
               {bar.detail ? <span className="block truncate font-mono text-xs text-slate-500">{bar.detail}</span> : null}
             </span>
-            <span aria-hidden="true" className="h-3 rounded-sm bg-slate-100">
+            <span aria-hidden="true" className="order-last col-span-2 h-3 rounded-sm bg-slate-100 @md:order-none @md:col-span-1">
               <span
                 className={`block h-3 rounded-sm ${bar.color ?? "bg-indigo-500"}`}
-                style={{ width: bar.count > 0 ? `max(2px, ${((bar.count / top) * 100).toFixed(2)}%)` : 0 }}
+                style={{ width: bar.count > 0 ? `max(3px, ${((bar.count / top) * 100).toFixed(2)}%)` : 0 }}
               />
             </span>
             <span className="min-w-[4rem] text-right text-sm font-semibold tabular-nums text-slate-900 group-hover:underline">{formatCount(bar.count)}</span>

@@ -6,7 +6,7 @@ import { BarList } from "./bar-list";
 import { InstitutionErrorsTable } from "./error-sources";
 import { linksHref } from "./links-href";
 import { ChartNumbers, niceCeiling, StackedAreaChart, valueAxis } from "./stacked-area-chart";
-import { errorCodesOverTime, statesOverTime } from "./trend-charts";
+import { errorCodesOverTime, statesOverTime, TrendCharts, whoActsSeries } from "./trend-charts";
 import { WhoActsSplit } from "./who-acts";
 
 /** Every href on the page opens the list with exactly the filters meant: none dropped by the list's parser. */
@@ -55,6 +55,10 @@ describe("Health widgets", () => {
     expect(html).toContain("1,234");
     expect(html).toContain('href="/links?state=connected"');
     expect(html).toContain('aria-hidden="true"');
+    // Sized by the list's width: in a narrow card the bar takes a row of its own rather than shrinking to a dot.
+    expect(html).toContain("@container");
+    expect(html).toContain("@md:grid-cols-[minmax(8rem,14rem)_minmax(6rem,1fr)_auto]");
+    expect(html).toContain("col-span-2");
   });
 });
 
@@ -126,7 +130,7 @@ describe("StackedAreaChart", () => {
     expect(html).not.toContain("<svg");
   });
 
-  it("ranks a code by its peak, so an outage shows, and sums the rest under Other codes at the bottom", () => {
+  it("ranks a code by its peak, so an outage shows, and draws a code alone rather than let a remainder outgrow it", () => {
     const codes = ["auth_expired", "invalid_credentials", "user_error", "incomplete", "no_accounts", "system_error"] as const;
     const days = [0, 1, 2].map((i) => ({
       at: new Date(from.getTime() + (i + 1) * DAY),
@@ -136,9 +140,35 @@ describe("StackedAreaChart", () => {
       source: "sync" as const,
     }));
     const series = errorCodesOverTime({ from, to, points: days });
-    expect(series[0]).toMatchObject({ key: "other", label: "Other codes" });
-    expect(series[1]).toMatchObject({ key: "institution_error", values: [1, 40, 1] });
-    expect(series).toHaveLength(6);
+    expect(series[0]).toMatchObject({ key: "institution_error", values: [1, 40, 1] });
+    // Two user codes of 10 left over would make a band of 20 over codes of 10: both are drawn alone.
+    expect(series.map((s) => s.key).sort()).toEqual([...codes, "institution_error"].sort());
+    expect(series.some((s) => s.key.startsWith("other"))).toBe(false);
+  });
+
+  it("sums the codes not drawn by who must act, each remainder a small band at the bottom named after its party", () => {
+    const counts = [
+      { auth_expired: 100, system_error: 50, institution_error: 40, provider_error: 30, user_error: 20, no_accounts: 2, invalid_credentials: 3, incomplete: 1 },
+      { auth_expired: 90, system_error: 60, institution_error: 10, provider_error: 35, user_error: 25, no_accounts: 1, invalid_credentials: 4, user_oauth_denied: 2 },
+    ];
+    const points = counts.map((byErrorCode, i) => ({ at: new Date(from.getTime() + (i + 1) * DAY), total: 400, byState: {}, byErrorCode, source: "sync" as const }));
+    const series = errorCodesOverTime({ from, to, points });
+    expect(series[0]).toMatchObject({ key: "other-user", label: "Needs the user: 4 more codes", fill: "fill-amber-200", values: [6, 7] });
+    expect(series.slice(1).map((s) => s.key)).toEqual(["auth_expired", "system_error", "institution_error", "provider_error", "user_error"]);
+    // Every code is counted once: the bands add up to every link with an error code at each point.
+    const sums = points.map((_, i) => series.reduce((sum, s) => sum + s.values[i]!, 0));
+    expect(sums).toEqual(counts.map((c) => Object.values(c).reduce((a, b) => a + b, 0)));
+
+    const parties = whoActsSeries({ from, to, points });
+    expect(parties.map((s) => [s.key, s.label, s.values])).toEqual([
+      ["user", "Needs the user", [126, 122]],
+      ["wait", "Waiting on institution or provider", [70, 45]],
+      ["service", "Service fault", [50, 60]],
+    ]);
+
+    const html = renderToStaticMarkup(<TrendCharts trend={{ from, to, points }} />);
+    for (const title of ["Links by state", "Links in error by who must act", "Links by error code"]) expect(html).toContain(`>${title}</figcaption>`);
+    expect(html).not.toMatch(/NaN|undefined|null|Other codes/);
   });
 
   it("draws the error codes with most links, largest first", () => {

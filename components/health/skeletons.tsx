@@ -65,6 +65,7 @@ export function TrendChartsSkeleton() {
     <div aria-busy="true" aria-label="Loading trends" className="grid animate-pulse gap-6 lg:grid-cols-2">
       <div className={`h-52 ${block}`} />
       <div className={`h-52 ${block}`} />
+      <div className={`h-52 lg:col-span-2 ${block}`} />
     </div>
   );
 }

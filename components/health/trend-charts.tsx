@@ -1,11 +1,7 @@
-import { LINK_ERROR_INFO, LINK_STATE_LABELS } from "@/lib/links/error-codes";
-import { demoHistoryUntil, type HealthTrend } from "@/lib/links/health";
-import { LINK_ERROR_CODES, type LinkErrorCode } from "@/lib/upstream/schemas";
-import { NOT_READ_COLORS, SERIES_BARS, SERIES_FILLS, STATE_COLORS, STATE_STACK_ORDER } from "./colors";
+import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
+import { demoHistoryUntil, errorCodeBands, type HealthTrend, WHO_ACTS_ORDER, whoActsOverTime } from "@/lib/links/health";
+import { NOT_READ_COLORS, SERIES_BARS, SERIES_FILLS, STATE_COLORS, STATE_STACK_ORDER, WHO_ACTS_COLORS } from "./colors";
 import { type ChartSeries, StackedAreaChart } from "./stacked-area-chart";
-
-/** Error codes drawn one by one over time; the rest are summed as "Other codes" so the chart stays readable. */
-const CODES_DRAWN = SERIES_FILLS.length - 1;
 
 /**
  * One series per state, plus the links listed but not read yet (no state), so each point stacks up to every link the
@@ -25,52 +21,52 @@ export function statesOverTime(trend: HealthTrend): ChartSeries[] {
 }
 
 /**
- * The codes that reached the most links at some point in the window get a series each (an outage's spike ranks its
- * code high even when it is rare the rest of the time), largest first; the rest are summed as "Other codes" and drawn
- * at the bottom, a steady base under the codes worth watching.
+ * The error codes as lib/links/health.ts bands them: the codes worth watching one by one, each in a hue of its rank, and
+ * the rest summed per party that must act, in a light tint of that party's colour, at the bottom of the stack.
  */
 export function errorCodesOverTime(trend: HealthTrend): ChartSeries[] {
-  const peaks = new Map<LinkErrorCode, number>();
-  const totals = new Map<LinkErrorCode, number>();
-  for (const p of trend.points) {
-    for (const code of LINK_ERROR_CODES) {
-      const n = p.byErrorCode[code] ?? 0;
-      peaks.set(code, Math.max(peaks.get(code) ?? 0, n));
-      totals.set(code, (totals.get(code) ?? 0) + n);
+  let rank = 0;
+  return errorCodeBands(trend.points).map((band): ChartSeries => {
+    if (band.kind === "rest") {
+      return {
+        key: `other-${band.whoActs}`,
+        label: `${WHO_ACTS_LABELS[band.whoActs]}: ${band.codes.length} more codes`,
+        fill: WHO_ACTS_COLORS[band.whoActs].restFill,
+        swatch: WHO_ACTS_COLORS[band.whoActs].restBar,
+        values: band.values,
+      };
     }
-  }
-  const ranked = LINK_ERROR_CODES.filter((code) => (totals.get(code) ?? 0) > 0).sort(
-    (a, b) => peaks.get(b)! - peaks.get(a)! || totals.get(b)! - totals.get(a)!,
-  );
-  const drawn = ranked.slice(0, CODES_DRAWN);
-  const rest = ranked.slice(CODES_DRAWN);
-  const series: ChartSeries[] = drawn.map((code, i) => ({
-    key: code,
-    label: LINK_ERROR_INFO[code].label,
-    fill: SERIES_FILLS[i]!,
-    swatch: SERIES_BARS[i]!,
-    values: trend.points.map((p) => p.byErrorCode[code] ?? 0),
-  }));
-  if (rest.length > 0) {
-    series.unshift({
-      key: "other",
-      label: "Other codes",
-      fill: SERIES_FILLS[CODES_DRAWN]!,
-      swatch: SERIES_BARS[CODES_DRAWN]!,
-      values: trend.points.map((p) => rest.reduce((sum, code) => sum + (p.byErrorCode[code] ?? 0), 0)),
-    });
-  }
-  return series;
+    const i = rank++ % SERIES_FILLS.length;
+    return { key: band.errorCode, label: LINK_ERROR_INFO[band.errorCode].label, fill: SERIES_FILLS[i]!, swatch: SERIES_BARS[i]!, values: band.values };
+  });
 }
 
-/** Links by state and links by error code over the window, from the snapshots taken at start and after each sync. */
+/** The links with an error code by the party that must act on them: the person, the institution or provider, the service. */
+export function whoActsSeries(trend: HealthTrend): ChartSeries[] {
+  const byGroup = whoActsOverTime(trend.points);
+  return WHO_ACTS_ORDER.map((group) => ({
+    key: group,
+    label: WHO_ACTS_LABELS[group],
+    fill: WHO_ACTS_COLORS[group].fill,
+    swatch: WHO_ACTS_COLORS[group].bar,
+    values: byGroup[group],
+  }));
+}
+
+/**
+ * Links by state, links in error by who must act, and links by error code over the window, from the snapshots taken
+ * at start and after each sync. The error codes chart spans the row: it has the most series in its legend.
+ */
 export function TrendCharts({ trend }: { trend: HealthTrend }) {
   const times = trend.points.map((p) => p.at.getTime());
   const window = { from: trend.from.getTime(), to: trend.to.getTime(), demoUntil: demoHistoryUntil(trend)?.getTime() ?? null };
   return (
     <div className="grid gap-6 lg:grid-cols-2">
       <StackedAreaChart title="Links by state" unit="links" times={times} series={statesOverTime(trend)} {...window} />
-      <StackedAreaChart title="Links by error code" unit="links" times={times} series={errorCodesOverTime(trend)} {...window} />
+      <StackedAreaChart title="Links in error by who must act" unit="links" times={times} series={whoActsSeries(trend)} {...window} />
+      <div className="min-w-0 lg:col-span-2">
+        <StackedAreaChart title="Links by error code" unit="links" times={times} series={errorCodesOverTime(trend)} {...window} />
+      </div>
     </div>
   );
 }
