@@ -14,7 +14,7 @@ import { CategoryCombobox } from "./category-combobox";
 import type { DeskTableMeta } from "./columns";
 import { CorrectionJobPanel } from "./correction-job-panel";
 import { type Review, ReviewList } from "./review-list";
-import { ShortcutsHelp, isTypingTarget } from "./shortcuts";
+import { type RecentChange, ShortcutsHelp, isTypingTarget, readRecentChanges, sessionStore, writeRecentChanges } from "./shortcuts";
 import { TransactionFiltersBar } from "./transaction-filters";
 import { TransactionsTable } from "./transactions-table";
 import { type DeskPage, fetchTransactions, useCorrectTransaction, useTransactionsPage, useUndoCorrection } from "./use-desk-data";
@@ -23,9 +23,7 @@ import { type DeskPage, fetchTransactions, useCorrectTransaction, useTransaction
 // control, optimistic), fix everything like it (a review of the similar ones, or of the rows chosen, run as a durable
 // job), undo, all from the keyboard too.
 
-type Change =
-  | { kind: "single"; correlationId: string; transactionId: string; date: string; before: CategoryPair | null; label: string }
-  | { kind: "job"; jobId: string; label: string };
+type Change = RecentChange;
 
 const describe = (pair: CategoryPair) => `${categoryLabel(pair.category)}${pair.subcategory ? ` › ${subcategoryLabel(pair.subcategory)}` : ""}`;
 const EMPTY_SET: ReadonlySet<string> = new Set();
@@ -65,7 +63,19 @@ export function TransactionsDesk({
   const [similar, setSimilar] = useState<Record<string, Review>>({});
   const [lastSimilarId, setLastSimilarId] = useState<string | null>(null);
   const [review, setReview] = useState<Review | null>(null);
-  const [changes, setChanges] = useState<Change[]>([]);
+  // What `z` undoes, newest last. Only event handlers read it (nothing renders it), so it is a ref kept in step with
+  // the tab's sessionStorage: read there on first use, written on every change, so a reload still knows the person's
+  // last change here. The server checks each one again (audit row, current category, job) before undoing it.
+  const changesRef = useRef<{ linkId: string; list: Change[] } | null>(null);
+  const currentChanges = () => {
+    if (changesRef.current?.linkId !== linkId) changesRef.current = { linkId, list: readRecentChanges(sessionStore(), linkId) };
+    return changesRef.current.list;
+  };
+  const setChanges = (update: (prev: Change[]) => Change[]) => {
+    const list = update(currentChanges());
+    changesRef.current = { linkId, list };
+    writeRecentChanges(sessionStore(), linkId, list);
+  };
   const [announcement, setAnnouncement] = useState("");
   const [helpOpen, setHelpOpen] = useState(false);
   const [now, setNow] = useState(renderedAt);
@@ -173,7 +183,7 @@ export function TransactionsDesk({
     undoSingle({ correlationId: mark.correlationId, transactionId: row.id, date: row.date, before: mark.before, label: row.description });
 
   const undoLast = async () => {
-    const last = changes.at(-1);
+    const last = currentChanges().at(-1);
     if (!last) {
       setAnnouncement("Nothing to undo: you have made no change here yet.");
       return;
