@@ -152,10 +152,18 @@ test("support finds a miscategorised transaction, fixes it and the similar ones 
 
   if (tickedBefore - 1 > 0) {
     // Undo the whole job: itself a job, which puts back every transaction not changed since.
+    const jobOf = () => new URL(page.url()).searchParams.get("job");
+    const bulkJob = jobOf();
     await page.getByTestId("correction-job").getByRole("button", { name: "Undo the whole job" }).click();
-    await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
+    // Undone from the link's page, the person stays on the link and follows the undo job there.
+    await expect.poll(jobOf).not.toBe(bulkJob);
+    expect(new URL(page.url()).pathname).toBe(`/links/${target.linkId}`);
     await expect(page.getByTestId("job-progress")).toContainText(/Finished: \d+ done/, { timeout: 60_000 });
-    await expect(page.getByRole("heading", { level: 1 })).toContainText("Undo:");
+    await expect(page.getByTestId("job-progress")).toContainText("Undo:");
+    // The bulk job, undone, offers no second undo and names its undo.
+    await page.goto(`/jobs/${bulkJob}`);
+    await expect(page.getByRole("button", { name: "Undo the whole job" })).toHaveCount(0);
+    await expect(page.getByTestId("undone-by")).toContainText("Undone already");
   }
 
   // Undo the single correction from the row: back to what the upstream had.
