@@ -8,11 +8,6 @@ import { UsageMeter } from "./usage-meter";
 
 const scopeLabel = { app: "per app", client: "per client", link: "per link", user: "per user" } as const;
 
-/** A long path may wrap, but only before a "/", never inside a segment. */
-function breakAtSlashes(endpoint: string) {
-  return endpoint.split("/").flatMap((part, i) => (i === 0 ? [part] : [<wbr key={i} />, `/${part}`]));
-}
-
 function inSeconds(at: string | null, now: number): string {
   if (!at) return "now";
   const s = Math.max(0, Math.ceil((Date.parse(at) - now) / 1000));
@@ -48,9 +43,10 @@ export function RateLimitsLive({ initial }: { initial: RateLimitsView }) {
         <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Rate limits by endpoint">
           <thead className="bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
             <tr>
-              {/* Scope under the endpoint, share beside the upstream's limit: the headroom columns stay on screen at 1024 px. */}
-              <th className="px-3 py-2">Endpoint and scope</th>
-              <th className="px-3 py-2 text-right">Linkdesk&rsquo;s share / min</th>
+              <th className="px-3 py-2">Endpoint</th>
+              <th className="px-3 py-2">Scope</th>
+              <th className="px-3 py-2 text-right">Upstream limit / min</th>
+              <th className="px-3 py-2 text-right">Linkdesk&rsquo;s share</th>
               <th className="px-3 py-2">Used in the last 60 s</th>
               <th className="px-3 py-2 text-right">Remaining now</th>
               <th className="px-3 py-2">Next slot</th>
@@ -60,21 +56,17 @@ export function RateLimitsLive({ initial }: { initial: RateLimitsView }) {
           <tbody className="divide-y divide-slate-100">
             {data.rows.map((row) => (
               <tr key={`${row.endpoint}|${row.scope}`} data-testid="rate-limit-row" data-endpoint={row.endpoint} data-scope={row.scope}>
-                <td className="max-w-[19rem] px-3 py-2">
-                  <span className="font-mono text-xs">{breakAtSlashes(row.endpoint)}</span>
-                  <span className="block text-xs text-slate-600">
-                    {scopeLabel[row.scope]}
-                    {row.busiestId ? (
-                      <span className="ml-2 text-slate-500">
-                        busiest <ShortId id={row.busiestId} what="busiest id" className="text-slate-600" /> ({row.activeKeys} active)
-                      </span>
-                    ) : null}
-                  </span>
+                <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">{row.endpoint}</td>
+                <td className="whitespace-nowrap px-3 py-2">
+                  {scopeLabel[row.scope]}
+                  {row.busiestId ? (
+                    <span className="ml-2 text-xs text-slate-500">
+                      busiest <ShortId id={row.busiestId} what="busiest id" className="text-slate-600" /> ({row.activeKeys} active)
+                    </span>
+                  ) : null}
                 </td>
-                <td className="whitespace-nowrap px-3 py-2 text-right tabular-nums">
-                  {row.limit.toLocaleString("en")}
-                  <span className="block text-xs text-slate-500">of {row.upstreamLimit.toLocaleString("en")}</span>
-                </td>
+                <td className="px-3 py-2 text-right tabular-nums">{row.upstreamLimit.toLocaleString("en")}</td>
+                <td className="px-3 py-2 text-right tabular-nums">{row.limit.toLocaleString("en")}</td>
                 <td className="px-3 py-2">
                   <UsageMeter used={row.used} limit={row.limit} label={`${row.endpoint} ${scopeLabel[row.scope]} used`} />
                 </td>
@@ -82,16 +74,13 @@ export function RateLimitsLive({ initial }: { initial: RateLimitsView }) {
                   {row.closed ? <span className="text-red-700">closed</span> : row.remaining}
                 </td>
                 <td className="px-3 py-2 text-xs">{row.remaining > 0 && !row.closed ? "now" : inSeconds(row.nextSlotAt, now)}</td>
-                <td className="px-3 py-2 text-xs">
+                <td className="whitespace-nowrap px-3 py-2 text-xs">
                   {row.events.length === 0 ? (
                     "none"
                   ) : (
-                    // How many, and the latest under it; every one on hover.
+                    // One line: how many, and the latest; every one on hover.
                     <span title={row.events.map((e) => `${e.at.slice(11, 19)} UTC, Retry-After ${e.retryAfter ?? "absent"}`).join("\n")}>
-                      {row.events.length}
-                      <span className="block text-slate-500">
-                        last {row.events[0]!.at.slice(11, 19)} UTC, Retry-After {row.events[0]!.retryAfter ?? "absent"}
-                      </span>
+                      {row.events.length} (last {row.events[0]!.at.slice(11, 19)} UTC, Retry-After {row.events[0]!.retryAfter ?? "absent"})
                     </span>
                   )}
                 </td>
