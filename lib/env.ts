@@ -103,6 +103,24 @@ const syncSchema = {
   SYNC_SHARE: share.default(0.8),
 };
 
+const webhookSchema = {
+  /**
+   * How far a webhook's signature time (`iat`) may be from this server's clock, in seconds, before the request is
+   * refused as a replay (or a clock gone wrong). The upstream signs every attempt afresh, so a retry is always recent.
+   */
+  WEBHOOK_MAX_AGE_S: z.coerce.number().int().min(10).max(3600).default(300),
+  /** Requests to the webhook receiver per second from one source address (the upstream, or the product's back end). */
+  WEBHOOK_RATE_PER_SECOND: z.coerce.number().int().min(1).max(100_000).default(5000),
+  /** While webhooks flow (one verified in the last hour), the background sync runs this many times less often. */
+  SYNC_WEBHOOK_SLOWDOWN: z.coerce.number().min(1).max(100).default(4),
+  /**
+   * The credential of the product's back end for POST /api/links/register (bulk registration of link ids it knows),
+   * sent as `Authorization: Bearer <token>`; 32+ characters. Unset: the endpoint refuses everything. `npm start`
+   * generates one in demo mode.
+   */
+  LINKDESK_SERVICE_TOKEN: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 33`)").optional(),
+};
+
 const lifecycleSchema = {
   /**
    * On SIGTERM/SIGINT the server stops taking work, lets work and requests in flight finish, releases its leases, closes
@@ -123,6 +141,7 @@ const serverSchema = z.object({
   ...authSchema,
   ...budgetSchema,
   ...syncSchema,
+  ...webhookSchema,
   ...lifecycleSchema,
   /**
    * Set by `npm start` (scripts/processes.ts): Next.js then leaves SIGTERM/SIGINT to Linkdesk's shutdown. Without it

@@ -12,7 +12,7 @@ export const ROLE_LABELS: Record<Role, string> = {
 
 export const ROLE_DESCRIPTIONS: Record<Role, string> = {
   viewer: "Reads links, transactions, health, rate limits and the audit trail",
-  support: "Viewer, plus correcting transaction categories and undoing corrections",
+  support: "Viewer, plus correcting transaction categories, undoing corrections, looking up a customer's links and a link's tags, webhook and product refreshes",
   ops: "Support, plus importing links and exchanging tokens",
   admin: "Everything, plus managing staff accounts",
 };
@@ -23,8 +23,16 @@ export const PERMISSIONS = {
   correct: ["support", "ops", "admin"],
   /** Re-reading every link spends the shared rate budget: not for read-only roles. */
   refreshAll: ["support", "ops", "admin"],
+  /** Spends the upstream's per-link budget on one link: test webhooks, product refreshes, tags and webhook. */
+  operateLink: ["support", "ops", "admin"],
+  /** GET /users/{id}/links for a customer user: the links of one person, in any state. */
+  lookupCustomer: ["support", "ops", "admin"],
   import: ["ops", "admin"],
   exchange: ["ops", "admin"],
+  /** Processing a stored webhook event again. */
+  reprocessWebhook: ["ops", "admin"],
+  /** Uploading a file of link ids the product's back end knows. */
+  registerLinks: ["admin"],
   manageStaff: ["admin"],
   /** Everyone signed in manages their own account (their password). */
   ownAccount: ["viewer", "support", "ops", "admin"],
@@ -36,8 +44,12 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   read: "read Linkdesk",
   correct: "correct transaction categories",
   refreshAll: "refresh all links (it spends the shared rate budget)",
+  operateLink: "send test webhooks, refresh products and edit a link's tags and webhook",
+  lookupCustomer: "look up a customer's links",
   import: "import links",
   exchange: "exchange tokens",
+  reprocessWebhook: "process webhook events again",
+  registerLinks: "register link ids",
   manageStaff: "manage staff accounts",
   ownAccount: "change their own password",
 };

@@ -44,6 +44,7 @@ describe.each(databases)("$kind", (target) => {
       "0012_staff_preferences_snapshot_source",
       "0013_imported_links",
       "0014_sign_in_attempts_being_checked",
+      "0015_every_link_live",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([

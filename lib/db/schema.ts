@@ -277,6 +277,10 @@ export const jobItems = pgTable(
 
 export type JobItem = typeof jobItems.$inferSelect;
 
+/** Where Linkdesk learns of a link (lib/links/discovery.ts). */
+export const linkSources = ["listing", "upstream_answer", "webhook", "customer_lookup", "registration"] as const;
+export type LinkSource = (typeof linkSources)[number];
+
 /**
  * The read model of links: what GET /links/{id} last answered for each link, plus what Linkdesk derives for filtering
  * (product error codes, last refresh). Written by the sync and by every upstream response that carries a Link.
@@ -307,6 +311,14 @@ export const links = pgTable(
     /** First time Linkdesk saw the link in state deleted: it is removed upstream 90 days later. */
     deletedSeenAt: timestamptz("deleted_seen_at"),
     updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+    /** Where Linkdesk first learned of the link (lib/links/discovery.ts): the listing, an upstream answer, a webhook... */
+    learnedFrom: text("learned_from", { enum: linkSources }),
+    /** When Linkdesk first learned of it from that source. */
+    learnedAt: timestamptz("learned_at"),
+    /** The webhook_timestamp of the newest webhook event applied to the row: an older event arriving late changes nothing. */
+    eventAt: timestamptz("event_at"),
+    /** When a webhook last said the link's transactions changed: the link page's cached reads older than this are dropped. */
+    transactionsChangedAt: timestamptz("transactions_changed_at"),
   },
   (t) => [
     index("links_state_idx").on(t.state, t.linkId),
@@ -324,6 +336,61 @@ export const links = pgTable(
 );
 
 export type LinkRow = typeof links.$inferSelect;
+
+export const webhookVerifications = ["verified", "refused"] as const;
+export type WebhookVerification = (typeof webhookVerifications)[number];
+export const webhookOutcomes = ["pending", "processed", "failed", "unknown_kind", "refused"] as const;
+export type WebhookOutcome = (typeof webhookOutcomes)[number];
+
+/**
+ * Every request the webhook receiver answered (lib/webhooks): verified events, stored before the 2xx and processed
+ * once (deduplicated by the upstream's idempotency key), and refused ones, with the reason in words and never a body.
+ */
+export const webhookEvents = pgTable(
+  "webhook_events",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    receivedAt: timestamptz("received_at").notNull().defaultNow(),
+    /** The last time the same event (same idempotency key) was received again: the upstream's redeliveries. */
+    lastReceivedAt: timestamptz("last_received_at").notNull().defaultNow(),
+    verification: text("verification", { enum: webhookVerifications }).notNull(),
+    /** Why a request was refused, in words. */
+    refusal: text("refusal"),
+    /** The address the request came from (after TRUSTED_PROXY_HOPS). */
+    sourceAddress: text("source_address"),
+    idempotencyKey: text("idempotency_key"),
+    deliveryToken: text("delivery_token"),
+    deliveryAttempt: integer("delivery_attempt"),
+    /** The signing key's id from the signature's header. */
+    kid: text("kid"),
+    /** webhook_event: link.state_changed, link.product_refresh, transactions.updates_available, or one unknown. */
+    event: text("event"),
+    linkId: text("link_id"),
+    /** webhook_timestamp: when the upstream made the event (the same on every redelivery). */
+    eventAt: timestamptz("event_at"),
+    /** The verified body, parsed (refused requests keep none). */
+    body: jsonb("body"),
+    /** Receipts of the same event after the first (redeliveries): answered 2xx, never processed again. */
+    redeliveries: integer("redeliveries").notNull().default(0),
+    outcome: text("outcome", { enum: webhookOutcomes }).notNull(),
+    processAttempts: integer("process_attempts").notNull().default(0),
+    /** When processing may be tried again after a failure. */
+    nextAttemptAt: timestamptz("next_attempt_at"),
+    processedAt: timestamptz("processed_at"),
+    /** What processing did, or why it failed, in words. */
+    detail: text("detail"),
+  },
+  (t) => [
+    check("webhook_events_verification_check", sql`${t.verification} in (${quotedList(webhookVerifications)})`),
+    check("webhook_events_outcome_check", sql`${t.outcome} in (${quotedList(webhookOutcomes)})`),
+    uniqueIndex("webhook_events_idempotency_key_idx").on(t.idempotencyKey),
+    index("webhook_events_received_idx").on(t.receivedAt.desc(), t.id),
+    index("webhook_events_pending_idx").on(t.outcome, t.nextAttemptAt),
+    index("webhook_events_link_idx").on(t.linkId, t.receivedAt.desc()),
+  ],
+);
+
+export type WebhookEvent = typeof webhookEvents.$inferSelect;
 
 export const linkSnapshotSources = ["sync", "start", "demo"] as const;
 export type LinkSnapshotSource = (typeof linkSnapshotSources)[number];
