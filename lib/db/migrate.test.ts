@@ -62,6 +62,7 @@ describe.each(databases)("$kind", (target) => {
       "staff",
       "staff_preferences",
       "sync_state",
+      "webhook_events",
     ]);
 
     await migrateDatabase(database);
