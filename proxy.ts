@@ -27,7 +27,9 @@ import { unreadableAddress } from "@/lib/http/storable-input";
 const PATH_HEADER = "x-linkdesk-path";
 const NONCE_HEADER = "x-nonce";
 
-const PUBLIC = [/^\/sign-in(\/|$)/, /^\/api\/auth\//, /^\/api\/health$/, /^\/api\/ready$/];
+// The webhook receiver and the back end's link registration have credentials of their own (a signature, a service
+// token), checked by their route handlers; so does Auth.js.
+const PUBLIC = [/^\/sign-in(\/|$)/, /^\/api\/auth\//, /^\/api\/health$/, /^\/api\/ready$/, /^\/api\/webhooks\/upstream$/, /^\/api\/links\/register$/];
 
 const { auth } = NextAuth(() => {
   const env = getEnv();

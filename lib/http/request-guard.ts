@@ -36,8 +36,16 @@ export const bodyLimitFor = (pathname: string): BodyLimit => (UPLOAD_PATHS.test(
 export const MAX_JSON_DEPTH = 64;
 
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-/** Auth.js guards its own POSTs with a CSRF token, and an identity provider may post its answer from its own site. */
-const OWN_CSRF_PROTECTION = /^\/api\/auth\//;
+/**
+ * Auth.js guards its own POSTs with a CSRF token, and an identity provider may post its answer from its own site. The
+ * webhook receiver and the back end's registration are called by servers, each with a credential a browser lacks.
+ */
+const OWN_CSRF_PROTECTION = /^\/api\/(auth\/|webhooks\/upstream$|links\/register$)/;
+/**
+ * Routes that read and judge their own bodies (the webhook receiver verifies a signature over the exact bytes and
+ * counts every refusal on the Webhooks page): the door only holds them to the size limit.
+ */
+const OWN_BODY_CHECKS = /^\/api\/(webhooks\/upstream|links\/register)$/;
 const ACTION_CONTENT_TYPES = new Set(["text/plain", "multipart/form-data"]);
 // React's encoding of action arguments names its JSON parts with numbers ("0" is the root); form fields get a prefix.
 const REPLY_PART = /^\d+$/;
@@ -88,7 +96,7 @@ export async function checkRequestBody(request: Request, pathname: string): Prom
   if (request.headers.has("next-action")) {
     return contentType === "multipart/form-data" ? checkMultipart(request, limit) : checkJsonBody(request, limit);
   }
-  if (contentType === "application/json") return checkJsonBody(request, limit);
+  if (contentType === "application/json" && !OWN_BODY_CHECKS.test(pathname)) return checkJsonBody(request, limit);
   // Any other body (Auth.js's form posts, a webhook's payload) is only counted: a declared length was checked with the
   // headers, and HTTP framing holds the body to it; a chunked one declares nothing, so it is read up to the limit.
   if (request.headers.has("content-length")) return null;

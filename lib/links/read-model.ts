@@ -1,11 +1,11 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { links } from "../db/schema";
+import { type LinkSource, links } from "../db/schema";
 import type { WireLink } from "../upstream/schemas";
 
 /** The columns Linkdesk derives from one Link object. */
-export function linkRowOf(link: WireLink, seenAt: Date) {
+export function linkRowOf(link: WireLink, seenAt: Date, learnedFrom: LinkSource = "upstream_answer") {
   const products = Object.values(link.products);
   const refreshed = products.map((p) => (p?.refreshed_at ? Date.parse(p.refreshed_at) : Number.NaN)).filter((t) => !Number.isNaN(t));
   return {
@@ -23,16 +23,19 @@ export function linkRowOf(link: WireLink, seenAt: Date) {
     seenAt,
     deletedSeenAt: link.state === "deleted" ? seenAt : null,
     updatedAt: seenAt,
+    learnedFrom,
+    learnedAt: seenAt,
   };
 }
 
 /**
  * Writes Link objects into the read model at once (from a sync, or from any upstream answer that carries a link).
- * A deleted link keeps the first time it was seen deleted: its removal date counts from there.
+ * A deleted link keeps the first time it was seen deleted: its removal date counts from there. A link new to the read
+ * model records `learnedFrom` as where Linkdesk learned of it; a known link keeps where it was first learned.
  */
-export async function recordLinks(db: Db, wireLinks: WireLink[], seenAt = new Date()): Promise<void> {
+export async function recordLinks(db: Db, wireLinks: WireLink[], seenAt = new Date(), learnedFrom: LinkSource = "upstream_answer"): Promise<void> {
   if (wireLinks.length === 0) return;
-  const rows = wireLinks.map((l) => linkRowOf(l, seenAt));
+  const rows = wireLinks.map((l) => linkRowOf(l, seenAt, learnedFrom));
   await db
     .insert(links)
     .values(rows)

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { budgetGate } from "../budget";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
+import type { LinkSource } from "../db/schema";
 import { recordLinks } from "../links/read-model";
 import { logger } from "../logger";
 import { type CallMode, UpstreamClient } from "./client";
@@ -19,6 +20,7 @@ import {
   linksPageSchema,
   transactionsPageSchema,
   userLinksResponseSchema,
+  webhookKeysSchema,
   type WireCorrectEnrichmentRequest,
   type WireLink,
   type WireImportLinkRequest,
@@ -36,6 +38,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Runs right before the request goes out, after its budget slot is reserved (see UpstreamRequest.beforeSend). */
   beforeSend?: () => Promise<void>;
+  /** Where the links in the answer count as learned from, for a link new to the read model (default: an answer). */
+  learnedFrom?: LinkSource;
 }
 
 /**
@@ -48,7 +52,7 @@ function id(value: string): string {
 }
 
 /** Told of every Link object an upstream answer carries, e.g. to keep the read model current. */
-export type LinkObserver = (links: WireLink[]) => Promise<void>;
+export type LinkObserver = (links: WireLink[], learnedFrom?: LinkSource) => Promise<void>;
 
 export class UpstreamApi {
   constructor(
@@ -57,11 +61,11 @@ export class UpstreamApi {
     private readonly onLinks?: LinkObserver,
   ) {}
 
-  private async observe<T>(result: T, links: (r: T) => WireLink | WireLink[]): Promise<T> {
+  private async observe<T>(result: T, links: (r: T) => WireLink | WireLink[], learnedFrom?: LinkSource): Promise<T> {
     const seen = [links(result)].flat();
     if (this.onLinks && seen.length > 0) {
       // The read model is a copy: failing to update it must not fail the person's action.
-      await this.onLinks(seen).catch((error: unknown) => {
+      await this.onLinks(seen, learnedFrom).catch((error: unknown) => {
         try {
           logger().warn({ err: error }, "read model update failed");
         } catch {
@@ -92,7 +96,7 @@ export class UpstreamApi {
       schema: linkSchema,
       ...opts,
     });
-    return this.observe(result, (r) => r);
+    return this.observe(result, (r) => r, opts.learnedFrom);
   }
 
   /**
@@ -108,7 +112,15 @@ export class UpstreamApi {
       schema: userLinksResponseSchema,
       ...opts,
     });
-    return this.observe(result, (r) => Object.values(r.links));
+    return this.observe(result, (r) => Object.values(r.links), opts.learnedFrom);
+  }
+
+  /**
+   * The keys that sign the upstream's webhooks (upstream-facts §11; not in the spec). Public and unlimited upstream;
+   * the webhook receiver caches them (lib/webhooks/keys.ts).
+   */
+  getWebhookKeys(opts: CallOptions = {}) {
+    return this.client.request({ method: "GET", endpoint: "GET /.well-known/jwks.json", path: "/.well-known/jwks.json", schema: webhookKeysSchema, ...opts });
   }
 
   /**
@@ -147,7 +159,7 @@ export class UpstreamApi {
       schema: transactionsPageSchema,
       ...opts,
     });
-    return this.observe(result, (r) => r.link);
+    return this.observe(result, (r) => r.link, opts.learnedFrom);
   }
 
   /** The link's accounts (names, types, masks, balances), optionally only some of them. */
@@ -161,7 +173,7 @@ export class UpstreamApi {
       schema: accountsResponseSchema,
       ...opts,
     });
-    return this.observe(result, (r) => r.link);
+    return this.observe(result, (r) => r.link, opts.learnedFrom);
   }
 
   async getAccount(linkId: string, accountId: string, opts: CallOptions = {}) {
@@ -173,7 +185,7 @@ export class UpstreamApi {
       schema: accountResponseSchema,
       ...opts,
     });
-    return this.observe(result, (r) => r.link);
+    return this.observe(result, (r) => r.link, opts.learnedFrom);
   }
 
   /** A page of institutions; `name` matches the whole name or its start. */
@@ -209,7 +221,7 @@ export class UpstreamApi {
       schema: correctEnrichmentResponseSchema,
       ...opts,
     });
-    return this.observe(result, (r) => r.link);
+    return this.observe(result, (r) => r.link, opts.learnedFrom);
   }
 
   async exchangeToken(exchangeableToken: string, opts: CallOptions = {}) {
@@ -221,7 +233,7 @@ export class UpstreamApi {
       schema: exchangeTokenResponseSchema,
       ...opts,
     });
-    return this.observe(result, (r) => r.link);
+    return this.observe(result, (r) => r.link, opts.learnedFrom);
   }
 
   async importLink(body: WireImportLinkRequest, opts: CallOptions = {}) {
@@ -234,7 +246,7 @@ export class UpstreamApi {
       timeoutMs: this.importTimeoutMs,
       ...opts,
     });
-    return this.observe(result, (r) => r);
+    return this.observe(result, (r) => r, opts.learnedFrom);
   }
 
   async importTransactions(linkId: string, transactions: WireImportTransaction[], opts: CallOptions = {}) {
@@ -248,7 +260,7 @@ export class UpstreamApi {
       timeoutMs: this.importTimeoutMs,
       ...opts,
     });
-    return this.observe(result, (r) => r);
+    return this.observe(result, (r) => r, opts.learnedFrom);
   }
 
   createLinkSession(body: { customer_user: { id: string }; redirect_uri: string; existing_link_id?: string }, opts: CallOptions = {}) {
@@ -296,7 +308,9 @@ export function upstream(): UpstreamApi {
       gate: budgetGate,
       onCall: (call) => (call.status !== undefined && call.status < 400 ? log.info(call, "upstream call") : log.warn(call, "upstream call failed")),
     });
-    instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS, async (links) => recordLinks((await getDb()).db, links));
+    instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS, async (links, learnedFrom) =>
+      recordLinks((await getDb()).db, links, new Date(), learnedFrom),
+    );
   }
   return instance;
 }

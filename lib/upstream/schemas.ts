@@ -186,6 +186,14 @@ export const accountResponseSchema = z.object({ account: accountSchema, link: li
 export const userLinksResponseSchema = z.object({ links: z.record(text, linkSchema) });
 
 /**
+ * GET /.well-known/jwks.json (upstream-facts §11): the public keys that sign webhooks, by `kid`. Only EC P-256 keys
+ * can verify an ES256 signature; others are kept as sent and never match.
+ */
+export const webhookKeysSchema = z.object({
+  keys: z.array(z.looseObject({ kty: z.string(), kid: z.string().min(1).optional(), crv: z.string().optional(), x: z.string().optional(), y: z.string().optional(), alg: z.string().optional() })),
+});
+
+/**
  * DELETE /links/{id}: the upstream answers 2xx with an empty body (upstream-facts §3.5; the SDK returns nil). A body it
  * might send anyway is ignored rather than refused: the link is deleted either way.
  */
@@ -286,6 +294,7 @@ export type WireInstitution = z.infer<typeof institutionSchema>;
 export type WireErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 export type WireLinksPage = z.infer<typeof linksPageSchema>;
 export type WireUserLinks = z.infer<typeof userLinksResponseSchema>;
+export type WireWebhookKeys = z.infer<typeof webhookKeysSchema>;
 export type WireTransactionsPage = z.infer<typeof transactionsPageSchema>;
 export type WireCorrectEnrichmentResponse = z.infer<typeof correctEnrichmentResponseSchema>;
 export type WireExchangeTokenResponse = z.infer<typeof exchangeTokenResponseSchema>;
