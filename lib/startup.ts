@@ -11,7 +11,7 @@ import { drainPeriodMs, installShutdownSignals, loadBalancerDrain, onShutdown } 
  * Runs once per server start: refuses to serve with missing or invalid configuration (naming the variable), takes
  * over SIGTERM/SIGINT for the graceful shutdown (lib/shutdown.ts), brings the database up to date, in demo mode creates
  * the demo accounts, takes a snapshot of the links read model for the Health trends (and in demo mode, once, seeds their
- * history), then starts the links sync's scheduler and the job engine.
+ * history), then starts the links sync's scheduler, the webhook processor and the job engine.
  */
 export async function startServer(): Promise<void> {
   let env;
@@ -53,6 +53,8 @@ export async function startServer(): Promise<void> {
     logger().warn({ err: error }, "could not take the start-up snapshot of the links read model");
   }
   (await import("./sync/scheduler")).startSyncScheduler();
+  // Webhook events stored by any instance are applied to the read model by whichever processor takes them first.
+  (await import("./webhooks/processor")).startWebhookProcessor();
   // Unfinished jobs resume on their own: this instance takes over items whose leases lapse (all of them, on the
   // embedded database, which no other process can hold).
   const jobs = await import("./jobs");

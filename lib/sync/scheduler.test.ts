@@ -8,33 +8,49 @@ const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
 const idle = { phase: "idle" as const, running: false, runFinishedAt: ago(5), requestedAt: null };
 
 describe("syncDue", () => {
-  it("starts a run when the interval has passed since the last one finished", () => {
-    expect(syncDue({ status: idle, now, intervalMinutes: 15 }).due).toBe(false);
-    expect(syncDue({ status: { ...idle, runFinishedAt: ago(15) }, now, intervalMinutes: 15 }).due).toBe(true);
-    expect(syncDue({ status: { ...idle, runFinishedAt: null }, now, intervalMinutes: 15 }).due).toBe(true);
+  it("starts a run when the interval has passed since the last one finished", async () => {
+    expect((await syncDue({ status: idle, now, intervalMinutes: 15 })).due).toBe(false);
+    expect((await syncDue({ status: { ...idle, runFinishedAt: ago(15) }, now, intervalMinutes: 15 })).due).toBe(true);
+    expect((await syncDue({ status: { ...idle, runFinishedAt: null }, now, intervalMinutes: 15 })).due).toBe(true);
   });
 
-  it("with an interval of 0, runs only on demand", () => {
-    expect(syncDue({ status: { ...idle, runFinishedAt: null }, now, intervalMinutes: 0 }).due).toBe(false);
-    expect(syncDue({ status: { ...idle, requestedAt: ago(0) }, now, intervalMinutes: 0 }).due).toBe(true);
+  it("with an interval of 0, runs only on demand", async () => {
+    expect((await syncDue({ status: { ...idle, runFinishedAt: null }, now, intervalMinutes: 0 })).due).toBe(false);
+    expect((await syncDue({ status: { ...idle, requestedAt: ago(0) }, now, intervalMinutes: 0 })).due).toBe(true);
   });
 
-  it("never starts beside a live run, and resumes an unfinished one", () => {
-    expect(syncDue({ status: { ...idle, running: true, requestedAt: ago(0) }, now, intervalMinutes: 15 }).due).toBe(false);
-    expect(syncDue({ status: { ...idle, phase: "details" }, now, intervalMinutes: 0 })).toEqual({ due: true, reason: "resuming an unfinished run" });
+  it("never starts beside a live run, and resumes an unfinished one", async () => {
+    expect((await syncDue({ status: { ...idle, running: true, requestedAt: ago(0) }, now, intervalMinutes: 15 })).due).toBe(false);
+    expect(await syncDue({ status: { ...idle, phase: "details" }, now, intervalMinutes: 0 })).toEqual({ due: true, reason: "resuming an unfinished run" });
   });
 
-  it("waits a little after a run stopped early, unless someone asks for a run since", () => {
+  it("waits a little after a run stopped early, unless someone asks for a run since", async () => {
     const stopped = { ...idle, phase: "details" as const };
-    expect(syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: ago(1) }).due).toBe(false);
-    expect(syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: new Date(now.getTime() - RETRY_STOPPED_AFTER_MS) }).due).toBe(true);
-    expect(syncDue({ status: { ...stopped, requestedAt: ago(0.5) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) }).due).toBe(true);
-    expect(syncDue({ status: { ...stopped, requestedAt: ago(2) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) }).due).toBe(false);
+    expect((await syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: ago(1) })).due).toBe(false);
+    expect((await syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: new Date(now.getTime() - RETRY_STOPPED_AFTER_MS) })).due).toBe(true);
+    expect((await syncDue({ status: { ...stopped, requestedAt: ago(0.5) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) })).due).toBe(true);
+    expect((await syncDue({ status: { ...stopped, requestedAt: ago(2) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) })).due).toBe(false);
+  });
+});
+
+describe("syncDue with webhooks", () => {
+  const slowdown = (flowing: boolean) => ({ factor: 4, webhooksFlowing: async () => flowing });
+
+  it("runs the sync SYNC_WEBHOOK_SLOWDOWN times less often while webhooks flow, and at the plain interval when they stop", async () => {
+    const finished = (minutes: number) => ({ ...idle, runFinishedAt: ago(minutes) });
+    expect(await syncDue({ status: finished(20), now, intervalMinutes: 15, slowdown: slowdown(true) })).toEqual({
+      due: false,
+      reason: "webhooks are flowing: the sync runs 4 times less often",
+    });
+    expect((await syncDue({ status: finished(60), now, intervalMinutes: 15, slowdown: slowdown(true) })).due).toBe(true);
+    expect((await syncDue({ status: finished(20), now, intervalMinutes: 15, slowdown: slowdown(false) })).due).toBe(true);
+    // Asked for, or half done, a run is due whatever the webhooks.
+    expect((await syncDue({ status: { ...finished(20), requestedAt: ago(0) }, now, intervalMinutes: 15, slowdown: slowdown(true) })).due).toBe(true);
   });
 });
 
 describe("takeover of a dead holder's run", () => {
-  it("happens within 20 s: the lease lapses after the shared TTL and idle instances look every poll interval", () => {
+  it("happens within 20 s: the lease lapses after the shared TTL and idle instances look every poll interval", async () => {
     expect(LEASE_STALE_MS).toBe(LEASE_TTL_MS);
     expect(LEASE_STALE_MS + SCHEDULER_TICK_MS).toBeLessThan(20_000);
   });

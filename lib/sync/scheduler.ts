@@ -9,6 +9,7 @@ import { isShuttingDown, onShutdown } from "../shutdown";
 import { type SyncDeps, type SyncRunResult, newSyncOwner, runSync } from "./engine";
 import { releaseSyncLease } from "./lease";
 import { getSyncStatus } from "./status";
+import { newestVerifiedWebhookAt, webhooksFlowing } from "../webhooks/freshness";
 import type { SyncStatus } from "./types";
 
 // The background sync in the server process: a timer looks every TAKEOVER_POLL_MS (2 s) whether a run is due (the
@@ -34,10 +35,15 @@ export interface SyncDueInput {
   intervalMinutes: number;
   /** When a run of this process last stopped early. */
   lastStoppedAt?: Date;
+  /**
+   * With webhooks flowing the interval is this many times longer (SYNC_WEBHOOK_SLOWDOWN): runs become reconciliation,
+   * finding what a missed webhook did not say. Asked only once the plain interval has passed.
+   */
+  slowdown?: { factor: number; webhooksFlowing: () => Promise<boolean> };
 }
 
 /** Whether a run should start now, and why (for the log). */
-export function syncDue({ status, now, intervalMinutes, lastStoppedAt }: SyncDueInput): { due: boolean; reason: string } {
+export async function syncDue({ status, now, intervalMinutes, lastStoppedAt, slowdown }: SyncDueInput): Promise<{ due: boolean; reason: string }> {
   if (status.running) return { due: false, reason: "a run is in progress" };
   // After a run stopped early, wait a little before trying again, unless someone asked for a run since.
   const backingOff = lastStoppedAt !== undefined && now.getTime() - lastStoppedAt.getTime() < RETRY_STOPPED_AFTER_MS;
@@ -48,7 +54,11 @@ export function syncDue({ status, now, intervalMinutes, lastStoppedAt }: SyncDue
   if (intervalMinutes <= 0) return { due: false, reason: "SYNC_INTERVAL_MINUTES is 0: only on demand" };
   if (status.runFinishedAt === null) return { due: true, reason: "the links were never synced" };
   const elapsed = now.getTime() - status.runFinishedAt.getTime();
-  return elapsed >= intervalMinutes * 60_000 ? { due: true, reason: "the interval has passed" } : { due: false, reason: "synced recently" };
+  if (elapsed < intervalMinutes * 60_000) return { due: false, reason: "synced recently" };
+  if (slowdown && slowdown.factor > 1 && elapsed < intervalMinutes * slowdown.factor * 60_000 && (await slowdown.webhooksFlowing())) {
+    return { due: false, reason: `webhooks are flowing: the sync runs ${slowdown.factor} times less often` };
+  }
+  return { due: true, reason: "the interval has passed" };
 }
 
 /** The sync as the server runs it: the process's database and budget, the configured share, the server log. */
@@ -134,7 +144,15 @@ function tick(): Promise<SyncRunResult | null> {
     try {
       // The cheap look first (one row by its key); the run's dependencies only when a run is due.
       const status = await getSyncStatus((await getDb()).db);
-      const { due, reason } = syncDue({ status, now: new Date(), intervalMinutes: getEnv().SYNC_INTERVAL_MINUTES, lastStoppedAt: shared.lastStoppedAt });
+      const now = new Date();
+      const env = getEnv();
+      const { due, reason } = await syncDue({
+        status,
+        now,
+        intervalMinutes: env.SYNC_INTERVAL_MINUTES,
+        lastStoppedAt: shared.lastStoppedAt,
+        slowdown: { factor: env.SYNC_WEBHOOK_SLOWDOWN, webhooksFlowing: async () => webhooksFlowing(await newestVerifiedWebhookAt((await getDb()).db), now) },
+      });
       if (!due || shared.stopped) return null;
       log.debug({ reason }, "a links sync is due");
       const deps = await defaultSyncDeps();

@@ -1,6 +1,139 @@
 import "server-only";
+import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
+import { type Db, getDb } from "../db/client";
+import { webhookEvents } from "../db/schema";
+import { logger } from "../logger";
+import { isShuttingDown, onShutdown } from "../shutdown";
+import { forgetTransactionHistory } from "../transactions/history";
+import { type ApplyResult, EventNotUnderstood, applyWebhookEvent } from "./apply";
 
-// Placeholder while the processor is written (lib/webhooks): the exported names are the contract other modules use.
+// Processing of stored webhook events, apart from receiving them: the receiver answers as soon as an event is stored,
+// and every instance's processor takes pending events in batches. A batch is one transaction that locks its events
+// (FOR UPDATE SKIP LOCKED: two instances never take the same one), applies each in a savepoint and marks it processed,
+// so an event's change to the read model and its "processed" commit together or not at all: processed exactly once,
+// whatever the number of instances or a crash half-way. A failed event is tried again with a growing wait, then left
+// as failed for a person to reprocess from the Webhooks page.
+
+/** Events per batch: one transaction, one round of row locks. */
+export const PROCESS_BATCH = 200;
+/** Tries before an event is left as failed. */
+export const MAX_PROCESS_ATTEMPTS = 6;
+/** How often an idle processor looks for events another instance stored. */
+export const PROCESS_POLL_MS = 1_000;
+
+export interface ProcessedBatch {
+  claimed: number;
+  processed: number;
+  failed: number;
+  results: (ApplyResult & { id: string })[];
+}
+
+function retryDelayMs(attempt: number): number {
+  return Math.min(5 * 60_000, 1000 * 2 ** (attempt - 1));
+}
+
+/** Takes one batch of due events and processes it; returns what it did (claimed 0: nothing was due). */
+export async function processWebhookBatch(db: Db, { batchSize = PROCESS_BATCH, now = () => new Date() }: { batchSize?: number; now?: () => Date } = {}): Promise<ProcessedBatch> {
+  return db.transaction(async (tx) => {
+    const at = now();
+    const due = await tx
+      .select({ id: webhookEvents.id, event: webhookEvents.event, linkId: webhookEvents.linkId, eventAt: webhookEvents.eventAt, body: webhookEvents.body, processAttempts: webhookEvents.processAttempts })
+      .from(webhookEvents)
+      .where(and(eq(webhookEvents.outcome, "pending"), or(isNull(webhookEvents.nextAttemptAt), lte(webhookEvents.nextAttemptAt, at))))
+      .orderBy(asc(webhookEvents.eventAt), asc(webhookEvents.receivedAt))
+      .limit(batchSize)
+      .for("update", { skipLocked: true });
+    const batch: ProcessedBatch = { claimed: due.length, processed: 0, failed: 0, results: [] };
+    // Links' rows are locked in one order (by link id, then the link's events oldest first) by every instance's
+    // batches, so two batches touching the same links wait for each other instead of deadlocking.
+    due.sort((a, b) => (a.linkId ?? "").localeCompare(b.linkId ?? "") || (a.eventAt?.getTime() ?? 0) - (b.eventAt?.getTime() ?? 0));
+    for (const row of due) {
+      const attempts = row.processAttempts + 1;
+      try {
+        const result = await tx.transaction((savepoint) => applyWebhookEvent(savepoint, row, at));
+        await tx
+          .update(webhookEvents)
+          .set({ outcome: result.outcome, detail: result.detail, processedAt: at, processAttempts: attempts, nextAttemptAt: null })
+          .where(eq(webhookEvents.id, row.id));
+        batch.processed++;
+        batch.results.push({ ...result, id: row.id });
+      } catch (error) {
+        const understood = error instanceof EventNotUnderstood;
+        // An event that does not fit its kind will not fit better later: it fails at once, for a person to look at.
+        const giveUp = understood || attempts >= MAX_PROCESS_ATTEMPTS;
+        const reason = understood ? error.message : "Processing failed (see the server log).";
+        if (!understood) logger().child({ component: "webhooks" }).warn({ err: error, eventId: row.id, attempts }, "processing a webhook event failed");
+        await tx
+          .update(webhookEvents)
+          .set({
+            outcome: giveUp ? "failed" : "pending",
+            detail: giveUp ? reason : `${reason} Tried ${attempts} time${attempts === 1 ? "" : "s"}; trying again.`,
+            processAttempts: attempts,
+            nextAttemptAt: giveUp ? null : new Date(at.getTime() + retryDelayMs(attempts)),
+          })
+          .where(eq(webhookEvents.id, row.id));
+        batch.failed++;
+      }
+    }
+    return batch;
+  });
+}
+
+interface ProcessorState {
+  timer?: ReturnType<typeof setInterval>;
+  running?: Promise<void>;
+  again?: boolean;
+  stopped?: boolean;
+}
+
+// On globalThis: Next.js may evaluate this module more than once in one process, and there must be one processor.
+const shared: ProcessorState = ((globalThis as { [key: symbol]: ProcessorState })[Symbol.for("linkdesk.webhook-processor")] ??= {});
+
+async function drain(): Promise<void> {
+  const { db } = await getDb();
+  for (;;) {
+    if (shared.stopped || isShuttingDown()) return;
+    shared.again = false;
+    const batch = await processWebhookBatch(db);
+    // This instance's cached transaction reads of a changed link are dropped at once; other instances compare the
+    // link's transactions_changed_at with their read's time when the page asks (lib/transactions/history.ts).
+    for (const result of batch.results) if (result.transactionsChanged) forgetTransactionHistory(result.linkId);
+    if (batch.claimed < PROCESS_BATCH && !shared.again) return;
+  }
+}
+
+function run(): void {
+  if (shared.running) {
+    shared.again = true;
+    return;
+  }
+  shared.running = drain()
+    .catch((error: unknown) => logger().child({ component: "webhooks" }).error({ err: error }, "the webhook processor failed; it looks again shortly"))
+    .finally(() => {
+      shared.running = undefined;
+      if (shared.again && !shared.stopped) run();
+    });
+}
+
+/** Starts this instance's processor (once): it looks every PROCESS_POLL_MS, and at once when kicked. */
+export function startWebhookProcessor(): void {
+  if (shared.timer || shared.stopped) return;
+  shared.timer = setInterval(run, PROCESS_POLL_MS);
+  shared.timer.unref();
+  run();
+  onShutdown(
+    "webhook processor",
+    async () => {
+      shared.stopped = true;
+      clearInterval(shared.timer);
+      shared.timer = undefined;
+      await shared.running;
+    },
+    "stop-intake",
+  );
+}
 
 /** Wakes this instance's webhook processor: an event was stored or set to be processed again. */
-export function kickWebhookProcessor(): void {}
+export function kickWebhookProcessor(): void {
+  if (shared.timer) run();
+}
