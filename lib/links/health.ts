@@ -371,12 +371,22 @@ export interface StoredLink {
   createdAt: Date | null;
   /** First time Linkdesk saw the link deleted: the upstream removes it DELETED_RETENTION_DAYS later at the latest. */
   deletedSeenAt: Date | null;
+  /** When a webhook last said the link's transactions changed: cached reads from before are not used. */
+  transactionsChangedAt: Date | null;
 }
 
 /** The read model's copy of one link (primary-key lookup), or null when Linkdesk never saw it. */
 export async function storedLink(db: Db, linkId: string): Promise<StoredLink | null> {
   const [row] = await db
-    .select({ linkId: links.linkId, raw: links.raw, seenAt: links.seenAt, listedAt: links.listedAt, createdAt: links.createdAt, deletedSeenAt: links.deletedSeenAt })
+    .select({
+      linkId: links.linkId,
+      raw: links.raw,
+      seenAt: links.seenAt,
+      listedAt: links.listedAt,
+      createdAt: links.createdAt,
+      deletedSeenAt: links.deletedSeenAt,
+      transactionsChangedAt: links.transactionsChangedAt,
+    })
     .from(links)
     .where(eq(links.linkId, linkId))
     .limit(1);
@@ -389,5 +399,6 @@ export async function storedLink(db: Db, linkId: string): Promise<StoredLink | n
     listedAt: row.listedAt,
     createdAt: row.createdAt,
     deletedSeenAt: row.deletedSeenAt,
+    transactionsChangedAt: row.transactionsChangedAt,
   };
 }

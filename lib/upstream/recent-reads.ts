@@ -34,10 +34,13 @@ export class RecentReads<T extends object> {
     return this.options.now?.() ?? Date.now();
   }
 
-  /** The key's value, read from the upstream unless a read younger than the max age exists (or is under way). */
-  get(key: string, opts: CallOptions = {}): Promise<Recent<T>> {
+  /**
+   * The key's value, read from the upstream unless a read younger than the max age exists (or is under way). A read
+   * from before `changedAt` (ms; the upstream said the value changed then, e.g. by a webhook) is not used.
+   */
+  get(key: string, opts: CallOptions = {}, changedAt?: number | null): Promise<Recent<T>> {
     const entry = this.entries.get(key);
-    if (entry && this.now() - entry.readAt < this.options.maxAgeMs) {
+    if (entry && this.now() - entry.readAt < this.options.maxAgeMs && !(changedAt != null && entry.readAt < changedAt)) {
       // Most recently used last, so the oldest is the first to go.
       this.entries.delete(key);
       this.entries.set(key, entry);

@@ -1,6 +1,7 @@
 import "server-only";
 import { desc, eq, gte, min, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { cachedRead } from "../db/cached-read";
 import { links, webhookEvents } from "../db/schema";
 
 // How fresh the read model is: the newest verified webhook (are events flowing?) and how long ago links were last
@@ -73,3 +74,6 @@ export async function readModelFreshness(db: Db, now = new Date()): Promise<Read
     neverRead: Number(linkCounts?.neverRead ?? 0),
   };
 }
+
+/** The freshness figures, kept 5 s per database like the Health summary (a page view should not pay two scans). */
+export const cachedReadModelFreshness = cachedRead((db) => readModelFreshness(db), 5_000);

@@ -7,6 +7,7 @@ import { HealthCard } from "@/components/health/card";
 import { STATE_COLORS, WHO_ACTS_COLORS } from "@/components/health/colors";
 import { InstitutionErrorsTable, ProviderErrorsTable } from "@/components/health/error-sources";
 import { formatCount, formatUtc, timeAgo } from "@/components/health/format";
+import { Freshness } from "@/components/health/freshness";
 import { linksHref } from "@/components/health/links-href";
 import { NowSkeleton, ProblemsSkeleton, TrendChartsSkeleton } from "@/components/health/skeletons";
 import { StatTile } from "@/components/health/stat-tile";
@@ -23,6 +24,7 @@ import { getDb } from "@/lib/db/client";
 import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
 import { cachedHealthSummary, healthTrend, type HealthSummary, TOP_ERROR_SOURCES } from "@/lib/links/health";
 import type { LinkState } from "@/lib/upstream/schemas";
+import { cachedReadModelFreshness } from "@/lib/webhooks/freshness";
 
 export const metadata: Metadata = { title: "Health" };
 
@@ -62,6 +64,9 @@ export default async function HealthPage({ searchParams }: { searchParams: Promi
         <Suspense fallback={<div className="h-5 w-64 animate-pulse rounded bg-slate-200" />}>
           <SyncBanner />
         </Suspense>
+        <Suspense fallback={<div className="h-5 w-96 animate-pulse rounded bg-slate-200" />}>
+          <FreshnessLine />
+        </Suspense>
         <Suspense fallback={<NowSkeleton />}>
           <NowWidgets />
         </Suspense>
@@ -83,6 +88,10 @@ export default async function HealthPage({ searchParams }: { searchParams: Promi
 async function SyncBanner() {
   const summary = await loadSummary();
   return <SyncStatus readModel={{ total: summary.total, unread: summary.unread }} />;
+}
+
+async function FreshnessLine() {
+  return <Freshness freshness={await cachedReadModelFreshness((await getDb()).db)} />;
 }
 
 async function NowWidgets() {

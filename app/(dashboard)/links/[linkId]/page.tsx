@@ -87,7 +87,7 @@ export default async function LinkPage({
   // page's reads never wait for the rate budget ("view"): with no room now, the page shows Linkdesk's copy and says so.
   const [link, transactions] = await Promise.allSettled([
     recent ? Promise.resolve(recent.link!) : api.getLink(linkId, { mode: "view" }),
-    transactionHistory(api).get(linkId, { mode: "view" }),
+    transactionHistory(api).get(linkId, { mode: "view" }, before?.transactionsChangedAt?.getTime()),
   ]);
   // Read again after a live call: it writes what it returns into the read model first (deleted_seen_at included).
   const stored = recent ?? (await readStoredLink(linkId));

@@ -1,6 +1,7 @@
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
+import { storedLink } from "@/lib/links/health";
 import { upstreamFailureResponse } from "@/lib/http/api-errors";
 import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { parseTransactionFilters } from "@/lib/transactions/filters";
@@ -25,8 +26,10 @@ export async function GET(request: Request, { params }: { params: Promise<{ link
   search.delete("all");
   const { filters, page, dropped } = parseTransactionFilters(search);
   try {
-    const history = await transactionHistory(upstream()).get(linkId);
-    const view = await transactionsPage((await getDb()).db, linkId, history, { filters, page }, { all });
+    const { db } = await getDb();
+    const stored = await storedLink(db, linkId);
+    const history = await transactionHistory(upstream()).get(linkId, {}, stored?.transactionsChangedAt?.getTime());
+    const view = await transactionsPage(db, linkId, history, { filters, page }, { all });
     return Response.json({ ...view, dropped }, { headers: noStore });
   } catch (error) {
     return upstreamFailureResponse(error, noStore);
