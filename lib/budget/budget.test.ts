@@ -102,11 +102,39 @@ describe("Budget", () => {
         throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
       },
       close: async () => undefined,
+      release: async () => undefined,
       usage: async () => ({ used: [], closures: [], events: [] }),
     };
     const error = await budget(broken).reserve(CORRECTION, { linkId: "mk_5" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BudgetUnavailable);
     expect((error as Error).message).not.toContain("5432");
+  });
+
+  it("reserves one refresh per product per interval, and gives a refresh back when the upstream declined it", async () => {
+    const b = budget();
+    const ids = { linkId: "mk_r", products: ["accounts", "transactions"] as const };
+    const keys = await b.reserve("POST /links/{id}/products", ids);
+    expect(keys.map((k) => [k.endpoint, k.scopeId, k.limit])).toEqual([
+      ["POST /links/{id}/products (accounts)", "mk_r", 1],
+      ["POST /links/{id}/products (transactions)", "mk_r", 1],
+    ]);
+    const again = (await b.reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["transactions"] }).catch((e: unknown) => e)) as BudgetExceeded;
+    expect(again).toBeInstanceOf(BudgetExceeded);
+    expect(again.nextSlotAt.getTime()).toBeGreaterThan(Date.now() + 23 * 60 * 60_000);
+    // Another product of the link, or the same product of another link, is its own key.
+    await expect(b.reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["identity"] })).resolves.toHaveLength(1);
+    await expect(b.reserve("POST /links/{id}/products", { linkId: "mk_s", products: ["transactions"] })).resolves.toHaveLength(1);
+    // A declined refresh did nothing: the product may be tried again at once.
+    await b.declined("POST /links/{id}/products", ids);
+    await expect(b.reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["transactions"] })).resolves.toHaveLength(1);
+  });
+
+  it("keeps a declined call's per-minute slots used: the upstream counts declined calls too", async () => {
+    const b = budget(createMemoryStore(), 0);
+    await b.reserve("PATCH /links/{id}", { linkId: "mk_d" });
+    await b.reserve("PATCH /links/{id}", { linkId: "mk_d" });
+    await b.declined("PATCH /links/{id}", { linkId: "mk_d" });
+    await expect(b.reserve("PATCH /links/{id}", { linkId: "mk_d" })).rejects.toBeInstanceOf(BudgetExceeded);
   });
 
   it("puts no budget on calls the spec does not limit", async () => {

@@ -2,7 +2,7 @@ import type { RateLimitScope } from "../upstream/rate-limits";
 import { brandError, hasErrorBrand } from "../error-brand";
 import { BudgetUnavailableError, isBudgetUnavailable } from "./errors";
 import type { CallMode, CallScopes } from "../upstream/client";
-import { type BudgetShares, keysFor } from "./rules";
+import { type BudgetShares, keysFor, refreshProductOf } from "./rules";
 import type { BudgetKey, BudgetStore, BudgetedKey } from "./types";
 
 export type { BudgetShares };
@@ -106,6 +106,15 @@ export class Budget {
     const until = retryAt && retryAt.getTime() > now ? retryAt : new Date(now + (retryAt ? 1000 : 60_000));
     const scopeIds = Object.fromEntries(keys.map((k) => [k.scope, k.scopeId]));
     await this.guard(() => this.options.store.close(keys, until, { endpoint, retryAfter: retryAfterHeader, at: new Date(now), scopeIds }));
+  }
+
+  /**
+   * The upstream declined a call on these keys (a 4xx): it did nothing. The slots that stand for something done, a
+   * product refresh, are given back; a per-minute slot stays used (the upstream counts the calls it declines too).
+   */
+  async declined(endpoint: string, ids: CallIds): Promise<void> {
+    const done = this.keys(endpoint, ids).filter((key) => refreshProductOf(key) !== null);
+    if (done.length > 0) await this.guard(() => this.options.store.release(done));
   }
 
   private async reserveInteractive(endpoint: string, keys: BudgetedKey[], maxWaitMs: number, signal?: AbortSignal): Promise<void> {

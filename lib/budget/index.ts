@@ -35,6 +35,7 @@ export function getBudget(): Promise<Budget> {
 export const budgetGate: CallGate = {
   reserve: async (endpoint, scopes, opts) => (await getBudget()).reserve(endpoint, scopes, opts),
   rateLimited: async (endpoint, scopes, retryAt, header) => (await getBudget()).rateLimited(endpoint, scopes, retryAt, header),
+  declined: async (endpoint, scopes) => (await getBudget()).declined(endpoint, scopes),
 };
 
 export { BudgetExceeded, BudgetUnavailable, describeScope, isBudgetExceeded, isBudgetUnavailable, secondsUntil } from "./budget";

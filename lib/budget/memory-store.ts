@@ -177,6 +177,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryBudge
       if (events.length > MAX_EVENTS) events = events.slice(-MAX_EVENTS);
     },
 
+    async release(keys) {
+      const at = now();
+      let released = false;
+      for (const id of new Set(keys.map(keyString))) {
+        const log = logs.get(id);
+        if (!log || prune(log, at) === 0) continue;
+        log.times.pop();
+        released = true;
+      }
+      // The journal would count the reservation again after a restart: rewrite it to what is held now.
+      if (released) compactJournal(at);
+    },
+
     async usage(windowMs): Promise<BudgetUsage> {
       const at = now();
       const used: BudgetUsage["used"] = [];

@@ -109,6 +109,17 @@ export function createPostgresStore(db: Db, options: PostgresStoreOptions = {}):
       `);
     },
 
+    async release(keys: BudgetKey[]): Promise<void> {
+      const ids = [...new Set(keys.map(keyString))];
+      if (ids.length === 0) return;
+      await query(sql`
+        delete from budget_reservations where id in (
+          select distinct on (r.key) r.id from budget_reservations r
+           where r.key in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+           order by r.key, r.at desc, r.id desc)
+      `);
+    },
+
     async usage(windowMs: number): Promise<BudgetUsage> {
       const [row] = await query<UsageRow>(sql`
         with t as (select date_trunc('milliseconds', coalesce(${dbNow()}::timestamptz, clock_timestamp())) as now)

@@ -28,6 +28,8 @@ export interface CallIds {
   userId?: string;
   /** POST /link-session re-linking an existing link: only those count on the per-link rule. */
   relink?: boolean;
+  /** POST /links/{id}/products: the products refreshed, one key each (refreshKeysFor). */
+  products?: readonly RefreshProduct[];
 }
 
 /**
@@ -71,6 +73,8 @@ export function keysFor(endpoint: string, ids: CallIds, shares: BudgetShares, wi
       windowMs,
     });
   }
+  // The refresh rule is no per-minute row: one refresh per product per interval, whatever Linkdesk's share.
+  if (endpoint === REFRESH_ENDPOINT && ids.linkId && ids.products) keys.push(...refreshKeysFor(ids.linkId, ids.products));
   return keys;
 }
 
@@ -99,6 +103,12 @@ export const REFRESH_ENDPOINT = "POST /links/{id}/products";
 /** The endpoint part of a refresh key: one counter per product, so a link's keys stay scoped by its link id alone. */
 export function refreshEndpoint(product: RefreshProduct): string {
   return `${REFRESH_ENDPOINT} (${product})`;
+}
+
+/** The product a refresh key counts, or null for any other key. */
+export function refreshProductOf(key: Pick<BudgetedKey, "endpoint">): RefreshProduct | null {
+  const product = key.endpoint.startsWith(`${REFRESH_ENDPOINT} (`) ? key.endpoint.slice(REFRESH_ENDPOINT.length + 2, -1) : null;
+  return product !== null && product in PRODUCT_REFRESH_INTERVAL_MS ? (product as RefreshProduct) : null;
 }
 
 /**

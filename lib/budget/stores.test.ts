@@ -118,6 +118,23 @@ describe.each(targets)("$name", (target) => {
     expect(await store.tryReserve([k])).toEqual({ ok: true });
   });
 
+  it("gives back the newest reservation of each key named, and of no other key", async () => {
+    const clock = newClock();
+    const store = target.open(clock);
+    const refresh = key(1, { windowMs: 60 * 60_000, endpoint: "POST /links/{id}/products (accounts)" });
+    const other = key(2);
+    expect(await store.tryReserve([refresh, other])).toEqual({ ok: true });
+    clock.t += 1_000;
+    expect(await store.tryReserve([refresh])).toEqual(refused(BASE + refresh.windowMs, refresh));
+    await store.release([refresh]);
+    expect(await countOf(store, refresh, refresh.windowMs)).toBe(0);
+    expect(await countOf(store, other)).toBe(1);
+    // The slot is free again at once; giving back a key with nothing reserved changes nothing.
+    expect(await store.tryReserve([refresh])).toEqual({ ok: true });
+    await store.release([key(1)]);
+    expect(await countOf(store, refresh, refresh.windowMs)).toBe(1);
+  });
+
   it("reports usage per key: the count in the window and the oldest reservation in it", async () => {
     const clock = newClock();
     const store = target.open(clock);

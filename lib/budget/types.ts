@@ -32,6 +32,8 @@ export interface BudgetStore {
   tryReserve(keys: BudgetedKey[]): Promise<ReserveResult>;
   /** The upstream answered 429: no reservation on these keys until `until`, for every instance. */
   close(keys: BudgetKey[], until: Date, event: RateLimitEvent): Promise<void>;
+  /** Gives back the newest reservation of each key: the call it was made for did nothing upstream (see CallGate.declined). */
+  release(keys: BudgetKey[]): Promise<void>;
   /** Calls reserved in the last window per key, closures in force, and 429 events of the last hour. */
   usage(windowMs: number): Promise<BudgetUsage>;
 }

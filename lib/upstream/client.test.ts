@@ -245,3 +245,47 @@ describe("UpstreamApi link observer", () => {
     await expect(failing.getLink("mk_observed")).resolves.toMatchObject({ link_id: "mk_observed" });
   });
 });
+
+describe("UpstreamClient and the rate budget", () => {
+  /** A client whose gate records what it hears, on an upstream that answers `status` after minting a token. */
+  function gatedClient(answer: () => Response | Promise<Response>) {
+    const heard: string[] = [];
+    const client = new UpstreamClient({
+      baseUrl: "https://upstream.test",
+      clientId: "client_1",
+      clientSecret: "secret_1",
+      timeoutMs: 50,
+      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+        if (String(input).endsWith("/auth/token")) return tokenResponse();
+        const signal = init?.signal;
+        return Promise.race([answer(), new Promise<never>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
+      }) as typeof fetch,
+      gate: {
+        reserve: async (endpoint) => void heard.push(`reserve ${endpoint}`),
+        rateLimited: async (endpoint) => void heard.push(`rateLimited ${endpoint}`),
+        declined: async (endpoint, scopes) => void heard.push(`declined ${endpoint} ${scopes.products?.join(",") ?? ""}`),
+      },
+    });
+    return { api: new UpstreamApi(client), heard: () => heard.filter((h) => !h.includes("/auth/token")) };
+  }
+
+  it("tells the budget a refresh was declined on any 4xx (a 429 also closes its keys), so the product's slot is given back", async () => {
+    const tooSoon = gatedClient(() => json(429, { error_code: "api_error.rate_limit_exceeded", error_message: "Rate limit exceeded" }, { "Retry-After": "600" }));
+    await expect(tooSoon.api.refreshProducts("mk_1", ["accounts", "accounts"])).rejects.toMatchObject({ status: 429 });
+    expect(tooSoon.heard()).toEqual(["reserve POST /links/{id}/products", "rateLimited POST /links/{id}/products", "declined POST /links/{id}/products accounts"]);
+
+    const badState = gatedClient(() => json(422, { error_code: "link_error.bad_state", error_message: "Not ready", link_error_code: "link_not_ready" }));
+    await expect(badState.api.refreshProducts("mk_1", ["transactions"])).rejects.toMatchObject({ status: 422 });
+    expect(badState.heard()).toEqual(["reserve POST /links/{id}/products", "declined POST /links/{id}/products transactions"]);
+  });
+
+  it("gives nothing back when the upstream may have done the work: a 5xx or no answer in time", async () => {
+    const failing = gatedClient(() => json(503, { error_code: "api_error.internal", error_message: "Unavailable" }));
+    await expect(failing.api.refreshProducts("mk_1", ["accounts"])).rejects.toMatchObject({ status: 503 });
+    expect(failing.heard()).toEqual(["reserve POST /links/{id}/products"]);
+
+    const silent = gatedClient(() => new Promise<Response>(() => undefined));
+    await expect(silent.api.refreshProducts("mk_1", ["accounts"])).rejects.toMatchObject({ kind: "timeout" });
+    expect(silent.heard()).toEqual(["reserve POST /links/{id}/products"]);
+  });
+});

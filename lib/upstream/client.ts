@@ -5,7 +5,7 @@ import { connect as connectTls } from "node:tls";
 import type { z } from "zod";
 import { UpstreamError, isUpstreamError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
-import { accessTokenResponseSchema, errorEnvelopeSchema } from "./schemas";
+import { accessTokenResponseSchema, errorEnvelopeSchema, type Product } from "./schemas";
 
 // The one door to the upstream: base URL, client credentials, the access token, timeouts, error parsing and response
 // validation live here and nowhere else.
@@ -26,6 +26,8 @@ export interface CallScopes {
   linkId?: string;
   userId?: string;
   relink?: boolean;
+  /** The products a refresh asks for (POST /links/{id}/products): the upstream allows one refresh per product per interval. */
+  products?: readonly Product[];
 }
 
 /** Queued: waits its turn. Interactive: waits a little, then is refused. View: refused at once when there is no room. */
@@ -38,6 +40,11 @@ export type CallMode = "interactive" | "queued" | "view";
 export interface CallGate {
   reserve(endpoint: string, scopes: CallScopes, opts: { mode?: CallMode; signal?: AbortSignal }): Promise<unknown>;
   rateLimited(endpoint: string, scopes: CallScopes, retryAt: Date | undefined, retryAfterHeader: string | null): Promise<void>;
+  /**
+   * The upstream declined the call (a 4xx answer, 429 included): it did nothing. A slot that stands for something
+   * done rather than a call sent (a product refresh) is given back.
+   */
+  declined?(endpoint: string, scopes: CallScopes): Promise<void>;
 }
 
 export interface UpstreamClientConfig {
@@ -228,13 +235,18 @@ export class UpstreamClient {
     return validate(req.schema, body, req.endpoint, correlationId);
   }
 
-  /** Reports a 429 to the budget (which closes the call's keys) before passing the error on. Never retried here. */
+  /**
+   * Reports a 429 to the budget (which closes the call's keys) and any 4xx as declined, before passing the error on.
+   * Never retried here. A timeout, a lost connection or a 5xx may have been processed: nothing is given back for them.
+   */
   private async gated<T>(endpoint: string, scopes: CallScopes, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (this.gate && isUpstreamError(error) && error.status === 429) {
-        await this.gate.rateLimited(endpoint, scopes, error.retryAfter, error.retryAfterHeader ?? null);
+      if (this.gate && isUpstreamError(error) && error.kind === "http" && error.status !== undefined) {
+        if (error.status === 429) await this.gate.rateLimited(endpoint, scopes, error.retryAfter, error.retryAfterHeader ?? null);
+        // Giving a slot back only frees it sooner: should the budget fail to, the upstream's own error still counts.
+        if (error.status >= 400 && error.status < 500) await this.gate.declined?.(endpoint, scopes).catch(() => undefined);
       }
       throw error;
     }

@@ -18,10 +18,14 @@ import {
   linkSchema,
   linkSessionResponseSchema,
   linksPageSchema,
+  testWebhookResponseSchema,
   transactionsPageSchema,
   userLinksResponseSchema,
   webhookKeysSchema,
+  type Product,
   type WireCorrectEnrichmentRequest,
+  type WireTestWebhookRequest,
+  type WireUpdateLinkRequest,
   type WireLink,
   type WireImportLinkRequest,
   type WireImportTransaction,
@@ -121,6 +125,59 @@ export class UpstreamApi {
    */
   getWebhookKeys(opts: CallOptions = {}) {
     return this.client.request({ method: "GET", endpoint: "GET /.well-known/jwks.json", path: "/.well-known/jwks.json", schema: webhookKeysSchema, ...opts });
+  }
+
+  /**
+   * Changes a link's webhook (null removes it) and tags (the whole list); a field left out stays as it is
+   * (upstream-facts §3.5). 4 a minute per link upstream.
+   */
+  async updateLink(linkId: string, body: WireUpdateLinkRequest, opts: CallOptions = {}) {
+    const result = await this.client.request({
+      method: "PATCH",
+      endpoint: "PATCH /links/{id}",
+      scopes: { linkId },
+      path: `/links/${id(linkId)}`,
+      body,
+      schema: linkSchema,
+      ...opts,
+    });
+    return this.observe(result, (r) => r, opts.learnedFrom);
+  }
+
+  /**
+   * Asks the upstream to refresh products of a link from the institution (upstream-facts §3.5). It answers 202 with the
+   * link as the refresh starts, and 429 for a product refreshed too recently (once an hour for accounts, once a day for
+   * the rest) or outside the institution's refresh hours. Each product's refresh holds its own budget key for that
+   * interval (lib/budget/rules.ts refreshKeysFor); a declined refresh gives it back.
+   */
+  async refreshProducts(linkId: string, products: readonly Product[], opts: CallOptions = {}) {
+    const asked = [...new Set(products)];
+    const result = await this.client.request({
+      method: "POST",
+      endpoint: "POST /links/{id}/products",
+      scopes: { linkId, products: asked },
+      path: `/links/${id(linkId)}/products`,
+      body: { products: asked },
+      schema: linkSchema,
+      ...opts,
+    });
+    return this.observe(result, (r) => r, opts.learnedFrom);
+  }
+
+  /**
+   * Has the upstream send the link's webhook an example event (upstream-facts §11): 200 with the delivery's token, 400
+   * link_error.bad_config when the link has no webhook, 403 for a live (non-sandbox) link.
+   */
+  sendTestWebhook(linkId: string, body: WireTestWebhookRequest, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "POST",
+      endpoint: "POST /webhooks/test/link/{id}",
+      scopes: { linkId },
+      path: `/webhooks/test/link/${id(linkId)}`,
+      body,
+      schema: testWebhookResponseSchema,
+      ...opts,
+    });
   }
 
   /**

@@ -272,6 +272,33 @@ export const importLinkRequestSchema = z.object({
 
 export const importTransactionsRequestSchema = z.object({ transactions: z.array(importTransactionSchema) });
 
+/**
+ * PATCH /links/{id} (upstream-facts §3.5 UpdateLinkRequest; the spec shows no shape): `webhook` of 1–65536 characters,
+ * or null to remove it; `link_tags` each under 100 characters and starting with a letter or digit. A field left out
+ * is left as it is. (`tags`, the deprecated alias, is never sent.)
+ */
+export const updateLinkRequestSchema = z.object({
+  webhook: z.string().min(1).max(65_536).nullable().optional(),
+  link_tags: z.array(z.string().min(1).max(99).regex(/^[A-Za-z0-9]/)).optional(),
+});
+
+/** POST /links/{id}/products (upstream-facts §3.5 RefreshProductsRequest): at least one product. Answered 202 with the link. */
+export const refreshProductsRequestSchema = z.object({ products: z.array(productSchema).min(1) });
+
+/**
+ * The events POST /webhooks/test/link/{id} accepts (upstream-facts §11 WebhookLinkTestEvent), `product.state_changed`
+ * among them although no webhook the upstream sends carries that name.
+ */
+export const WEBHOOK_TEST_EVENTS = ["link.state_changed", "transactions.updates_available", "product.state_changed", "link.product_refresh"] as const;
+
+export const testWebhookRequestSchema = z.object({
+  webhook_event: z.enum(WEBHOOK_TEST_EVENTS),
+  webhook_idempotency_key: z.string().min(1),
+});
+
+/** The test webhook's answer: the token its delivery carries in the MoneyKit-Delivery-Token header. */
+export const testWebhookResponseSchema = z.object({ delivery_token: z.string().min(1) });
+
 export const linkSessionRequestSchema = z.object({
   customer_user: customerUserSchema,
   redirect_uri: z.string().min(1),
@@ -301,6 +328,9 @@ export type WireExchangeTokenResponse = z.infer<typeof exchangeTokenResponseSche
 export type WireImportLinkRequest = z.input<typeof importLinkRequestSchema>;
 export type WireImportTransaction = z.input<typeof importTransactionSchema>;
 export type WireCorrectEnrichmentRequest = z.infer<typeof correctEnrichmentRequestSchema>;
+export type WireUpdateLinkRequest = z.infer<typeof updateLinkRequestSchema>;
+export type WireTestWebhookRequest = z.infer<typeof testWebhookRequestSchema>;
+export type WireTestWebhookResponse = z.infer<typeof testWebhookResponseSchema>;
 export type LinkState = (typeof LINK_STATES)[number];
 export type LinkErrorCode = (typeof LINK_ERROR_CODES)[number];
 export type Product = (typeof PRODUCTS)[number];

@@ -63,6 +63,12 @@ describe("calls the dashboard makes", () => {
     const transactions = await use("getTransactions").call(api, linkId, { size: 5 });
     const transaction = transactions.transactions[0]!;
     await use("correctEnrichment").call(api, linkId, transaction.transaction_id, { category: transaction.enrichment!.category.value });
+    // A name reserved for documentation: the sandbox records the test delivery and contacts nobody.
+    const updated = await use("updateLink").call(api, linkId, { webhook: "https://hooks.spec-endpoints.example/linkdesk", link_tags: ["source:spec-endpoints"] });
+    expect(updated.link_tags).toEqual(["source:spec-endpoints"]);
+    const test = await use("sendTestWebhook").call(api, linkId, { webhook_event: "link.state_changed", webhook_idempotency_key: "spec-endpoints-test" });
+    expect(test.delivery_token.length).toBeGreaterThan(0);
+    await use("refreshProducts").call(api, linkId, ["accounts"]);
     const session = await use("createLinkSession").call(api, { customer_user: { id: "spec-endpoints-user" }, redirect_uri: "https://linkdesk.invalid/return" });
     // Demo mode only: the sandbox's control route plays the end user (not counted in the sandbox's stats).
     const completed = await use("completeSandboxSession").call(api, session.link_session_token);
@@ -92,9 +98,10 @@ describe("calls the dashboard makes", () => {
 });
 
 describe("the routes Linkdesk may call", () => {
-  it("are the spec's own (described in full, or rows of its Limits table) plus the exceptions named as such", () => {
+  it("are the spec's own (described in full, rows of its Limits table, or under its refresh rule) plus the exceptions named as such", () => {
     const described = ["POST /links/{id}/transactions/{txn_id}/enrichment", "POST /link-session/exchange-token", "POST /links/import"];
-    expect([...DEFINED_BY_SPEC].sort()).toEqual([...new Set([...described, ...RATE_LIMITS.map((rule) => rule.endpoint)])].sort());
+    const refreshRule = ["POST /links/{id}/products"];
+    expect([...DEFINED_BY_SPEC].sort()).toEqual([...new Set([...described, ...refreshRule, ...RATE_LIMITS.map((rule) => rule.endpoint)])].sort());
     expect(BEYOND_THE_SPEC).toEqual(["GET /users/{id}/links", "GET /.well-known/jwks.json"]);
     expect(BEYOND_THE_SPEC.filter((endpoint) => DEFINED_BY_SPEC.includes(endpoint))).toEqual([]);
     expect([...SPEC_ENDPOINTS].sort()).toEqual([...DEFINED_BY_SPEC, ...BEYOND_THE_SPEC].sort());

@@ -1,7 +1,7 @@
 import { RATE_LIMITS } from "./rate-limits";
 
 // Every route Linkdesk may call on the upstream, as "METHOD /template": every route the spec defines (the three
-// endpoints it describes in full plus every endpoint of its Limits table), and the few in BEYOND_THE_SPEC. The
+// endpoints it describes in full plus every endpoint of its Limits section), and the few in BEYOND_THE_SPEC. The
 // dashboard calls nothing else on a real upstream; in demo mode it may also call the sandbox's own control routes
 // (SANDBOX_CONTROL_PREFIX), which only the bundled sandbox has.
 
@@ -11,8 +11,14 @@ const DESCRIBED = [
   "POST /links/import",
 ] as const;
 
+/**
+ * Limited by the Limits section's refresh rule rather than a per-minute row (it is also in the spec's list of endpoints
+ * that exist): a product refreshed too recently yields 429.
+ */
+const REFRESH_RULE = ["POST /links/{id}/products"] as const;
+
 /** The routes the spec itself defines. */
-export const DEFINED_BY_SPEC: readonly string[] = [...new Set([...DESCRIBED, ...RATE_LIMITS.map((rule) => rule.endpoint)])];
+export const DEFINED_BY_SPEC: readonly string[] = [...new Set([...DESCRIBED, ...REFRESH_RULE, ...RATE_LIMITS.map((rule) => rule.endpoint)])];
 
 /**
  * The exceptions: routes the spec does not define that Linkdesk calls anyway, each on a documented fact of the public
