@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Page, expect, test } from "@playwright/test";
+import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
+import { type Started, startDashboard, startSandbox } from "../scripts/processes";
+import { signInAs } from "./session";
+
+// Every link live, by webhooks alone: a dashboard of its own whose sync is switched off (SYNC_INTERVAL_MINUTES=0)
+// and whose read model starts empty, beside a sandbox of its own that lists active links only, as the real service
+// does. A link the dashboard never listed or read is learned from its first signed webhook, and each state change the
+// sandbox makes shows on /links, on the link's page and on Health within seconds.
+
+test.describe.configure({ mode: "serial" });
+
+const dashboardPort = Number(process.env.E2E_PORT ?? 3110) + 4;
+const sandboxPort = Number(process.env.E2E_SANDBOX_PORT ?? 4110) + 4;
+
+let sandbox: Started;
+let dashboard: Started;
+let dataRoot: string;
+let token: string;
+
+async function sandboxCall<T>(method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${sandbox.url}${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: HTTP ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  dataRoot = mkdtempSync(path.join(tmpdir(), "linkdesk-webhooks-live-"));
+  sandbox = await startSandbox({
+    port: sandboxPort,
+    quiet: true,
+    env: {
+      SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
+      SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
+      SANDBOX_LINKS: "80",
+      SANDBOX_LINKS_LISTING: "active",
+    },
+  });
+  dashboard = await startDashboard({
+    port: dashboardPort,
+    host: "127.0.0.1",
+    quiet: true,
+    env: {
+      UPSTREAM_BASE_URL: sandbox.url,
+      UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
+      UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
+      UPSTREAM_SANDBOX: "1",
+      SYNC_INTERVAL_MINUTES: "0",
+      LINKDESK_DATA_DIR: path.join(dataRoot, "data"),
+      DATABASE_URL: "",
+      AUTH_SECRET: "webhooks-live-secret-0123456789abcdef",
+      LOG_LEVEL: "warn",
+    },
+  });
+  const minted = await fetch(`${sandbox.url}/auth/token`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "client_credentials", client_id: SANDBOX_DEFAULTS.clientId, client_secret: SANDBOX_DEFAULTS.clientSecret }),
+  });
+  token = ((await minted.json()) as { access_token: string }).access_token;
+});
+
+test.afterAll(async () => {
+  await Promise.all([dashboard?.stop(), sandbox?.stop()]);
+  if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
+});
+
+/** The row of `linkId` on /links, found by the list's search, once it says `text`; reloads as a person would. */
+async function expectLinkRow(page: Page, linkId: string, text: RegExp) {
+  await expect(async () => {
+    await page.goto(`${dashboard.url}/links?q=${encodeURIComponent(linkId)}`);
+    await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).toContainText(text, { timeout: 500 });
+  }).toPass({ timeout: 10_000, intervals: [250, 500, 1000] });
+}
+
+test("a link the dashboard never listed is learned from its first webhook, and each state change shows within seconds on /links, its page and Health", async ({ page }) => {
+  const fixtures = (await (await fetch(`${sandbox.url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+  const linkId = fixtures.plain![0]!;
+  await sandboxCall("PATCH", `/links/${linkId}`, { webhook: `${dashboard.url}/api/webhooks/upstream` });
+
+  await signInAs(page, "support", { baseURL: dashboard.url });
+  // The sync is off and nothing was registered: the read model does not know the link.
+  await page.goto(`${dashboard.url}/links?q=${encodeURIComponent(linkId)}`);
+  await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).toHaveCount(0);
+
+  await sandboxCall("POST", `/_sandbox/links/${linkId}/state`, { state: "error", error_code: "institution_error" });
+  await expectLinkRow(page, linkId, /Institution error/);
+  // The sandbox no longer lists it (not active), yet Linkdesk has it.
+  const listed = await sandboxCall<{ links: { link_id: string }[] }>("GET", "/links?limit=5000");
+  expect(listed.links.map((l) => l.link_id)).not.toContain(linkId);
+
+  await page.goto(`${dashboard.url}/links/${linkId}`);
+  await expect(page.getByRole("main")).toContainText("Institution error");
+
+  await page.goto(`${dashboard.url}/health`);
+  await expect(page.getByTestId("health-freshness")).toContainText(/Newest webhook event (just now|\d+ s ago)/);
+  await expect(page.getByTestId("health-tiles").getByRole("link", { name: /In error/ })).toContainText(/[1-9]/);
+
+  // Back to connected: the list follows, again without a sync.
+  await sandboxCall("POST", `/_sandbox/links/${linkId}/state`, { state: "connected" });
+  await expectLinkRow(page, linkId, /Connected/);
+  await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).not.toContainText("Institution error");
+});
+
+test("a request without the upstream's signature changes nothing and is answered with the reason", async ({ page, request }) => {
+  const fixtures = (await (await fetch(`${sandbox.url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+  const linkId = fixtures.plain![1]!;
+  const forged = await request.post(`${dashboard.url}/api/webhooks/upstream`, {
+    data: {
+      webhook_major_version: 1,
+      webhook_minor_version: 0,
+      webhook_idempotency_key: "forged-1",
+      webhook_timestamp: new Date().toISOString(),
+      link_id: linkId,
+      link_tags: [],
+      webhook_event: "link.state_changed",
+      state: "deleted",
+    },
+  });
+  expect(forged.status()).toBe(401);
+  expect(((await forged.json()) as { error: string }).error).toMatch(/No MoneyKit-Signature header/);
+  await signInAs(page, "viewer", { baseURL: dashboard.url });
+  await page.goto(`${dashboard.url}/links?q=${encodeURIComponent(linkId)}`);
+  await expect(page.getByRole("heading", { name: "Links" })).toBeVisible();
+  await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).toHaveCount(0);
+});
