@@ -194,6 +194,7 @@ const samples: Record<string, () => Record<string, unknown>> = {
   retryJob: () => ({ jobId }),
   undoJob: () => ({ jobId }),
   cancelJob: () => ({ jobId }),
+  reprocessWebhookEvent: () => ({ eventId: randomUUID() }),
   saveTableView: () => ({ table: "links", hidden: ["created_at"], density: "compact" }),
 };
 
