@@ -16,6 +16,7 @@ const ROW_BUDGETS: Record<string, number> = {
   "/audit": 48,
   "/admin/staff": 48,
   "/rate-limits": 44,
+  "/webhooks": 44,
 };
 
 interface PageCheck {

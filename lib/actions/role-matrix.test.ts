@@ -147,6 +147,15 @@ const guarded: Record<string, GuardedAction> = {
   undoCorrection: { audit: "transaction.undo_correction", permission: "correct", call: () => action("undoCorrection")({ correlationId: randomUUID() }) as never },
   refreshLink: { audit: "link.refresh", permission: "read", call: () => action("refreshLink")({ linkId }) as never },
   refreshAllLinks: { audit: "link.refresh_all", permission: "refreshAll", call: () => action("refreshAllLinks")() as never },
+  // Operating a link (support and up). The matrix's link has no webhook: past the gate the upstream's 400 is words.
+  sendTestWebhook: { audit: "link.test_webhook", permission: "operateLink", call: () => action("sendTestWebhook")({ linkId, event: "link.state_changed" }) as never },
+  // The first permitted role refreshes; the next are refused by the product's interval, after the gate.
+  refreshProducts: { audit: "link.refresh_products", permission: "operateLink", call: () => action("refreshProducts")({ linkId, products: ["accounts"] }) as never },
+  updateLink: {
+    audit: "link.update",
+    permission: "operateLink",
+    call: () => action("updateLink")({ linkId, webhook: "", tags: "matrix:1", seen: { webhook: null, tags: [] } }) as never,
+  },
   exchangeToken: { audit: "link.exchange_token", permission: "exchange", call: () => action("exchangeToken")({ exchangeableToken: randomUUID() }) as never },
   createSandboxExchangeToken: { audit: "link.sandbox_session", permission: "exchange", call: () => action("createSandboxExchangeToken")() as never },
   addStaff: { audit: "staff.add", permission: "manageStaff", call: () => action("addStaff")({ email: `new-${randomUUID()}@matrix.test`, role: "viewer" }) as never },
@@ -179,6 +188,8 @@ const guarded: Record<string, GuardedAction> = {
   retryJob: { audit: "job.retry", permission: "correct", call: () => action("retryJob")({ jobId }) as never },
   undoJob: { audit: "job.undo", permission: "correct", call: () => action("undoJob")({ jobId }) as never },
   cancelJob: { audit: "job.cancel", permission: "correct", call: () => action("cancelJob")({ jobId }) as never },
+  // Processing a stored webhook event again: ops and admins; an unknown event is refused after the gate.
+  reprocessWebhookEvent: { audit: "webhook.reprocess", permission: "reprocessWebhook", call: () => action("reprocessWebhookEvent")({ eventId: randomUUID() }) as never },
 };
 
 /** Session actions: they exist for people who are not (or not yet) signed in, so they have no role gate by design. */
@@ -336,6 +347,9 @@ const routes: Record<string, Partial<Record<string, RouteCase>> | { publicBecaus
   },
   "app/(dashboard)/links/export/route.ts": {
     GET: { url: () => "http://linkdesk.test/links/export", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
+  },
+  "app/(dashboard)/webhooks/export/route.ts": {
+    GET: { url: () => "http://linkdesk.test/webhooks/export", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
   },
   "app/api/auth/[...nextauth]/route.ts": { publicBecause: "Auth.js's own sign-in, callback and sign-out endpoints, guarded by its CSRF token" },
   "app/api/health/route.ts": {

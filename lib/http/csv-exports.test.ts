@@ -101,6 +101,18 @@ const exports: Record<string, ExportCase> = {
       );
     },
   },
+  "app/(dashboard)/webhooks/export/route.ts": {
+    url: () => "http://linkdesk.test/webhooks/export",
+    async seed(db) {
+      const { webhookEvents } = await import("../db/schema");
+      await db.insert(webhookEvents).values(
+        FORMULAS.flatMap((formula, i) => [
+          { verification: "verified" as const, outcome: "failed" as const, event: formula, linkId: formula, detail: formula, idempotencyKey: `${formula}${i}`, deliveryToken: formula, kid: formula, sourceAddress: formula, body: { note: formula } },
+          { verification: "refused" as const, outcome: "refused" as const, refusal: formula, sourceAddress: formula },
+        ]),
+      );
+    },
+  },
 };
 
 beforeAll(async () => {

@@ -1,0 +1,5 @@
+import { WebhooksPageSkeleton } from "@/components/webhooks/webhooks-page-skeleton";
+
+export default function Loading() {
+  return <WebhooksPageSkeleton />;
+}
