@@ -13,6 +13,7 @@ import { TransactionsDesk } from "@/components/transactions/transactions-desk";
 import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
 import { UpstreamProblem } from "@/components/upstream-problem";
+import { LinkEvents } from "@/components/webhooks/link-events";
 import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
 import { getBudget, secondsUntil } from "@/lib/budget";
@@ -196,6 +197,7 @@ export default async function LinkPage({
           )}
         </section>
 
+        <LinkEvents linkId={shown.link_id} />
         {audit}
       </div>
     </>
