@@ -13,7 +13,7 @@ interface DeliveryView {
   last_status: number | null;
   last_error: string | null;
   payload: Record<string, unknown>;
-  attempt_log: { attempt: number; status: number | null; kid: string }[];
+  attempt_log: { attempt: number; status: number | null; kid: string; duration_ms: number }[];
 }
 
 type Jwks = { keys: { kid: string; alg: string; use: string; kty: string; crv: string }[] };
@@ -153,6 +153,13 @@ describe("webhook deliveries", () => {
     expect(requests.map((request) => request.body.webhook_idempotency_key)).toEqual(keys);
     // Each waited for the answer to the one before.
     for (let i = 1; i < requests.length; i++) expect(requests[i]!.receivedAt - requests[i - 1]!.receivedAt).toBeGreaterThanOrEqual(390);
+    // Each attempt records how long the receiver took to answer.
+    const recorded = await settled(t, linkId, 3);
+    for (const delivery of recorded) {
+      expect(delivery.attempt_log).toHaveLength(1);
+      expect(delivery.attempt_log[0]!.duration_ms).toBeGreaterThanOrEqual(390);
+      expect(delivery.attempt_log[0]!.duration_ms).toBeLessThan(5000);
+    }
   });
 
   it("nothing goes to a link without a webhook; the seed's display webhooks (RFC 2606 names) are recorded as skipped", async () => {

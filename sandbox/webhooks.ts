@@ -15,6 +15,8 @@ export interface DeliveryAttempt {
   status: number | null;
   error: string | null;
   kid: string;
+  /** From the request's start to the receiver's status line (or to the error): the receiver's acknowledgement time. */
+  duration_ms: number;
 }
 
 export interface Delivery {
@@ -227,6 +229,8 @@ export class WebhookDispatcher {
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
     let status: number | null = null;
     let error: string | null = null;
+    const started = performance.now();
+    let answeredAfterMs: number | null = null;
     try {
       const response = await fetch(delivery.url, {
         method: "POST",
@@ -242,6 +246,7 @@ export class WebhookDispatcher {
         // A redirect is an answer that is not 2xx: the upstream does not follow it.
         redirect: "manual",
       });
+      answeredAfterMs = performance.now() - started;
       status = response.status;
       await response.body?.cancel().catch(() => undefined);
       if (status < 200 || status >= 300) error = `the receiver answered ${status}`;
@@ -255,7 +260,8 @@ export class WebhookDispatcher {
     delivery.attempts = attempt;
     delivery.last_status = status;
     delivery.last_error = error;
-    delivery.attempt_log.push({ attempt, at: iso(this.now()), status, error, kid });
+    const durationMs = Math.round((answeredAfterMs ?? performance.now() - started) * 100) / 100;
+    delivery.attempt_log.push({ attempt, at: iso(this.now()), status, error, kid, duration_ms: durationMs });
     return { status, error };
   }
 
