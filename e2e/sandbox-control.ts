@@ -65,7 +65,7 @@ async function upstreamToken(): Promise<string> {
 }
 
 /** One call to an upstream route of the sandbox, with a bearer token; the JSON answer, or an error naming the status. */
-export async function upstreamCall<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+export async function upstreamCall<T>(method: "GET" | "POST" | "PATCH", path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${sandboxUrl()}${path}`, {
     method,
     headers: {
