@@ -368,6 +368,9 @@ const routes: Record<string, Partial<Record<string, RouteCase>> | { publicBecaus
     GET: { url: () => "http://linkdesk.test/api/rate-limits", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
   },
   "app/api/ready/route.ts": { publicBecause: "the readiness probe of a process manager or load balancer: no secrets, no upstream call" },
+  "app/api/webhooks/upstream/route.ts": {
+    publicBecause: "the upstream's webhooks: no staff session, the ES256 signature over the exact body is the credential (lib/webhooks/receive.test.ts refuses every unsigned, forged, replayed or tampered request)",
+  },
   "app/(dashboard)/import/[jobId]/export/route.ts": {
     // As its JSON form: the matrix's job is a correction, so "no such import".
     GET: { url: () => `http://linkdesk.test/import/${jobId}/export`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 404 },
