@@ -153,6 +153,15 @@ export function describeSlot(slot: ProductRefreshSlot): string {
   return `${slot.label}: may be refreshed again at ${atText(slot.nextAt)} (${since}).`;
 }
 
+/** A product's slot with its sentence, as the link page offers it. */
+export interface RefreshOffer extends ProductRefreshSlot {
+  sentence: string;
+}
+
+export async function refreshOffers(link: WireLink, options: { budget?: Budget; now?: number } = {}): Promise<RefreshOffer[]> {
+  return (await refreshSchedule(link, options)).map((slot) => ({ ...slot, sentence: describeSlot(slot) }));
+}
+
 // --- the three verbs ---
 
 /** Has the upstream send the link's webhook a test event under a fresh idempotency key; answers the delivery's token. */
@@ -199,7 +208,7 @@ export async function refreshLinkProducts(api: UpstreamApi, linkId: string, prod
   options.report?.({
     after: Object.fromEntries(products.map((product) => [product, { refreshedAt: link.products[product]?.refreshed_at ?? null, lastAttemptedAt: link.products[product]?.last_attempted_at ?? null }])),
   });
-  return { products: [...products], state: link.state, slots: await refreshSchedule(link, { budget }) };
+  return { products: [...products], state: link.state, slots: await refreshOffers(link, { budget }) };
 }
 
 export interface LinkSettings {

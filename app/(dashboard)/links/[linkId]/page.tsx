@@ -7,6 +7,7 @@ import { utcText } from "@/components/links/detail/format";
 import { LinkAccounts, LinkAccountsSkeleton } from "@/components/links/detail/link-accounts";
 import { LinkAuditHistory, LinkAuditHistorySkeleton } from "@/components/links/detail/link-audit-history";
 import { LinkFields } from "@/components/links/detail/link-fields";
+import { LinkOperations } from "@/components/links/detail/link-operations";
 import { ProductStatusTable } from "@/components/links/detail/product-status-table";
 import { RefreshLinkButton } from "@/components/links/refresh-buttons";
 import { TransactionsDesk } from "@/components/transactions/transactions-desk";
@@ -154,6 +155,8 @@ export default async function LinkPage({
           </h2>
           <ProductStatusTable products={shown.products} />
         </section>
+
+        <LinkOperations link={shown} role={staff.role} deleted={deleted} />
 
         <section aria-labelledby="link-accounts-heading" className="space-y-2">
           <h2 id="link-accounts-heading" className="text-lg font-semibold">
