@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Page, expect, test } from "@playwright/test";
+import { LINK_ERROR_INFO } from "../lib/links/error-codes";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { type Started, startDashboard, startSandbox } from "../scripts/processes";
 import { signInAs } from "./session";
@@ -24,7 +25,12 @@ let token: string;
 async function sandboxCall<T>(method: string, route: string, body?: unknown): Promise<T> {
   const response = await fetch(`${sandbox.url}${route}`, {
     method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "X-Client-Id": SANDBOX_DEFAULTS.clientId,
+      "X-Client-Secret": SANDBOX_DEFAULTS.clientSecret,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!response.ok) throw new Error(`${method} ${route}: HTTP ${response.status} ${await response.text()}`);
@@ -92,13 +98,14 @@ test("a link the dashboard never listed is learned from its first webhook, and e
   await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).toHaveCount(0);
 
   await sandboxCall("POST", `/_sandbox/links/${linkId}/state`, { state: "error", error_code: "institution_error" });
-  await expectLinkRow(page, linkId, /Institution error/);
+  const outage = LINK_ERROR_INFO.institution_error.label;
+  await expectLinkRow(page, linkId, new RegExp(`Error.*${outage}.*Webhook`));
   // The sandbox no longer lists it (not active), yet Linkdesk has it.
   const listed = await sandboxCall<{ links: { link_id: string }[] }>("GET", "/links?limit=5000");
   expect(listed.links.map((l) => l.link_id)).not.toContain(linkId);
 
   await page.goto(`${dashboard.url}/links/${linkId}`);
-  await expect(page.getByRole("main")).toContainText("Institution error");
+  await expect(page.getByRole("main")).toContainText(outage);
 
   await page.goto(`${dashboard.url}/health`);
   await expect(page.getByTestId("health-freshness")).toContainText(/Newest webhook event (just now|\d+ s ago)/);
@@ -107,7 +114,7 @@ test("a link the dashboard never listed is learned from its first webhook, and e
   // Back to connected: the list follows, again without a sync.
   await sandboxCall("POST", `/_sandbox/links/${linkId}/state`, { state: "connected" });
   await expectLinkRow(page, linkId, /Connected/);
-  await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).not.toContainText("Institution error");
+  await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).not.toContainText(outage);
 });
 
 test("a request without the upstream's signature changes nothing and is answered with the reason", async ({ page, request }) => {
