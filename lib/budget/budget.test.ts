@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Budget, BudgetExceeded, BudgetUnavailable } from "./budget";
+import { Budget, BudgetExceeded, BudgetUnavailable, type BudgetWait } from "./budget";
 import { createMemoryStore } from "./memory-store";
 import type { BudgetStore } from "./types";
 
@@ -57,10 +57,10 @@ describe("Budget", () => {
     expect(slept.length).toBeGreaterThan(0);
   });
 
-  it("lets queued work wait for its slot, in order, and says until when it waits", async () => {
+  it("lets queued work wait for its slot, in order, and says on which limit and until when it waits", async () => {
     let clock = 0;
     const store = createMemoryStore({ now: () => clock });
-    const waits: number[] = [];
+    const waits: BudgetWait[] = [];
     const b = new Budget({
       store,
       clientId: "c",
@@ -76,11 +76,13 @@ describe("Budget", () => {
     const order: number[] = [];
     await Promise.all(
       [1, 2, 3].map((n) =>
-        b.reserve("PATCH /links/{id}", { linkId: "mk_q" }, { mode: "queued", onWait: (at) => waits.push(at.getTime()) }).then(() => order.push(n)),
+        b.reserve("PATCH /links/{id}", { linkId: "mk_q" }, { mode: "queued", onWait: (wait) => waits.push(wait) }).then(() => order.push(n)),
       ),
     );
     expect(order).toEqual([1, 2, 3]);
     expect(waits.length).toBeGreaterThanOrEqual(2);
+    // The limit by its rule, not by its key: no link id, client id or app id reaches whoever waits.
+    expect(waits[0]).toEqual({ endpoint: "PATCH /links/{id}", scope: "link", reason: "full", nextSlotAt: expect.any(Date) });
     expect(clock).toBeGreaterThanOrEqual(2 * 61_000);
   });
 

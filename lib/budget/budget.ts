@@ -1,7 +1,7 @@
 import type { RateLimitScope } from "../upstream/rate-limits";
 import { brandError, hasErrorBrand } from "../error-brand";
 import { BudgetUnavailableError, isBudgetUnavailable } from "./errors";
-import type { CallMode, CallScopes } from "../upstream/client";
+import type { BudgetWait, CallMode, CallScopes } from "../upstream/client";
 import { type BudgetShares, keysFor, refreshProductOf } from "./rules";
 import type { BudgetKey, BudgetStore, BudgetedKey } from "./types";
 
@@ -16,7 +16,7 @@ export { BudgetUnavailableError as BudgetUnavailable, isBudgetUnavailable };
 // time of the next slot (a page's read, which shows what Linkdesk already has instead of holding the page open). Nothing is sent
 // that the budget forbids; an upstream 429 closes the call's keys for every instance until its Retry-After.
 
-export type { CallMode };
+export type { BudgetWait, CallMode };
 
 
 /** No room for this call within the wait allowed: says when the next slot frees. */
@@ -59,8 +59,8 @@ export interface BudgetOptions {
 export interface ReserveOptions {
   mode?: CallMode;
   signal?: AbortSignal;
-  /** Queued work hears when it waits, and until when. */
-  onWait?: (nextSlotAt: Date) => void;
+  /** Queued work hears when it waits, on which limit (its endpoint and scope, not the key's ids), and until when. */
+  onWait?: (wait: BudgetWait) => void;
 }
 
 export class Budget {
@@ -132,7 +132,7 @@ export class Budget {
       opts.signal?.throwIfAborted();
       const result = await this.guard(() => this.options.store.tryReserve(keys));
       if (result.ok) return;
-      opts.onWait?.(result.nextSlotAt);
+      opts.onWait?.({ endpoint: result.blockedBy.endpoint, scope: result.blockedBy.scope, reason: result.reason, nextSlotAt: result.nextSlotAt });
       await this.sleep(Math.max(10, result.nextSlotAt.getTime() - this.now()), opts.signal);
     }
   }

@@ -134,6 +134,14 @@ export function estimateTimeLeft(calls: number, headrooms: KeyHeadroom[], now = 
   return worst;
 }
 
+/**
+ * A limit as the pages name it: "the per-link limit of GET /links/{id}/transactions", the endpoint as the spec's table
+ * writes it and never a key's ids; "closed" after the upstream answered 429, until its Retry-After.
+ */
+export function describeLimit(limit: { endpoint: string; scope: RateLimitScope }, closed = false): string {
+  return `the per-${limit.scope} limit of ${limit.endpoint}${closed ? " (closed after a 429 from the upstream)" : ""}`;
+}
+
 export function describeDuration(seconds: number): string {
   if (seconds < 5) return "a few seconds";
   if (seconds < 90) return `about ${Math.ceil(seconds / 5) * 5} s`;

@@ -5,6 +5,7 @@ import { connect as connectTls } from "node:tls";
 import type { z } from "zod";
 import { UpstreamError, isUpstreamError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
+import type { RateLimitScope } from "./rate-limits";
 import { accessTokenResponseSchema, errorEnvelopeSchema, type Product } from "./schemas";
 
 // The one door to the upstream: base URL, client credentials, the access token, timeouts, error parsing and response
@@ -34,11 +35,23 @@ export interface CallScopes {
 export type CallMode = "interactive" | "queued" | "view";
 
 /**
+ * What a queued call waits for, as the rate budget tells it: the limit (the spec's endpoint and scope, never the key's
+ * ids) with no room now, and when its next slot frees. "closed": the upstream answered 429 and the limit is shut until
+ * its Retry-After.
+ */
+export interface BudgetWait {
+  endpoint: string;
+  scope: RateLimitScope;
+  reason: "full" | "closed";
+  nextSlotAt: Date;
+}
+
+/**
  * The rate budget as the client sees it: a slot is reserved before every call is sent (or the call is refused), and
  * a 429 is reported so the budget closes the call's keys.
  */
 export interface CallGate {
-  reserve(endpoint: string, scopes: CallScopes, opts: { mode?: CallMode; signal?: AbortSignal }): Promise<unknown>;
+  reserve(endpoint: string, scopes: CallScopes, opts: { mode?: CallMode; signal?: AbortSignal; onWait?: (wait: BudgetWait) => void }): Promise<unknown>;
   rateLimited(endpoint: string, scopes: CallScopes, retryAt: Date | undefined, retryAfterHeader: string | null): Promise<void>;
   /**
    * The upstream declined the call (a 4xx answer, 429 included): it did nothing. A slot that stands for something
@@ -76,6 +89,8 @@ export interface UpstreamRequest<S extends z.ZodType> {
   mode?: CallMode;
   /** Stops waiting for a budget slot. A request already sent is never aborted: its outcome would be unknown. */
   signal?: AbortSignal;
+  /** A queued call hears each time it has to wait for a slot, on which limit and until when. */
+  onWait?: (wait: BudgetWait) => void;
   /**
    * Runs after the budget slot is reserved and right before the request goes out; throwing stops the call unsent. A
    * durable job records "sent" here, so a crash after this point is known to need checking before any resend.
@@ -220,7 +235,7 @@ export class UpstreamClient {
     };
     if (req.body !== undefined) headers["Content-Type"] = "application/json";
     const scopes = req.scopes ?? {};
-    await this.gate?.reserve(req.endpoint, scopes, { mode: req.mode, signal: req.signal });
+    await this.gate?.reserve(req.endpoint, scopes, { mode: req.mode, signal: req.signal, onWait: req.onWait });
     await req.beforeSend?.();
     const body = await this.gated(req.endpoint, scopes, () => this.exchange({
       endpoint: req.endpoint,

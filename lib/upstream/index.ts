@@ -6,7 +6,7 @@ import { getEnv } from "../env";
 import type { LinkSource } from "../db/schema";
 import { recordLinks } from "../links/read-model";
 import { logger } from "../logger";
-import { type CallMode, UpstreamClient } from "./client";
+import { type BudgetWait, type CallMode, UpstreamClient } from "./client";
 import {
   accountResponseSchema,
   accountsResponseSchema,
@@ -40,6 +40,8 @@ export interface CallOptions {
   mode?: CallMode;
   /** Stops a queued call's wait for its budget slot (never a request in flight). */
   signal?: AbortSignal;
+  /** A queued call hears each time it waits for a budget slot: on which limit, and until when (a job's page says so). */
+  onWait?: (wait: BudgetWait) => void;
   /** Runs right before the request goes out, after its budget slot is reserved (see UpstreamRequest.beforeSend). */
   beforeSend?: () => Promise<void>;
   /** Where the links in the answer count as learned from, for a link new to the read model (default: an answer). */
