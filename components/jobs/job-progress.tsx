@@ -65,9 +65,9 @@ export function summary(job: JobView): string {
     case "running": {
       const pace = finite(job.perMinute) && job.perMinute > 0 ? `, ${job.perMinute}/min` : "";
       const left = finite(job.etaSeconds) ? `${describeDuration(job.etaSeconds)} left` : null;
-      const waiting = job.waiting && finite(job.waiting.nextSlotInS) ? job.waiting : null;
+      const waiting = job.waiting && finite(job.waiting.nextSlotInS) && typeof job.waiting.limit === "string" ? job.waiting : null;
       if (waiting) {
-        return `${tally}${pace}. Waiting for rate-limit slots (${waiting.scope} limit), next in ${waiting.nextSlotInS} s${left ? `; ${left}` : ""}.`;
+        return `${tally}${pace}. Waiting for ${waiting.limit}, next slot in ${waiting.nextSlotInS} s${left ? `; ${left}` : ""}.`;
       }
       return `${tally}${pace}${left ? `, ${left}` : ""}.`;
     }

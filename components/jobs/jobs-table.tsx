@@ -36,7 +36,9 @@ const columns = helper.columns([
     id: "progress",
     header: "Progress",
     enableSorting: false,
-    cell: ({ row }) => <span className="whitespace-nowrap tabular-nums text-slate-700">{summary(row.original)}</span>,
+    // A job waiting for a slot names the limit and its endpoint: the sentence wraps rather than widening the table.
+    meta: { cellClassName: "min-w-64 whitespace-normal" },
+    cell: ({ row }) => <span className="tabular-nums text-slate-700">{summary(row.original)}</span>,
   }),
   helper.accessor("linkId", {
     id: "link",

@@ -56,8 +56,13 @@ describe("jobIsLive", () => {
 
 describe("summary", () => {
   it("says which limit a job waits on and when its next slot frees, with the time left counting the wait", () => {
-    expect(summary(view({ waiting: { scope: "per-link", nextSlotInS: 12 }, etaSeconds: 12 }))).toBe(
-      "30 done of 50, 30/min. Waiting for rate-limit slots (per-link limit), next in 12 s; about 15 s left.",
+    const limit = "the per-link limit of GET /links/{id}/transactions";
+    expect(summary(view({ waiting: { limit, nextSlotInS: 12 }, etaSeconds: 12 }))).toBe(
+      "30 done of 50, 30/min. Waiting for the per-link limit of GET /links/{id}/transactions, next slot in 12 s; about 15 s left.",
+    );
+    // Closed after a 429: said so, with the time its Retry-After ends.
+    expect(summary(view({ waiting: { limit: `${limit} (closed after a 429 from the upstream)`, nextSlotInS: 30 }, etaSeconds: 95 }))).toBe(
+      "30 done of 50, 30/min. Waiting for the per-link limit of GET /links/{id}/transactions (closed after a 429 from the upstream), next slot in 30 s; about 2 min left.",
     );
     expect(summary(view())).toBe("30 done of 50, 30/min, about 40 s left.");
   });
@@ -65,6 +70,8 @@ describe("summary", () => {
   it("never shows NaN or undefined, even for an answer missing the newer figures", () => {
     const partial = view({ etaSeconds: Number.NaN, perMinute: undefined as never, waiting: undefined as never });
     expect(summary(partial)).toBe("30 done of 50.");
-    expect(summary(view({ waiting: { scope: "per-app", nextSlotInS: Number.NaN }, etaSeconds: null }))).toBe("30 done of 50, 30/min.");
+    expect(summary(view({ waiting: { limit: "the per-app limit of POST /links/import", nextSlotInS: Number.NaN }, etaSeconds: null }))).toBe("30 done of 50, 30/min.");
+    // An older instance's answer named only the scope: its wait is left out rather than shown as "undefined".
+    expect(summary(view({ waiting: { scope: "per-app", nextSlotInS: 12 } as never, etaSeconds: null }))).toBe("30 done of 50, 30/min.");
   });
 });

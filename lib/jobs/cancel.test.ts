@@ -102,8 +102,8 @@ describe.each(databases)("$kind", (target) => {
     runner.start();
     await waitFor("the engine to hold two items", async () => runner.busy, (busy) => busy === 2);
     const waiting = (await readJobView(db, job.id, { budget }))!;
-    expect(waiting).toMatchObject({ state: "running", counts: { pending: 4, sent: 0 }, waiting: { scope: "per-link" } });
-    expect(summary(waiting)).toMatch(/^0 done of 4\. Waiting for rate-limit slots \(per-link limit\), next in \d+ s; about .+ left\.$/);
+    expect(waiting).toMatchObject({ state: "running", counts: { pending: 4, sent: 0 }, waiting: { limit: "the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment" } });
+    expect(summary(waiting)).toMatch(/^0 done of 4\. Waiting for the per-link limit of POST \/links\/\{id\}\/transactions\/\{txn_id\}\/enrichment, next slot in \d+ s; about .+ left\.$/);
 
     expect(await applyControl(db, job.id, "cancel", actor.email)).toBe("cancelled");
     // Its next heartbeat finds the items no longer its own: it stops waiting and gives them back.

@@ -7,8 +7,10 @@ import type { Db } from "../db/client";
 import type { Job, JobItem } from "../db/schema";
 import { HEARTBEAT_MS, LEASE_TTL_MS, TAKEOVER_POLL_MS } from "../leases/timing";
 import type { UpstreamApi } from "../upstream";
+import type { BudgetWait } from "../upstream/client";
 import { type UpstreamError, describeUpstreamError, isUpstreamError } from "../upstream/errors";
 import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind";
+import { readWaitReason, waitReason } from "./waits";
 import {
   type ItemSettlement,
   claimWork,
@@ -17,6 +19,7 @@ import {
   jobsWithWork,
   markSent,
   readJob,
+  recordWait,
   releaseAllLeases,
   releaseItem,
   renewLeases,
@@ -260,15 +263,34 @@ export class JobRunner {
       return;
     }
     const input = parsed.data;
+    // A wait recorded by a holder that died while it waited is over: it is no reason for what comes next.
+    if (readWaitReason(item.reason)) item.reason = null;
     // The stored JSON is not needed past here (an import batch's is about 1 MB; several are in flight at once).
     item.input = null;
+    // Each wait of the item's calls for a budget slot is recorded on its row, for the job's page on any instance; in
+    // order, and before the call is marked sent, so a late write never outlives the wait it describes.
+    let waits = Promise.resolve();
+    const onWait = (wait: BudgetWait) => {
+      waits = waits
+        .then(() => recordWait(this.db, item.id, this.owner, waitReason(wait)))
+        .catch((error: unknown) => this.log.warn({ err: error, itemId: item.id, jobId: item.jobId }, "job engine: could not record an item's wait"));
+    };
     const context = (correlationId: string, beforeSend: () => Promise<void>): ItemContext => ({
       job,
       item,
       api: this.options.api,
       db: this.db,
-      callOptions: { correlationId, mode: "queued", signal, beforeSend },
-      readOptions: { mode: "queued", signal },
+      callOptions: {
+        correlationId,
+        mode: "queued",
+        signal,
+        onWait,
+        beforeSend: async () => {
+          await waits;
+          await beforeSend();
+        },
+      },
+      readOptions: { mode: "queued", signal, onWait },
       groupResults: () => groupResults(this.db, item),
     });
 

@@ -16,12 +16,13 @@ export interface ItemContext {
   db: Db;
   /**
    * Pass these to the upstream verb: the correlation id (on the audit row and the log line), queued mode (the call
-   * waits its budget slot), the stop signal, and the hook that records "sent" right before the request goes out.
+   * waits its budget slot), the stop signal, the hook that records a wait for a slot (the job's page names the limit),
+   * and the hook that records "sent" right before the request goes out.
    * For the call that does the item's work only: checks (reads) use `readOptions`.
    */
-  callOptions: Required<Pick<CallOptions, "correlationId" | "mode" | "signal" | "beforeSend">>;
-  /** For reads: queued mode and the stop signal, no "sent" record. */
-  readOptions: Required<Pick<CallOptions, "mode" | "signal">>;
+  callOptions: Required<Pick<CallOptions, "correlationId" | "mode" | "signal" | "beforeSend" | "onWait">>;
+  /** For reads: queued mode, the stop signal and the wait's record, no "sent" record. */
+  readOptions: Required<Pick<CallOptions, "mode" | "signal" | "onWait">>;
   /** Results of the settled items before this one in its group, in order. */
   groupResults(): Promise<unknown[]>;
 }

@@ -271,6 +271,18 @@ export async function markSent(db: Db, itemId: number, owner: string, correlatio
   return rows.rows.length > 0;
 }
 
+/**
+ * Records that the item's next call (or the read that checks it) waits for a rate-limit slot, as its reason in words
+ * (lib/jobs/waits.ts). Only while `owner` holds the item and it is unsettled: a late write never lands on a settled or
+ * given-back item. The job's page reads it (lib/jobs/view.ts) from any instance; markSent clears it.
+ */
+export async function recordWait(db: Db, itemId: number, owner: string, reason: string): Promise<void> {
+  await db
+    .update(jobItems)
+    .set({ reason, updatedAt: sql`now()` })
+    .where(and(eq(jobItems.id, itemId), eq(jobItems.leaseOwner, owner), inArray(jobItems.state, ["pending", "sent"]), sql`${jobItems.leaseUntil} > now()`));
+}
+
 export interface ItemSettlement {
   state: Extract<JobItemState, "done" | "failed" | "skipped" | "cancelled">;
   /** Replaces the stored input (what is kept of a done item). */

@@ -3,13 +3,15 @@ import { describe, expect, it } from "vitest";
 import { summary } from "@/components/jobs/job-progress";
 import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
-import { importFileRows } from "../db/schema";
+import { importFileRows, jobItems } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
 import { parseCsv } from "../http/csv";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND } from "./correction";
 import { IMPORT_ENDPOINT, IMPORT_KIND } from "./import";
-import { type Actor, type NewJobItem, applyControl, insertJob } from "./store";
+import { eq } from "drizzle-orm";
+import { type Actor, type NewJobItem, applyControl, claimItems, insertJob, markSent, recordWait } from "./store";
 import { ITEMS_PAGE_SIZE, type JobView, listJobItems, listJobs, readJobView, streamJobItemsCsv } from "./view";
+import { waitReason } from "./waits";
 
 // A job as its page reads it: whether its next calls wait for rate-limit slots and on which limit, a time left that
 // counts the wait from the first moment, and counts that add up however many items the job has.
@@ -51,19 +53,76 @@ describe.each(databases)("$kind", (target) => {
     await fill(budget, CORRECTION_ENDPOINT, { linkId }, 30);
     clock.t += 49_000;
     const view = (await readJobView(db, job.id, { budget }))!;
-    expect(view.waiting?.scope).toBe("per-link");
+    expect(view.waiting?.limit).toBe("the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment");
     expect(view.waiting?.nextSlotInS).toBeGreaterThanOrEqual(12);
     expect(view.waiting?.nextSlotInS).toBeLessThanOrEqual(13);
     // Nothing has moved yet: the time left is the budget's, the 20 calls going out as the next slots free.
     expect(view.perMinute).toBe(0);
     expect(view.etaSeconds).toBe(view.waiting!.nextSlotInS);
-    expect(summary(view)).toBe(`0 done of 20. Waiting for rate-limit slots (per-link limit), next in ${view.waiting!.nextSlotInS} s; about 15 s left.`);
+    expect(summary(view)).toBe(
+      `0 done of 20. Waiting for the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment, next slot in ${view.waiting!.nextSlotInS} s; about 15 s left.`,
+    );
     expectFigures(view);
 
     // More than a window's worth left: a whole window more for each further 30.
     const longer = await insertJob(db, { kind: CORRECTION_KIND, title: "waits longer", linkId, createdBy: actor, items: corrections(45) });
     const later = (await readJobView(db, longer.id, { budget }))!;
     expect(later.etaSeconds).toBe(later.waiting!.nextSlotInS + 61);
+  });
+
+  it("names the limit an item's call says it waits for, on any instance, until the call goes out", async () => {
+    const db = target.database.db;
+    const linkId = `mk_${randomUUID()}`;
+    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "a read waits", linkId, createdBy: actor, items: corrections(3) });
+    const [held] = await claimItems(db, job.id, "instance-a", 1);
+    // The correction first reads the transaction: that read waits on its own endpoint's per-link limit.
+    const wait = { endpoint: "GET /links/{id}/transactions", scope: "link", reason: "full", nextSlotAt: new Date(Date.now() + 12_000) } as const;
+    await recordWait(db, held!.id, "instance-a", waitReason(wait));
+    // An instance that does not hold the item writes nothing on it.
+    await recordWait(db, held!.id, "instance-b", waitReason({ ...wait, scope: "app", nextSlotAt: new Date(Date.now() + 40_000) }));
+    // Read with no budget at all: what the item recorded is enough, whichever instance serves the page.
+    const view = (await readJobView(db, job.id, { budget: null }))!;
+    expect(view.waiting?.limit).toBe("the per-link limit of GET /links/{id}/transactions");
+    expect(view.waiting!.nextSlotInS).toBeGreaterThanOrEqual(11);
+    expect(view.waiting!.nextSlotInS).toBeLessThanOrEqual(12);
+    // The time left counts the wait, though nothing has moved yet.
+    expect(view.etaSeconds).toBe(view.waiting!.nextSlotInS);
+    expect(summary(view)).toBe(`0 done of 3. Waiting for the per-link limit of GET /links/{id}/transactions, next slot in ${view.waiting!.nextSlotInS} s; about 15 s left.`);
+    expectFigures(view);
+    const [listed] = (await listJobs(db, { linkId, limit: 1 }, { budget: null })).jobs;
+    expect(listed!.waiting).toEqual(view.waiting);
+    // The items table says why that item has not gone yet.
+    const reasons = (await listJobItems(db, job)).map((i) => i.reason);
+    expect(reasons).toEqual(["Waiting for the per-link limit of GET /links/{id}/transactions.", null, null]);
+
+    // The slot came and the call went out: no wait left, on the job or on the item.
+    expect(await markSent(db, held!.id, "instance-a", randomUUID())).toBe(true);
+    expect((await readJobView(db, job.id, { budget: null }))!).toMatchObject({ waiting: null, etaSeconds: null });
+    expect((await listJobItems(db, job))[0]!.reason).toBeNull();
+  });
+
+  it("says a limit the upstream closed with a 429 is closed, and forgets a wait whose holder is gone", async () => {
+    const db = target.database.db;
+    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "closed", linkId: `mk_${randomUUID()}`, createdBy: actor, items: corrections(2) });
+    const [held] = await claimItems(db, job.id, "instance-a", 1);
+    await recordWait(db, held!.id, "instance-a", waitReason({ endpoint: CORRECTION_ENDPOINT, scope: "link", reason: "closed", nextSlotAt: new Date(Date.now() + 30_000) }));
+    const view = (await readJobView(db, job.id, { budget: null }))!;
+    expect(view.waiting?.limit).toBe("the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment (closed after a 429 from the upstream)");
+    expect(summary(view)).toMatch(/^0 done of 2\. Waiting for the per-link limit of .+ \(closed after a 429 from the upstream\), next slot in (29|30) s; about 30 s left\.$/);
+    // Its holder died (its lease lapsed): the wait is nobody's now, and neither the job nor the item claims it.
+    await db.update(jobItems).set({ leaseUntil: new Date(Date.now() - 1_000) }).where(eq(jobItems.id, held!.id));
+    expect((await readJobView(db, job.id, { budget: null }))!.waiting).toBeNull();
+    expect((await listJobItems(db, job))[0]!.reason).toBeNull();
+    // Another instance takes it over and waits in turn; a slot that has come is no wait any more.
+    const [again] = await claimItems(db, job.id, "instance-c", 1);
+    const full = (inMs: number) => waitReason({ endpoint: CORRECTION_ENDPOINT, scope: "link", reason: "full", nextSlotAt: new Date(Date.now() + inMs) });
+    await recordWait(db, again!.id, "instance-c", full(-500));
+    expect((await readJobView(db, job.id, { budget: null }))!.waiting).toBeNull();
+    await recordWait(db, again!.id, "instance-c", full(30_000));
+    expect((await readJobView(db, job.id, { budget: null }))!.waiting).not.toBeNull();
+    // Nor does a paused job wait for anything.
+    expect(await applyControl(db, job.id, "pause", actor.email)).toBe("paused");
+    expect((await readJobView(db, job.id, { budget: null }))!.waiting).toBeNull();
   });
 
   it("gives a time left from the first moment, from the plan's calls and the budget's room, before any pace is seen", async () => {
@@ -95,8 +154,8 @@ describe.each(databases)("$kind", (target) => {
     // POST /links/import: 60 a minute per app upstream, 30 of them Linkdesk's.
     await fill(budget, IMPORT_ENDPOINT, {}, 30);
     const [listed] = (await listJobs(db, { kind: IMPORT_KIND, limit: 1 }, { budget })).jobs;
-    expect(listed).toMatchObject({ id: job.id, waiting: { scope: "per-app" } });
-    expect(summary(listed!)).toMatch(/^0 done of 3\. Waiting for rate-limit slots \(per-app limit\), next in \d+ s; about \d+ s left\.$/);
+    expect(listed).toMatchObject({ id: job.id, waiting: { limit: "the per-app limit of POST /links/import" } });
+    expect(summary(listed!)).toMatch(/^0 done of 3\. Waiting for the per-app limit of POST \/links\/import, next slot in \d+ s; about \d+ s left\.$/);
     expect(await applyControl(db, job.id, "pause", actor.email)).toBe("paused");
     const paused = (await readJobView(db, job.id, { budget }))!;
     expect(paused).toMatchObject({ waiting: null, etaSeconds: null });

@@ -2,31 +2,31 @@ import "server-only";
 import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { getBudget } from "../budget";
 import { type Budget, secondsUntil } from "../budget/budget";
-import { type KeyHeadroom, estimateTimeLeft, headroomOf } from "../budget/headroom";
+import { type KeyHeadroom, describeLimit, estimateTimeLeft, headroomOf } from "../budget/headroom";
 import type { BudgetUsage } from "../budget/types";
 import type { Db } from "../db/client";
 import { type Job, type JobItemState, type JobState, importFileRows, jobItemStates, jobItems, jobStates, jobs } from "../db/schema";
 import { csvRecord } from "../http/csv";
 import { formatAmount } from "../transactions/rows";
-import type { RateLimitScope } from "../upstream/rate-limits";
 import { CORRECTION_KIND } from "./correction";
 import { IMPORT_KIND } from "./import";
 import { jobKind } from "./kinds";
 import type { JobListQuery } from "./filters";
 import { type JobControl, controlsFor } from "./store";
+import { itemReasonNow, readWaitReason } from "./waits";
 
 // Jobs as people read them: progress, rate and time left, the items with their outcomes, CSV of results and failures.
 // Counts and totals come from counting the job's items, never from a page of them.
 
 export type ItemCounts = Record<JobItemState, number>;
 
-/** A rate limit as the page names it: "per-link limit". */
-export type WaitScope = `per-${RateLimitScope}`;
-
 /** The job's next calls wait for a rate-limit slot. */
 export interface JobWait {
-  /** The limit with no room now (the one whose next slot frees last, when several have none). */
-  scope: WaitScope;
+  /**
+   * The limit with no room now, in words: "the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment".
+   * The endpoint as the spec's table writes it and the scope, never a key's ids.
+   */
+  limit: string;
   /** Seconds until its next slot frees (or its closure after a 429 ends); at least 1. */
   nextSlotInS: number;
 }
@@ -54,7 +54,11 @@ export interface JobView {
    * then). Null when neither tells (nothing moved yet and the budget has room) or nothing is left.
    */
   etaSeconds: number | null;
-  /** Set while a running job's next calls wait for rate-limit slots; null otherwise, or when the budget is unreadable. */
+  /**
+   * Set while a running job's next calls wait for rate-limit slots: the wait its items' calls recorded (what the budget
+   * told them), else what the budget's usage says of the kind's endpoint on the job's link. Null otherwise, or when
+   * neither can be read.
+   */
   waiting: JobWait | null;
   controls: JobControl[];
   /** Whether the job's work can be undone as a job (a finished correction with items done, not undone yet). */
@@ -75,19 +79,29 @@ interface BudgetOutlook {
 /** The pace is taken over the last minute, or since the job started when that is shorter (but at least this long). */
 const MIN_PACE_WINDOW_S = 5;
 
-function etaOf(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetOutlook | null, now: number): number | null {
+function etaOf(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetOutlook | null, wait: JobWait | null, now: number): number | null {
   const left = counts.pending + counts.sent;
   if (job.state !== "running" || left === 0) return null;
   // The call that waits for a slot now is the next to settle: the pace of the minute before says nothing of it.
-  if (outlook?.waiting) return Math.max(outlook.seconds, outlook.waiting.nextSlotInS);
+  if (wait) return Math.max(outlook?.seconds ?? 0, wait.nextSlotInS);
   const paceWindowS = Math.min(60, Math.max(MIN_PACE_WINDOW_S, (now - job.createdAt.getTime()) / 1000));
   const paceS = perMinute > 0 ? Math.ceil((left / perMinute) * paceWindowS) : null;
   if (paceS !== null) return Math.max(paceS, outlook?.seconds ?? 0);
   return outlook && outlook.seconds > 0 ? outlook.seconds : null;
 }
 
-function toView(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetOutlook | null, now: number, undoneBy: string | null = null): JobView {
+interface ViewInputs {
+  counts: ItemCounts;
+  perMinute: number;
+  outlook: BudgetOutlook | null;
+  /** The wait its items' calls recorded, when one does now. */
+  recorded: JobWait | null;
+  undoneBy: string | null;
+}
+
+function toView(job: Job, { counts, perMinute, outlook, recorded, undoneBy }: ViewInputs, now: number): JobView {
   const settled = counts.done + counts.failed + counts.skipped + counts.cancelled;
+  const wait = job.state === "running" && counts.pending + counts.sent > 0 ? (recorded ?? outlook?.waiting ?? null) : null;
   const kind = jobKind(job.kind);
   const finished = job.state === "done" || job.state === "cancelled";
   return {
@@ -106,8 +120,8 @@ function toView(job: Job, counts: ItemCounts, perMinute: number, outlook: Budget
     counts,
     settled,
     perMinute,
-    etaSeconds: etaOf(job, counts, perMinute, outlook, now),
-    waiting: job.state === "running" && counts.pending > 0 ? (outlook?.waiting ?? null) : null,
+    etaSeconds: etaOf(job, counts, perMinute, outlook, wait, now),
+    waiting: wait,
     controls: controlsFor(job.state, counts),
     undoable: finished && job.kind === "correction" && job.undoesJobId === null && counts.done > 0 && undoneBy === null,
     undoneBy,
@@ -193,7 +207,30 @@ function waitOf(headrooms: KeyHeadroom[], now: number): JobWait | null {
     if (h.remaining > 0 || !h.nextSlotAt) continue;
     if (!blocked || h.nextSlotAt.getTime() > blocked.nextSlotAt!.getTime()) blocked = h;
   }
-  return blocked ? { scope: `per-${blocked.key.scope}`, nextSlotInS: secondsUntil(blocked.nextSlotAt!, now) } : null;
+  return blocked ? { limit: describeLimit(blocked.key, blocked.closedUntil !== null), nextSlotInS: secondsUntil(blocked.nextSlotAt!, now) } : null;
+}
+
+/**
+ * The waits running jobs' items recorded (store.recordWait): per job, of the items whose holder still holds them, the
+ * wait whose slot frees first. A lapsed holder's wait is nobody's, and one whose slot has come is over.
+ */
+async function recordedWaitsOf(db: Db, jobIds: string[], now: number): Promise<Map<string, JobWait>> {
+  const result = new Map<string, JobWait>();
+  if (jobIds.length === 0) return result;
+  const rows = await db.execute<{ job_id: string; reason: string | null }>(sql`
+    select job_id, reason from job_items
+    where job_id in ${sql`(${sql.join(jobIds.map((id) => sql`${id}::uuid`), sql`, `)})`}
+      and state in ('pending', 'sent') and lease_until > now() and reason like 'Waiting for %'
+  `);
+  const firsts = new Map<string, { limit: string; until: Date }>();
+  for (const row of rows.rows) {
+    const wait = readWaitReason(row.reason);
+    if (!wait || wait.until.getTime() <= now) continue;
+    const seen = firsts.get(row.job_id);
+    if (!seen || wait.until < seen.until) firsts.set(row.job_id, wait);
+  }
+  for (const [jobId, wait] of firsts) result.set(jobId, { limit: wait.limit, nextSlotInS: secondsUntil(wait.until, now) });
+  return result;
 }
 
 export async function readJobView(db: Db, jobId: string, opts: JobViewOptions = {}): Promise<JobView | null> {
@@ -203,8 +240,9 @@ export async function readJobView(db: Db, jobId: string, opts: JobViewOptions = 
   const counts = entry?.counts ?? zeroCounts();
   const now = opts.now ?? Date.now();
   const outlook = (await outlooksOf(opts, [{ job, counts }], now)).get(job.id) ?? null;
+  const recorded = job.state === "running" ? ((await recordedWaitsOf(db, [job.id], now)).get(job.id) ?? null) : null;
   const undoneBy = (await undoJobsOf(db, [job.id])).get(job.id) ?? null;
-  return toView(job, counts, entry?.perMinute ?? 0, outlook, now, undoneBy);
+  return toView(job, { counts, perMinute: entry?.perMinute ?? 0, outlook, recorded, undoneBy }, now);
 }
 
 export type JobListFilters = JobListQuery & { limit?: number };
@@ -227,8 +265,11 @@ export async function listJobs(db: Db, filters: JobListFilters = {}, opts: JobVi
   const entries = rows.map((job) => ({ job, counts: counts.get(job.id)?.counts ?? zeroCounts(), perMinute: counts.get(job.id)?.perMinute ?? 0 }));
   const now = opts.now ?? readAt.getTime();
   const outlooks = await outlooksOf(opts, entries, now);
+  const recorded = await recordedWaitsOf(db, rows.filter((r) => r.state === "running").map((r) => r.id), now);
   const undone = await undoJobsOf(db, rows.map((r) => r.id));
-  const views = entries.map(({ job, counts, perMinute }) => toView(job, counts, perMinute, outlooks.get(job.id) ?? null, now, undone.get(job.id) ?? null));
+  const views = entries.map(({ job, counts, perMinute }) =>
+    toView(job, { counts, perMinute, outlook: outlooks.get(job.id) ?? null, recorded: recorded.get(job.id) ?? null, undoneBy: undone.get(job.id) ?? null }, now),
+  );
   return { jobs: views, readAt };
 }
 
@@ -331,6 +372,7 @@ export async function listJobItems(db: Db, job: ItemsJob, opts: { state?: JobIte
     )
     .orderBy(asc(jobItems.seq))
     .limit(opts.limit ?? ITEMS_PAGE_SIZE);
+  const now = Date.now();
   return rows.map(({ item: row, line, customerUserId, institutionId }) => ({
     id: row.id,
     seq: row.seq,
@@ -341,7 +383,8 @@ export async function listJobItems(db: Db, job: ItemsJob, opts: { state?: JobIte
     attempts: row.attempts,
     upstreamStatus: row.upstreamStatus,
     upstreamErrorCode: row.upstreamErrorCode,
-    reason: row.reason,
+    // A recorded wait for a slot, worded for now ("next slot in 12 s"), or nothing once it is over.
+    reason: itemReasonNow(row.reason, row.leaseUntil !== null && row.leaseUntil.getTime() > now),
     result: row.result === null ? null : (kind?.describeResult?.(row.result) ?? JSON.stringify(row.result)),
     correlationId: row.correlationId,
     finishedAt: row.finishedAt?.toISOString() ?? null,
