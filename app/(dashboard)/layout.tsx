@@ -1,5 +1,6 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { JobEndNotices } from "@/components/jobs/job-end-notices";
 import { QueryProvider } from "@/components/providers/query-provider";
 import { Header } from "@/components/shell/header";
 import { Sidebar } from "@/components/shell/sidebar";
@@ -32,6 +33,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
             <ImageOriginsProvider origins={imageOrigins(env.UPSTREAM_BASE_URL, env.UPSTREAM_IMAGE_ORIGINS)}>{children}</ImageOriginsProvider>
           </QueryProvider>
         </main>
+        <JobEndNotices />
       </div>
     </div>
   );

@@ -1,10 +1,12 @@
 "use client";
 
 import Link from "next/link";
+import { useEffect } from "react";
 import { describeDuration } from "@/lib/budget/headroom";
 import type { JobView } from "@/lib/jobs/view";
 import { JobStateChip } from "./job-state-chip";
-import { useJob, useRefreshOnMovement } from "./use-job";
+import { announceLiveJob, useJobOnScreen } from "./job-on-screen";
+import { jobIsLive, useJob, useRefreshOnMovement } from "./use-job";
 
 /**
  * A job's progress where it was started (and on its page): bar, counts, pace and time left, then a summary. With
@@ -14,6 +16,12 @@ import { useJob, useRefreshOnMovement } from "./use-job";
 export function JobProgress({ jobId, initial, showLink = true, refreshPage = false }: { jobId: string; initial?: JobView; showLink?: boolean; refreshPage?: boolean }) {
   const { data: job, error } = useJob(jobId, initial);
   useRefreshOnMovement(job, initial, refreshPage);
+  useJobOnScreen(jobId);
+  const live = jobIsLive(job);
+  useEffect(() => {
+    // The shell's notices start following the person's jobs as soon as one they look at runs.
+    if (live) announceLiveJob(jobId);
+  }, [jobId, live]);
   if (!job) return <p className="text-sm text-slate-600">{error ? `Progress unavailable (${error.message}); retrying.` : "Starting…"}</p>;
   const percent = job.total === 0 ? 100 : Math.round((job.settled / job.total) * 100);
   return (

@@ -361,6 +361,10 @@ const routes: Record<string, Partial<Record<string, RouteCase>> | { publicBecaus
   "app/api/jobs/route.ts": {
     GET: { url: () => "http://linkdesk.test/api/jobs", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
   },
+  "app/api/jobs/mine/route.ts": {
+    // The signed-in person's own jobs, for the shell's notices of jobs that ended.
+    GET: { url: () => "http://linkdesk.test/api/jobs/mine", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
+  },
   "app/api/jobs/[jobId]/route.ts": {
     GET: { url: () => `http://linkdesk.test/api/jobs/${jobId}`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 200 },
   },
