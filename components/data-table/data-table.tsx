@@ -3,6 +3,7 @@
 import { type CellContext, type CellData, type Column, type ColumnDef, type Table, type RowData, type SortingState, type ColumnVisibilityState, useTable } from "@tanstack/react-table";
 import Link from "next/link";
 import { useMemo } from "react";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { type DataTableFeatures, dataTableFeatures } from "./features";
 import { hrefWith } from "./url";
 
@@ -77,7 +78,7 @@ export function DataTable<TData extends RowData>({
   const visible = table.getVisibleLeafColumns();
 
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <ScrollTable>
       {/* Rows' and cells' styles (padding by density, the sticky column) are .data-table's in globals.css: one class
           on the table rather than the same long list on each of a page's hundreds of cells. */}
       <table className="data-table min-w-full text-left text-sm" aria-label={label} data-density={density}>
@@ -128,7 +129,7 @@ export function DataTable<TData extends RowData>({
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }
 

@@ -1,6 +1,7 @@
 "use client";
 
 import { useId, useMemo, useRef, useState } from "react";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { formatCount, formatUtc } from "./format";
 
 // A stacked area chart drawn as SVG, no chart library (see README, "Health"): a value axis with its unit and a time
@@ -282,41 +283,43 @@ export function StackedAreaChart({
 /** The chart's numbers as a table: a row a snapshot, a column a series, and the total. */
 export function ChartNumbers({ title, times, series, demoUntil }: { title: string; times: number[]; series: ChartSeries[]; demoUntil: number | null }) {
   return (
-    <div className="mt-2 max-h-72 overflow-auto rounded border border-slate-200">
-      <table className="min-w-full text-xs">
-        <caption className="sr-only">{title}</caption>
-        <thead className="sticky top-0 bg-slate-50 text-left text-slate-500">
-          <tr>
-            <th scope="col" className="px-2 py-1 font-medium">
-              Snapshot (UTC)
-            </th>
-            {series.map((s) => (
-              <th key={s.key} scope="col" className="px-2 py-1 text-right font-medium">
-                {s.label}
-              </th>
-            ))}
-            <th scope="col" className="px-2 py-1 text-right font-medium">
-              Total
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 tabular-nums">
-          {times.map((t, i) => (
-            <tr key={t}>
-              <th scope="row" className="whitespace-nowrap px-2 py-1 text-left font-normal">
-                <time dateTime={new Date(t).toISOString()}>{formatUtc(new Date(t))}</time>
-                {demoUntil !== null && t <= demoUntil ? <span className="ml-1 text-slate-500">(demo)</span> : null}
+    <div className="mt-2">
+      <ScrollTable className="max-h-72 overflow-y-auto rounded border border-slate-200">
+        <table className="min-w-full text-xs">
+          <caption className="sr-only">{title}</caption>
+          <thead className="sticky top-0 bg-slate-50 text-left text-slate-500">
+            <tr>
+              <th scope="col" className="px-2 py-1 font-medium">
+                Snapshot (UTC)
               </th>
               {series.map((s) => (
-                <td key={s.key} className="px-2 py-1 text-right">
-                  {formatCount(s.values[i] ?? 0)}
-                </td>
+                <th key={s.key} scope="col" className="px-2 py-1 text-right font-medium">
+                  {s.label}
+                </th>
               ))}
-              <td className="px-2 py-1 text-right font-medium">{formatCount(series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0))}</td>
+              <th scope="col" className="px-2 py-1 text-right font-medium">
+                Total
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody className="divide-y divide-slate-100 tabular-nums">
+            {times.map((t, i) => (
+              <tr key={t}>
+                <th scope="row" className="whitespace-nowrap px-2 py-1 text-left font-normal">
+                  <time dateTime={new Date(t).toISOString()}>{formatUtc(new Date(t))}</time>
+                  {demoUntil !== null && t <= demoUntil ? <span className="ml-1 text-slate-500">(demo)</span> : null}
+                </th>
+                {series.map((s) => (
+                  <td key={s.key} className="px-2 py-1 text-right">
+                    {formatCount(s.values[i] ?? 0)}
+                  </td>
+                ))}
+                <td className="px-2 py-1 text-right font-medium">{formatCount(series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollTable>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { FileReport, LinkReport } from "@/lib/import/analyze";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { MAX_INSTITUTION_NAMES, describeBytes } from "@/lib/import/limits";
 import type { ImportWarning } from "@/lib/import/validate";
 
@@ -119,7 +120,7 @@ export function LinkPreviewTable({
 }) {
   const rows = report.links.slice(0, PREVIEW_ROWS);
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <ScrollTable>
       <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Links in the file">
         <thead className="bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-600">
           <tr>
@@ -177,7 +178,7 @@ export function LinkPreviewTable({
           Showing the first {PREVIEW_ROWS} of {report.links.length.toLocaleString("en-US")} links.
         </p>
       ) : null}
-    </div>
+    </ScrollTable>
   );
 }
 

@@ -8,6 +8,7 @@ import { useEffect } from "react";
 import { JobControls } from "@/components/jobs/job-controls";
 import { JobProgress } from "@/components/jobs/job-progress";
 import { JOB_POLL_MS, jobIsLive, jobQueryKey, useJob } from "@/components/jobs/use-job";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { resumeImport } from "@/lib/actions/import";
 import type { ImportLinkOutcome, ImportSummary } from "@/lib/jobs/import";
 import { RECONCILIATION_OUTCOMES } from "@/lib/import/reconcile";
@@ -108,7 +109,7 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
           {summary.rows > links.length ? ` The first ${links.length.toLocaleString("en-US")} lines are listed; the CSV has every line.` : ""}
         </p>
       ) : null}
-      <div className="overflow-x-auto rounded border border-slate-200">
+      <ScrollTable className="rounded border border-slate-200">
         <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Results per link">
           <thead className="bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-600">
             <tr>
@@ -142,7 +143,7 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
           </tbody>
         </table>
         {outcomes.error ? <p className="px-3 py-2 text-sm text-amber-800">Results unavailable ({outcomes.error.message}); retrying.</p> : null}
-      </div>
+      </ScrollTable>
     </section>
   );
 }

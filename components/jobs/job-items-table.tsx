@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { JobItemView } from "@/lib/jobs/view";
+import { ScrollTable } from "@/components/ui/scroll-table";
 
 const stateStyles: Record<JobItemView["state"], string> = {
   pending: "text-slate-600",
@@ -14,7 +15,7 @@ const stateStyles: Record<JobItemView["state"], string> = {
 export function JobItemsTable({ items, kindLabel }: { items: JobItemView[]; kindLabel: string }) {
   if (items.length === 0) return <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-6 text-center text-sm text-slate-600">No items in this view.</p>;
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <ScrollTable>
       <table className="min-w-full text-left text-sm" aria-label={`Items of this ${kindLabel.toLowerCase()} job`}>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
           <tr>
@@ -59,6 +60,6 @@ export function JobItemsTable({ items, kindLabel }: { items: JobItemView[]; kind
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }

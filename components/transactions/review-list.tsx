@@ -2,6 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { correctCategoryBulk } from "@/lib/actions/transactions";
 import type { CategoryPair } from "@/lib/jobs/correction";
 import { BULK_MAX_ITEMS } from "@/lib/schemas/transactions";
@@ -120,7 +121,7 @@ export function ReviewList({
           />
         </div>
       ) : null}
-      <div className="max-h-80 overflow-auto rounded border border-slate-200 bg-white">
+      <ScrollTable className="max-h-80 overflow-y-auto rounded border border-slate-200 bg-white">
         <table className="min-w-full text-left text-sm" aria-label="Transactions to correct">
           <thead className="sticky top-0 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
@@ -168,7 +169,7 @@ export function ReviewList({
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollTable>
       <div className="flex flex-wrap items-center gap-3">
         <button
           ref={applyRef}

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { Suspense } from "react";
 import { RelativeTime } from "@/components/data-table/relative-time";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { getDb } from "@/lib/db/client";
 import { logger } from "@/lib/logger";
 import { type LinkEvent, listLinkEvents } from "@/lib/webhooks/query";
@@ -46,7 +47,7 @@ async function LinkEventsList({ linkId }: { linkId: string }) {
       {events === null ? (
         <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-4 text-sm text-slate-600">The link&apos;s webhook events could not be read just now.</p>
       ) : shown.length > 0 ? (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <ScrollTable>
           <table className="data-table min-w-full text-left text-sm" aria-label="Webhook events of this link" data-density="compact">
             <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
               <tr>
@@ -76,7 +77,7 @@ async function LinkEventsList({ linkId }: { linkId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       ) : (
         <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-4 text-sm text-slate-600">
           No webhook event received for this link yet. The upstream sends them to the webhook address set on the link.

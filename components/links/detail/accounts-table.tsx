@@ -1,4 +1,5 @@
 import type { WireAccount } from "@/lib/upstream/schemas";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { Time } from "./format";
 
 const COLUMNS = ["Account", "Type", "Number", "Current", "Available", "Limit", "Balance as of"] as const;
@@ -31,7 +32,7 @@ const none = <span className="text-slate-500">—</span>;
 export function AccountsTable({ accounts }: { accounts: WireAccount[] }) {
   if (accounts.length === 0) return <p className="text-sm text-slate-500">The upstream reports no accounts for this link.</p>;
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <ScrollTable>
       <table className="min-w-full text-left text-sm">
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
           <tr>
@@ -78,6 +79,6 @@ export function AccountsTable({ accounts }: { accounts: WireAccount[] }) {
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }

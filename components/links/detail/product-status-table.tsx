@@ -1,4 +1,5 @@
 import { PRODUCTS, type WireLink, type WireProductStatus } from "@/lib/upstream/schemas";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { Time } from "./format";
 
 const COLUMNS = ["Product", "Refreshed", "Last attempt", "Error code", "Error message", "Unavailable", "Last enriched"] as const;
@@ -11,7 +12,7 @@ export function ProductStatusTable({ products }: { products: WireLink["products"
   });
   if (rows.length === 0) return <p className="text-sm text-slate-500">No product granted.</p>;
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <ScrollTable>
       <table className="min-w-full text-left text-sm">
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
           <tr>
@@ -50,6 +51,6 @@ export function ProductStatusTable({ products }: { products: WireLink["products"
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }
