@@ -1,3 +1,4 @@
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { ShortId } from "@/components/ui/short-id";
 import { AUDIT_ACTIONS, AUDIT_OUTCOME_LABELS } from "@/lib/audit/actions";
 import { describeRecorded } from "@/lib/audit/recorded";
@@ -7,7 +8,8 @@ import { RecordedValue } from "./recorded-value";
 
 // Everything in an audit row came from a user or the upstream: it is rendered as React text (escaped), never as HTML.
 // Columns take the width of their content on one line: times and addresses never wrap (an address is cut with an
-// ellipsis only past 16rem, whole on hover); long ids are shortened, whole on hover and to copy.
+// ellipsis only past 16rem, whole on hover); long ids are shortened, whole on hover and to copy. The last column, the
+// reference with the row's control (Undo), stays at the box's right edge when the table is wider than the screen.
 
 const OUTCOME_TONES: Record<AuditOutcome, string> = {
   ok: "tone-emerald",
@@ -27,12 +29,12 @@ const actionLabel = (action: string) => (action in AUDIT_ACTIONS ? AUDIT_ACTIONS
 /** `rowAction`: a control for one row (the undo of a correction), in its Reference cell. */
 export function AuditTable({ rows, rowAction }: { rows: AuditEntry[]; rowAction?: (row: AuditEntry) => React.ReactNode }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <ScrollTable>
       <table className="min-w-full text-left text-sm">
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
           <tr>
             {COLUMNS.map((name) => (
-              <th key={name} scope="col" className="whitespace-nowrap px-3 py-2">
+              <th key={name} scope="col" className={name === "Reference" ? "sticky-end whitespace-nowrap px-3 py-2" : "whitespace-nowrap px-3 py-2"}>
                 {name}
               </th>
             ))}
@@ -42,7 +44,7 @@ export function AuditTable({ rows, rowAction }: { rows: AuditEntry[]; rowAction?
           <AuditRow key={row.id} row={row} action={rowAction?.(row)} />
         ))}
       </table>
-    </div>
+    </ScrollTable>
   );
 }
 
@@ -101,7 +103,7 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
             ) : null}
           </span>
         </td>
-        <td className={`whitespace-nowrap ${cell}`}>
+        <td className={`sticky-end whitespace-nowrap ${cell}`}>
           <span className="inline-flex items-center gap-2">
             <ShortId id={row.correlationId} what="reference" head={8} tail={4} className="text-slate-600" />
             {action}
