@@ -18,8 +18,10 @@ export interface StaffRowAccount {
 
 type Feedback = { kind: "done"; text: string; password?: string } | { kind: "failed"; text: string };
 
+// Small controls: the row's controls stay in view at the table's right edge (StaffTable), so the narrower they are, the
+// more of the row shows beside them on a small screen.
 const buttonClass =
-  "rounded-md border border-slate-300 bg-white px-2.5 py-1 text-sm font-medium text-slate-700 hover:bg-slate-50 disabled:cursor-not-allowed disabled:opacity-50";
+  "rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50 disabled:cursor-not-allowed disabled:opacity-50";
 
 /**
  * Role, access and password controls for someone else's account. The actions refuse your own account as well; this
@@ -61,7 +63,7 @@ export function StaffRowActions({ account }: { account: StaffRowAccount }) {
   return (
     // relative: the select's visually hidden label stays inside the scrolling table instead of widening the page.
     <div className="relative space-y-2">
-      <div className="flex items-center gap-2">
+      <div className="flex items-center gap-1.5">
         <label htmlFor={roleSelectId} className="sr-only">
           Role for {account.email}
         </label>
@@ -72,7 +74,7 @@ export function StaffRowActions({ account }: { account: StaffRowAccount }) {
           onChange={(event) => {
             if (isRole(event.target.value)) setChosenRole(event.target.value);
           }}
-          className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+          className="rounded-md border border-slate-300 bg-white px-1.5 py-1 text-xs"
         >
           {ROLES.map((role) => (
             <option key={role} value={role}>

@@ -2,6 +2,7 @@ import { isDemoEmail } from "@/lib/auth/demo";
 import { ROLE_LABELS } from "@/lib/auth/roles";
 import type { AuthSource } from "@/lib/db/schema";
 import type { StaffListing } from "@/lib/staff/manage";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { StaffRowActions } from "./staff-row-actions";
 
 export const SIGN_IN_METHOD_LABELS: Record<AuthSource, string> = {
@@ -23,10 +24,13 @@ function Tag({ tone, children }: { tone: "slate" | "emerald" | "red" | "amber" |
   return <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>;
 }
 
-/** Every staff account, by email; controls on every row but the viewer's own. */
+/**
+ * Every staff account, by email; controls on every row but the viewer's own, in a column kept at the box's right edge
+ * so they are on screen without scrolling at any width.
+ */
 export function StaffTable({ accounts, currentStaffId }: { accounts: StaffListing[]; currentStaffId: string }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <ScrollTable>
       <table className="min-w-full divide-y divide-slate-200 text-sm">
         <caption className="sr-only">Staff accounts</caption>
         <thead className="bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
@@ -37,7 +41,7 @@ export function StaffTable({ accounts, currentStaffId }: { accounts: StaffListin
             <th scope="col" className="px-3 py-2">Sign-in method</th>
             <th scope="col" className="px-3 py-2">Status</th>
             <th scope="col" className="px-3 py-2">Created</th>
-            <th scope="col" className="px-3 py-2">Actions</th>
+            <th scope="col" className="sticky-end px-3 py-2">Actions</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
@@ -68,7 +72,7 @@ export function StaffTable({ accounts, currentStaffId }: { accounts: StaffListin
                     {day(account.createdAt)}
                   </time>
                 </td>
-                <td className="px-3 py-2">
+                <td className={account.disabledAt ? "sticky-end bg-slate-50 px-3 py-2" : "sticky-end px-3 py-2"}>
                   {isSelf ? (
                     <span className="text-xs text-slate-500">Your own account: another admin changes it.</span>
                   ) : (
@@ -88,6 +92,6 @@ export function StaffTable({ accounts, currentStaffId }: { accounts: StaffListin
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }
