@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { ScrollTable } from "@/components/ui/scroll-table";
 import { ShortId } from "@/components/ui/short-id";
 import type { RateLimitsView } from "@/lib/budget/view";
 import { RATE_LIMITS_REFRESH_MS } from "./refresh";
@@ -39,56 +40,82 @@ export function RateLimitsLive({ initial }: { initial: RateLimitsView }) {
           <p>The production back end shares these limits, so it may be the one using the room. Each closed its keys until the upstream&rsquo;s Retry-After.</p>
         </div>
       ) : null}
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      {/* The headroom (used, remaining, next slot, 429s) right after the endpoint and its scope, all on one line a row;
+          the limits and the busiest key after them, off to the right on a small screen where the count says so. The
+          endpoint stays in view while the table scrolls; below 1280 px a long one is cut (a third of them at 1024 px), whole
+          on hover. */}
+      <ScrollTable>
         <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Rate limits by endpoint">
           <thead className="bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
-            <tr>
-              <th className="px-3 py-2">Endpoint</th>
-              <th className="px-3 py-2">Scope</th>
-              <th className="px-3 py-2 text-right">Upstream limit / min</th>
-              <th className="px-3 py-2 text-right">Linkdesk&rsquo;s share</th>
-              <th className="px-3 py-2">Used in the last 60 s</th>
-              <th className="px-3 py-2 text-right">Remaining now</th>
-              <th className="px-3 py-2">Next slot</th>
-              <th className="px-3 py-2">429s last hour</th>
+            <tr className="whitespace-nowrap">
+              <th scope="col" className="sticky-start px-2 py-2">
+                Endpoint
+              </th>
+              <th scope="col" className="px-2 py-2">
+                Used / 60 s
+              </th>
+              <th scope="col" className="px-2 py-2 text-right">
+                Remaining
+              </th>
+              <th scope="col" className="px-2 py-2">
+                Next slot
+              </th>
+              <th scope="col" className="px-2 py-2">
+                429s / hour
+              </th>
+              <th scope="col" className="px-2 py-2 text-right">
+                Share / min
+              </th>
+              <th scope="col" className="px-2 py-2">
+                Busiest
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
             {data.rows.map((row) => (
-              <tr key={`${row.endpoint}|${row.scope}`} data-testid="rate-limit-row" data-endpoint={row.endpoint} data-scope={row.scope}>
-                <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">{row.endpoint}</td>
-                <td className="whitespace-nowrap px-3 py-2">
-                  {scopeLabel[row.scope]}
-                  {row.busiestId ? (
-                    <span className="ml-2 text-xs text-slate-500">
-                      busiest <ShortId id={row.busiestId} what="busiest id" className="text-slate-600" /> ({row.activeKeys} active)
+              <tr key={`${row.endpoint}|${row.scope}`} className="whitespace-nowrap" data-testid="rate-limit-row" data-endpoint={row.endpoint} data-scope={row.scope}>
+                <td className="sticky-start px-2 py-2">
+                  <span className="flex items-center gap-1.5">
+                    <span className="min-w-0 max-w-52 truncate font-mono text-xs xl:max-w-none" title={row.endpoint}>
+                      {row.endpoint}
                     </span>
-                  ) : null}
+                    <span className="chip tone-plain shrink-0">{scopeLabel[row.scope]}</span>
+                  </span>
                 </td>
-                <td className="px-3 py-2 text-right tabular-nums">{row.upstreamLimit.toLocaleString("en")}</td>
-                <td className="px-3 py-2 text-right tabular-nums">{row.limit.toLocaleString("en")}</td>
-                <td className="px-3 py-2">
-                  <UsageMeter used={row.used} limit={row.limit} label={`${row.endpoint} ${scopeLabel[row.scope]} used`} />
+                <td className="px-2 py-2">
+                  <UsageMeter compact used={row.used} limit={row.limit} label={`${row.endpoint} ${scopeLabel[row.scope]} used`} />
                 </td>
-                <td className="px-3 py-2 text-right tabular-nums" data-testid="remaining">
+                <td className="px-2 py-2 text-right tabular-nums" data-testid="remaining">
                   {row.closed ? <span className="text-red-700">closed</span> : row.remaining}
                 </td>
-                <td className="px-3 py-2 text-xs">{row.remaining > 0 && !row.closed ? "now" : inSeconds(row.nextSlotAt, now)}</td>
-                <td className="whitespace-nowrap px-3 py-2 text-xs">
+                <td className="px-2 py-2 text-xs">{row.remaining > 0 && !row.closed ? "now" : inSeconds(row.nextSlotAt, now)}</td>
+                <td className="px-2 py-2 text-xs">
                   {row.events.length === 0 ? (
-                    "none"
+                    <span className="text-slate-500">none</span>
                   ) : (
-                    // One line: how many, and the latest; every one on hover.
+                    // How many, and the latest one's time (UTC); each one, with its Retry-After, on hover.
                     <span title={row.events.map((e) => `${e.at.slice(11, 19)} UTC, Retry-After ${e.retryAfter ?? "absent"}`).join("\n")}>
-                      {row.events.length} (last {row.events[0]!.at.slice(11, 19)} UTC, Retry-After {row.events[0]!.retryAfter ?? "absent"})
+                      {row.events.length} <span className="text-slate-500">· last {row.events[0]!.at.slice(11, 19)}</span>
                     </span>
+                  )}
+                </td>
+                <td className="px-2 py-2 text-right tabular-nums" title={`Linkdesk's share: ${row.limit.toLocaleString("en")} a minute of the upstream's ${row.upstreamLimit.toLocaleString("en")}`}>
+                  {row.limit.toLocaleString("en")} <span className="text-xs text-slate-500">of {row.upstreamLimit.toLocaleString("en")}</span>
+                </td>
+                <td className="px-2 py-2 text-xs">
+                  {row.busiestId ? (
+                    <span className="inline-flex items-center gap-1 text-slate-500">
+                      <ShortId id={row.busiestId} what="busiest id" className="text-slate-700" /> ({row.activeKeys} active)
+                    </span>
+                  ) : (
+                    <span className="text-slate-500">—</span>
                   )}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollTable>
       <h2 className="mb-2 mt-6 text-lg font-semibold">Busiest links right now</h2>
       {data.busiestLinks.length === 0 ? (
         <p className="text-sm text-slate-600">No link-scoped calls in the last minute.</p>
