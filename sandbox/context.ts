@@ -36,8 +36,16 @@ export interface SandboxOptions {
   now: () => number;
   /** Day the seeded data counts back from (YYYY-MM-DD); fixed so every run gives the same data. */
   anchorDate: string;
-  /** What GET /links lists at start and after a reset (default "all"; "active" is the upstream's rule). */
+  /**
+   * What GET /links lists at start and after a reset: "active" (default) is the upstream's rule, connected links whose
+   * data was fetched at least once; "all" lists every link not deleted, for tests about the listing itself.
+   */
   linksListing: LinksListing;
+  /**
+   * The webhook of every seeded link when set (demo mode: the dashboard's receiver), instead of the display addresses
+   * under hooks.acme.example that about a third of them carry and that are never contacted (default null).
+   */
+  seedWebhookUrl: string | null;
   /** First wait before a webhook is sent again; each later wait doubles (default 1000: 1 s, 2 s, 4 s, 8 s). */
   webhookRetryBaseMs: number;
   /** Attempts per webhook delivery, the first included (default 5). */

@@ -3,6 +3,7 @@
 import type { FaultSettings } from "./faults";
 import type { SandboxOptions } from "./context";
 import { SANDBOX_DEFAULTS } from "./defaults";
+import { isWebAddress } from "./http";
 import { LINKS_LISTINGS, type LinksListing } from "./store";
 
 export interface SandboxConfig {
@@ -67,6 +68,11 @@ export function parseSandboxEnv(env: Env): ConfigResult {
     errors.push(`SANDBOX_LINKS_LISTING must be ${LINKS_LISTINGS.join(" or ")} (got "${linksListing}")`);
   }
 
+  const seedWebhookUrl = text("SANDBOX_SEED_WEBHOOK_URL");
+  if (seedWebhookUrl !== undefined && !isWebAddress(seedWebhookUrl)) {
+    errors.push(`SANDBOX_SEED_WEBHOOK_URL must be an absolute http or https URL (got "${seedWebhookUrl}")`);
+  }
+
   const anchorDate = text("SANDBOX_ANCHOR_DATE");
   if (anchorDate !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(anchorDate) || Number.isNaN(Date.parse(anchorDate)))) {
     errors.push(`SANDBOX_ANCHOR_DATE must be a date as YYYY-MM-DD (got "${anchorDate}")`);
@@ -89,6 +95,7 @@ export function parseSandboxEnv(env: Env): ConfigResult {
     amountsAsStrings,
     importDelayMs: integer("SANDBOX_IMPORT_DELAY_MS", 0, 60_000),
     linksListing: linksListing as LinksListing | undefined,
+    seedWebhookUrl,
     webhookRetryBaseMs: integer("SANDBOX_WEBHOOK_RETRY_BASE_MS", 0, 3_600_000),
     webhookTimeoutMs: integer("SANDBOX_WEBHOOK_TIMEOUT_MS", 1, 120_000),
     webhookKeyRetentionMs: seconds("SANDBOX_WEBHOOK_KEY_RETENTION_S", 0, 31_536_000),

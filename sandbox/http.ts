@@ -96,6 +96,16 @@ export const apiErrors = {
     new ApiError(400, "link_session_error.invalid_token_exchange", `Invalid token for link: ${detail}`),
 };
 
+/** An absolute http(s) address: what a webhook may be, as the sandbox delivers to it. */
+export function isWebAddress(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
 export function issue(location: (string | number)[], message: string, type: string): ValidationIssue {
   return { location, message, type };
 }

@@ -5,8 +5,9 @@ import { isDeletedSlot, roleOfSlot, seedSkeletons } from "./seed-links";
 import { createSandbox, DEFAULT_ANCHOR_DATE } from "./server";
 import { expectError, first, fixtures, startSandbox, validationLocations, type Fixtures, type TestSandbox } from "./test-support";
 
-// GET /links under the listing switch: `all` (every link not deleted) or `active`, the upstream's rule (connected and
-// refreshed at least once, upstream-facts §2).
+// GET /links under the listing switch: `active` by default, the upstream's rule (connected and refreshed at least once,
+// upstream-facts §2), or `all` (every link not deleted). And what stands for the product's back end beside it: every
+// link id the sandbox holds (GET /_sandbox/back-end/link-ids), and seeded links whose webhook reaches a dashboard.
 
 const LINKS = 1300;
 const INACTIVE_ROLES = new Set(["error", "connecting", "awaiting_token_exchange", "deleted"]);
@@ -14,7 +15,7 @@ const INACTIVE_ROLES = new Set(["error", "connecting", "awaiting_token_exchange"
 let t: TestSandbox;
 let seeded: Fixtures;
 beforeAll(async () => {
-  t = await startSandbox({ links: LINKS, linksListing: "active" });
+  t = await startSandbox({ links: LINKS });
   seeded = await fixtures(t);
 });
 afterAll(() => t.close());
@@ -56,7 +57,7 @@ describe("GET /links, active listing", () => {
   });
 
   it("lists exactly the links that are connected and were refreshed at least once", async () => {
-    const small = await startSandbox({ links: 200, linksListing: "active" });
+    const small = await startSandbox({ links: 200 });
     try {
       const listed = new Set(await allPages(small, 500));
       for (const skeleton of seedSkeletons(1, 200, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`))) {
@@ -115,18 +116,19 @@ describe("GET /links, active listing", () => {
 });
 
 describe("the listing setting", () => {
-  it("is shown and switched at /_sandbox/settings without credentials, and a reset restores the configured value", async () => {
+  it("is `active` unless asked otherwise, is shown and switched at /_sandbox/settings without credentials, and a reset restores the configured value", async () => {
     const s = await startSandbox({ links: 64 });
     try {
-      expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "all" });
-      const everything = await allPages(s, 500);
-      expect((await setListing(s, "active")).json).toEqual({ linksListing: "active" });
-      const active = await allPages(s, 500);
-      expect(active.length).toBeLessThan(everything.length);
       expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active" });
-      expect((await s.raw("POST", "/_sandbox/reset")).status).toBe(200);
+      const active = await allPages(s, 500);
+      expect((await setListing(s, "all")).json).toEqual({ linksListing: "all" });
+      const everything = await allPages(s, 500);
+      expect(active.length).toBeLessThan(everything.length);
+      expect(everything).toEqual(expect.arrayContaining(active));
       expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "all" });
-      expect(await allPages(s, 500)).toEqual(everything);
+      expect((await s.raw("POST", "/_sandbox/reset")).status).toBe(200);
+      expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active" });
+      expect(await allPages(s, 500)).toEqual(active);
       const notDeleted = seedSkeletons(1, 64, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`)).filter((skeleton) => !isDeletedSlot(skeleton.slot));
       expect(everything).toEqual(notDeleted.map((skeleton) => skeleton.id));
     } finally {
@@ -148,11 +150,62 @@ describe("the listing setting", () => {
     expect(parsed.ok && parsed.config.options.linksListing).toBe("active");
     const unset = parseSandboxEnv({});
     expect(unset.ok && unset.config.options.linksListing).toBeUndefined();
-    expect(createSandbox().state.settings).toEqual({ linksListing: "all" });
-    expect(createSandbox({ linksListing: "active" }).state.settings).toEqual({ linksListing: "active" });
+    expect(createSandbox().state.settings).toEqual({ linksListing: "active" });
+    expect(createSandbox({ linksListing: "all" }).state.settings).toEqual({ linksListing: "all" });
     const bad = parseSandboxEnv({ SANDBOX_LINKS_LISTING: "some" });
     expect(bad.ok).toBe(false);
     expect(bad.ok ? [] : bad.errors).toEqual([expect.stringContaining("SANDBOX_LINKS_LISTING")]);
     expect(() => createSandbox({ linksListing: "some" as "all" })).toThrow(RangeError);
+  });
+});
+
+describe("the product's back end", () => {
+  it("knows every link id the sandbox holds, oldest first: the ones the listing leaves out and deleted ones too", async () => {
+    const s = await startSandbox({ links: 64 });
+    try {
+      const imported = linkSchema.parse((await s.api("POST", "/links/import", { body: { customer_user: { id: "user_backend" }, institution_id: "chase" } })).json);
+      const deleted = first(await fixtures(s), "plain");
+      expect((await s.api("DELETE", `/links/${deleted}`)).status).toBe(204);
+      const response = await s.raw("GET", "/_sandbox/back-end/link-ids");
+      expect(response.status).toBe(200);
+      const { link_ids } = response.json as { link_ids: string[] };
+      const seededOldestFirst = seedSkeletons(1, 64, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`)).map((skeleton) => skeleton.id).reverse();
+      // The import is the newest link: last.
+      expect(link_ids).toEqual([...seededOldestFirst, imported.link_id]);
+      const listed = await allPages(s, 500);
+      expect(listed).not.toContain(imported.link_id);
+      expect(listed).not.toContain(deleted);
+      expect(link_ids).toEqual(expect.arrayContaining(listed));
+      expect(link_ids.length - listed.length).toBeGreaterThan(10);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("gives every seeded link the webhook SANDBOX_SEED_WEBHOOK_URL names, and changes nothing else of the link", async () => {
+    const url = "http://127.0.0.1:3999/api/webhooks/upstream";
+    const plain = await startSandbox({ links: 64 });
+    const hooked = await startSandbox({ links: 64, seedWebhookUrl: url });
+    try {
+      const plainWebhooks = new Set<string | null>();
+      const { link_ids } = (await plain.raw("GET", "/_sandbox/back-end/link-ids")).json as { link_ids: string[] };
+      expect(link_ids).toHaveLength(64);
+      for (const id of link_ids) {
+        const before = linkSchema.parse((await plain.api("GET", `/links/${id}`)).json);
+        const after = linkSchema.parse((await hooked.api("GET", `/links/${id}`)).json);
+        plainWebhooks.add(before.webhook ?? null);
+        expect(after).toEqual({ ...before, webhook: url, institution_avatar: after.institution_avatar });
+        expect(after.institution_avatar?.replace(hooked.base, "")).toBe(before.institution_avatar?.replace(plain.base, ""));
+      }
+      // Without the option: a display address on some links (never contacted), none on the others.
+      expect(plainWebhooks.has(null)).toBe(true);
+      expect([...plainWebhooks].some((webhook) => webhook?.startsWith("https://hooks.acme.example/"))).toBe(true);
+    } finally {
+      await Promise.all([plain.close(), hooked.close()]);
+    }
+    expect(parseSandboxEnv({ SANDBOX_SEED_WEBHOOK_URL: url })).toMatchObject({ ok: true, config: { options: { seedWebhookUrl: url } } });
+    const bad = parseSandboxEnv({ SANDBOX_SEED_WEBHOOK_URL: "ftp://example.test/hook" });
+    expect(bad.ok ? [] : bad.errors).toEqual([expect.stringContaining("SANDBOX_SEED_WEBHOOK_URL")]);
+    expect(() => createSandbox({ seedWebhookUrl: "not a url" })).toThrow(RangeError);
   });
 });

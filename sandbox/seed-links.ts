@@ -159,8 +159,20 @@ export function institutionForRole(rng: Rng, role: SeedRole): Institution {
   return forced ?? pickWeighted(rng, INSTITUTIONS.filter((institution) => institution.weight > 0));
 }
 
-/** The full record of seeded link `skeleton`, always the same for the same (seed, index, anchor). */
-export function seedLink(seed: number, skeleton: SeedSkeleton, anchorMs: number, customers: number): LinkRecord {
+/**
+ * A seeded link's webhook: `webhookUrl` when given, else a display address for about a third of the links. The draws
+ * happen either way, so a webhook URL changes nothing else of the link.
+ */
+function seededWebhook(rng: Rng, webhookUrl: string | null): string | null {
+  const display = chance(rng, 0.35) ? `https://hooks.acme.example/moneykit/${pick(rng, ["prod", "ops", "ledger"])}` : null;
+  return webhookUrl ?? display;
+}
+
+/**
+ * The full record of seeded link `skeleton`, always the same for the same (seed, index, anchor). With `webhookUrl`
+ * every link reports to it; without, about a third carry a display address that is never contacted.
+ */
+export function seedLink(seed: number, skeleton: SeedSkeleton, anchorMs: number, customers: number, webhookUrl: string | null = null): LinkRecord {
   const rng = rngFor(seed, "link", skeleton.index);
   const role = roleOfSlot(skeleton.slot);
   const institution = institutionForRole(rng, role);
@@ -182,7 +194,7 @@ export function seedLink(seed: number, skeleton: SeedSkeleton, anchorMs: number,
     provider,
     link_tags: tags,
     ...(chance(rng, 0.1) && tags.length > 0 ? { tags: [...tags] } : {}),
-    webhook: chance(rng, 0.35) ? `https://hooks.acme.example/moneykit/${pick(rng, ["prod", "ops", "ledger"])}` : null,
+    webhook: seededWebhook(rng, webhookUrl),
     products: {},
     available_products: PRODUCTS.filter((product) => !granted.includes(product)),
     createdAtMs,

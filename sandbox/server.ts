@@ -9,7 +9,7 @@ import { TokenStore } from "./auth";
 import type { Reply, RequestContext, Route, SandboxOptions, SandboxWorld } from "./context";
 import { SANDBOX_DEFAULTS } from "./defaults";
 import { FaultController, faultSettingsSchema, malformedBody, type ActiveFaults } from "./faults";
-import { ApiError, apiErrors, envelopeOf, parseJsonBody, readBody } from "./http";
+import { ApiError, apiErrors, envelopeOf, isWebAddress, parseJsonBody, readBody } from "./http";
 import { rngFor } from "./random";
 import { RateLimiter } from "./rate-limiter";
 import { Router } from "./router";
@@ -75,8 +75,9 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
     faults: null,
     now: Date.now,
     anchorDate: DEFAULT_ANCHOR_DATE,
-    // "all" until the dashboard no longer relies on GET /links to find broken links; the upstream lists active ones.
-    linksListing: "all",
+    // As the upstream lists: active links only (upstream-facts §2). "all" is a switch for tests about the listing.
+    linksListing: "active",
+    seedWebhookUrl: null,
     webhookRetryBaseMs: 1000,
     webhookMaxAttempts: 5,
     webhookTimeoutMs: 10_000,
@@ -111,6 +112,7 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
     throw new RangeError("sandbox option anchorDate must be a date as YYYY-MM-DD");
   }
   if (!LINKS_LISTINGS.includes(options.linksListing)) throw new RangeError(`sandbox option linksListing must be one of ${LINKS_LISTINGS.join(", ")}`);
+  if (options.seedWebhookUrl !== null && !isWebAddress(options.seedWebhookUrl)) throw new RangeError("sandbox option seedWebhookUrl must be an absolute http or https URL");
   if (!options.clientId || !options.clientSecret) throw new RangeError("sandbox options clientId and clientSecret must not be empty");
   if (options.faults && !faultSettingsSchema.safeParse(options.faults).success) throw new RangeError("sandbox option faults is not valid");
   return options;
@@ -147,6 +149,7 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
       transactionsPerLink: options.transactionsPerLink,
       anchorMs: Date.parse(`${options.anchorDate}T00:00:00Z`),
       now: options.now,
+      seedWebhookUrl: options.seedWebhookUrl,
     }),
     tokens,
     limiter: new RateLimiter(options.now, options.rateLimitWindowMs),

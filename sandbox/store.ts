@@ -22,6 +22,8 @@ export interface StoreOptions {
   transactionsPerLink: number;
   anchorMs: number;
   now: () => number;
+  /** Every seeded link's webhook when set (SandboxOptions.seedWebhookUrl). */
+  seedWebhookUrl?: string | null;
 }
 
 interface LinkEntry {
@@ -175,6 +177,7 @@ export class Store {
       { index: entry.seedIndex, id: entry.id, createdAtMs: entry.createdAtMs, slot: entry.slot },
       this.options.anchorMs,
       this.options.links,
+      this.options.seedWebhookUrl ?? null,
     );
   }
 
@@ -346,10 +349,10 @@ export class Store {
   }
 
   /**
-   * `all`: every link that is not deleted, whatever its state (error and half-finished links included): the dashboard
-   * discovers links only through this listing, and a broken link is exactly the one an operator needs to see. `active`:
-   * only the links the upstream lists (connected, refreshed at least once). Either way the cursor names the last link
-   * served, so the filter never shifts a page.
+   * `active` (the default): only the links the upstream lists (connected, refreshed at least once), so a link whose
+   * first connection failed, an import without credentials or a link stuck connecting is never listed. `all`: every
+   * link that is not deleted, whatever its state, for tests about the listing. Either way the cursor names the last
+   * link served, so the filter never shifts a page.
    */
   listLinks(cursor: [number, string] | null, limit: number, listing: LinksListing = "all"): LinksPage {
     const listed = isListed[listing];
@@ -381,6 +384,14 @@ export class Store {
       }
     }
     return { links, next_cursor: more && last ? encodeCursor(last) : "" };
+  }
+
+  /**
+   * Every link id the sandbox holds, deleted links included, oldest first: the ids a product's back end has recorded as
+   * it created links (GET /_sandbox/back-end/link-ids). The sandbox never purges, so none is left out.
+   */
+  allLinkIds(): string[] {
+    return this.entries.map((entry) => entry.id).reverse();
   }
 
   createSession(session: Omit<LinkSession, "token" | "completed" | "createdAtMs">): LinkSession {

@@ -5,16 +5,19 @@ import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
 import type { Db } from "../db/client";
 import { linkSnapshots, links, syncState } from "../db/schema";
+import { registerLinkIds } from "../links/discovery";
 import { withTestDatabases } from "../db/test-databases";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
 import { HEARTBEAT_MS, LEASE_TTL_MS } from "../leases/timing";
-import { SYNC_DEFAULTS, type SyncDeps, type SyncLog, runSync } from "./engine";
+import { SYNC_DEFAULTS, type SyncDeps, type SyncLog, readLearnedLinks, runSync } from "./engine";
 import { requestSync } from "./lease";
 import { getSyncStatus } from "./status";
 
 // The sync against the sandbox, without its rate limits (that is sync-rate-limits.test.ts) and at a pace far above
-// the real one, so each run takes a second: what is read, in which order, what is kept, and how runs take turns.
+// the real one, so each run takes a second: what is read, in which order, what is kept, and how runs take turns. The
+// sandbox lists active links only, as the upstream does; the others reach the read model by registration (the
+// product's back end knows every link id) and the sync reads them all the same.
 
 const databases = withTestDatabases();
 let upstream: TestSandbox;
@@ -69,6 +72,11 @@ async function statsOf(t: TestSandbox = upstream): Promise<Stats> {
 }
 const requestsTo = (stats: Stats, endpoint: string) => stats.byEndpoint[endpoint]?.requests ?? 0;
 
+/** Every link id the product's back end knows (the sandbox's stand-in for its database). */
+async function backEndIds(t: TestSandbox = upstream): Promise<string[]> {
+  return ((await t.raw("GET", "/_sandbox/back-end/link-ids")).json as { link_ids: string[] }).link_ids;
+}
+
 async function listedIds(t: TestSandbox = upstream): Promise<string[]> {
   const ids: string[] = [];
   let cursor = "";
@@ -102,7 +110,7 @@ describe.each(databases)("links sync on $kind", (target) => {
   it("reads every listed link's details, records when, and keeps a snapshot of the counts", async () => {
     const { deps, reads } = depsFor(db());
     const result = await runSync(deps);
-    expect(result).toMatchObject({ outcome: "completed", resumed: false, listed: listed.length, fetched: listed.length, failed: 0, notFound: 0 });
+    expect(result).toMatchObject({ outcome: "completed", resumed: false, listed: listed.length, fetched: listed.length, failed: 0, notFound: 0, purged: 0 });
 
     const rows = await db().select().from(links);
     expect(rows.map((r) => r.linkId).sort()).toEqual([...listed].sort());
@@ -110,7 +118,9 @@ describe.each(databases)("links sync on $kind", (target) => {
       expect(row.seenAt).not.toBeNull();
       expect(row.listedAt).not.toBeNull();
       expect(row.createdAt).not.toBeNull();
-      expect(row.state).not.toBeNull();
+      expect(row.learnedFrom).toBe("listing");
+      // The listing holds active links only.
+      expect(row.state).toBe("connected");
       expect(row.raw).toMatchObject({ link_id: row.linkId });
     }
     expect(new Set(reads).size).toBe(reads.length);
@@ -120,37 +130,150 @@ describe.each(databases)("links sync on $kind", (target) => {
     expect(requestsTo(stats, "GET /links/{id}")).toBe(listed.length);
 
     const [snapshot] = await db().select().from(linkSnapshots);
-    const byState: Record<string, number> = {};
-    for (const row of rows) byState[row.state!] = (byState[row.state!] ?? 0) + 1;
-    expect(snapshot).toMatchObject({ total: listed.length, byState });
-    expect(Object.values(snapshot!.byErrorCode).reduce((a, b) => a + b, 0)).toBe(rows.filter((r) => r.errorCode).length);
-    expect(byState.error).toBeGreaterThan(0);
-
+    expect(snapshot).toMatchObject({ total: listed.length, byState: { connected: listed.length }, byErrorCode: {} });
     const status = await getSyncStatus(db(), { pace: UNPACED });
     expect(status).toMatchObject({ phase: "idle", running: false, done: listed.length, total: listed.length, etaSeconds: null, lastError: null });
+  });
+
+  it("reads the links the listing leaves out once the back end has registered them, and keeps where each was learned", async () => {
+    const known = await backEndIds();
+    expect(known.length).toBeGreaterThan(listed.length);
+    const at = new Date();
+    expect(await registerLinkIds(db(), known, "registration", at)).toEqual({ registered: known.length, alreadyKnown: 0 });
+    const { deps, reads } = depsFor(db());
+    const result = await runSync(deps);
+    expect(result).toMatchObject({ outcome: "completed", resumed: false, listed: listed.length, fetched: known.length, failed: 0, notFound: 0 });
+
+    const rows = await db().select().from(links);
+    expect(rows.map((r) => r.linkId).sort()).toEqual([...known].sort());
+    const listedSet = new Set(listed);
+    for (const row of rows) {
+      expect(row.seenAt).not.toBeNull();
+      expect(row.state).not.toBeNull();
+      expect(row.raw).toMatchObject({ link_id: row.linkId });
+      // Registered first: the listing names some of them later, which changes neither source nor time.
+      expect(row).toMatchObject({ learnedFrom: "registration", learnedAt: at });
+      expect(row.listedAt !== null).toBe(listedSet.has(row.linkId));
+    }
+    expect(new Set(reads).size).toBe(reads.length);
+    const stats = await statsOf();
+    expect(requestsTo(stats, "GET /links/{id}")).toBe(known.length);
+
+    const [snapshot] = await db().select().from(linkSnapshots);
+    const byState: Record<string, number> = {};
+    for (const row of rows) byState[row.state!] = (byState[row.state!] ?? 0) + 1;
+    expect(snapshot).toMatchObject({ total: known.length, byState });
+    expect(Object.values(snapshot!.byErrorCode).reduce((a, b) => a + b, 0)).toBe(rows.filter((r) => r.errorCode).length);
+    expect(byState.error).toBeGreaterThan(0);
+    expect(byState.connecting).toBeGreaterThan(0);
+
+    const status = await getSyncStatus(db(), { pace: UNPACED });
+    expect(status).toMatchObject({ phase: "idle", running: false, done: known.length, total: known.length, etaSeconds: null, lastError: null });
     expect(status.runFinishedAt!.getTime()).toBeGreaterThanOrEqual(status.runStartedAt!.getTime());
   });
 
-  it("reads error-state links first, then links never read, then the newest", async () => {
+  it("reads links registered while it runs next, in the same run, and counts them in its progress", async () => {
+    const late = (await backEndIds()).filter((id) => !listed.includes(id));
+    expect(late.length).toBeGreaterThan(10);
+    const { deps, reads } = depsFor(db(), { concurrency: 1, newLinksLookMs: 0 });
+    const getLink = deps.api.getLink;
+    // The back end registers its ids while the run reads its eleventh link.
+    deps.api = {
+      ...deps.api,
+      getLink: async (linkId, opts) => {
+        if (reads.length === 10) await registerLinkIds(db(), late, "registration");
+        return getLink(linkId, opts);
+      },
+    };
+    const totals: number[] = [];
+    deps.onProgress = (p) => void (p.phase === "details" && p.total > 0 && totals.push(p.total));
+    expect(await runSync(deps)).toMatchObject({ outcome: "completed", listed: listed.length, fetched: listed.length + late.length });
+    // The eleventh read was under way when they came; the next reads are theirs, then the rest of the queue.
+    expect(reads.slice(0, 11).every((id) => listed.includes(id))).toBe(true);
+    expect([...reads.slice(11, 11 + late.length)].sort()).toEqual([...late].sort());
+    expect(reads.slice(11 + late.length).every((id) => listed.includes(id))).toBe(true);
+    expect(totals[0]).toBe(listed.length);
+    expect(totals.at(-1)).toBe(listed.length + late.length);
+    expect(await getSyncStatus(db(), { pace: UNPACED })).toMatchObject({ done: listed.length + late.length, total: listed.length + late.length });
+  });
+
+  it("between runs, reads the links learned since the last run under the sync's lease, leaving the run's progress as it was", async () => {
+    await runSync(depsFor(db()).deps);
+    const late = (await backEndIds()).filter((id) => !listed.includes(id));
+    const unknown = "mk_notUpstreamAtAll00000000";
+    await registerLinkIds(db(), [...late, unknown], "registration");
+    const [before] = await db().select().from(syncState);
+
+    const { deps, reads } = depsFor(db());
+    const result = await readLearnedLinks(deps, { limit: 10_000 });
+    expect(result).toEqual({ outcome: "read", fetched: late.length, failed: [unknown] });
+    expect([...reads].sort()).toEqual([...late, unknown].sort());
+    const rows = await db().select().from(links).where(inArray(links.linkId, late));
+    expect(rows.every((row) => row.seenAt !== null && row.state !== null && row.learnedFrom === "registration")).toBe(true);
+    const [after] = await db().select().from(syncState);
+    expect(after).toEqual({ ...before!, owner: null, heartbeatAt: null });
+
+    // Nothing left but the link the upstream does not know, which the next run tries again.
+    const again = depsFor(db());
+    expect(await readLearnedLinks(again.deps, { skip: new Set([unknown]) })).toEqual({ outcome: "nothing" });
+    expect(again.reads).toEqual([]);
+    // A few at a time: the next look reads the next ones.
+    await db().update(links).set({ seenAt: null }).where(inArray(links.linkId, late));
+    const few = depsFor(db());
+    expect(await readLearnedLinks(few.deps, { skip: new Set([unknown]), limit: 5 })).toMatchObject({ outcome: "read", fetched: 5 });
+    expect(few.reads).toHaveLength(5);
+    // While another instance holds the lease (a run, or its own look), it reads nothing.
+    await db().update(syncState).set({ owner: "instance-b", heartbeatAt: sql`now()` });
+    const held = depsFor(db());
+    expect(await readLearnedLinks(held.deps)).toEqual({ outcome: "declined" });
+    expect(held.reads).toEqual([]);
+  });
+
+  it("removes links first seen deleted more than 90 days ago at the end of a run, as the upstream purges them", async () => {
+    const [old, recent] = ["mk_purgedLongAgo000000000", "mk_deletedRecently0000000"];
+    const seenDeleted = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000);
+    await db()
+      .insert(links)
+      .values([
+        { linkId: old, state: "deleted", seenAt: seenDeleted(91), deletedSeenAt: seenDeleted(91) },
+        { linkId: recent, state: "deleted", seenAt: seenDeleted(89), deletedSeenAt: seenDeleted(89) },
+      ]);
+    const result = await runSync(depsFor(db()).deps);
+    expect(result).toMatchObject({ outcome: "completed", purged: 1 });
+    const left = (await db().select({ linkId: links.linkId }).from(links).where(inArray(links.linkId, [old, recent]))).map((r) => r.linkId);
+    expect(left).toEqual([recent]);
+    // The snapshot counts the read model after the purge.
+    const [snapshot] = await db().select().from(linkSnapshots);
+    expect(snapshot).toMatchObject({ total: listed.length + 1, byState: { connected: listed.length, deleted: 1 } });
+  });
+
+  it("reads error-state links first, then links never read (those the listing never named first), then the newest", async () => {
+    await registerLinkIds(db(), await backEndIds(), "registration");
     await runSync(depsFor(db()).deps);
     await age(db(), 60);
     // Three links whose details were never read (e.g. listed just before the last run was stopped).
     const unread = (await db().select({ linkId: links.linkId }).from(links).where(eq(links.state, "connected")).limit(3)).map((r) => r.linkId);
     await db().update(links).set({ seenAt: null }).where(inArray(links.linkId, unread));
-    const before = await db().select().from(links);
+    // Two registered links never read and never listed (say their first read failed).
+    const unlisted = (await db().select({ linkId: links.linkId }).from(links).where(sql`${links.listedAt} is null and ${links.state} = 'connecting'`).limit(2)).map((r) => r.linkId);
+    expect(unlisted).toHaveLength(2);
+    await db().update(links).set({ seenAt: null }).where(inArray(links.linkId, unlisted));
+    const before = (await db().select().from(links)).filter((r) => r.state !== "deleted");
 
     const { deps, reads } = depsFor(db());
-    expect(await runSync(deps)).toMatchObject({ outcome: "completed", fetched: listed.length });
-    const rank = (r: (typeof before)[number]) => [r.state === "error" ? 0 : 1, r.seenAt === null ? 0 : 1, -r.createdAt!.getTime()] as const;
-    const expected = [...before]
-      .sort((a, b) => {
-        const [x, y] = [rank(a), rank(b)];
-        return x[0] - y[0] || x[1] - y[1] || x[2] - y[2] || (a.linkId < b.linkId ? -1 : 1);
-      })
-      .map((r) => r.linkId);
-    expect(reads).toEqual(expected);
+    expect(await runSync(deps)).toMatchObject({ outcome: "completed", fetched: before.length });
+    // Links without created_at (known only by registration) tie on it, and their tie-break is the database's order of
+    // ids (its collation): the order is checked by rank, the set in full.
+    const rankOf = new Map(
+      before.map((r) => [r.linkId, `${r.state === "error" ? 0 : 1}${r.seenAt === null ? 0 : 1}${r.seenAt === null && r.listedAt === null ? 0 : 1}:${r.createdAt ? 9e15 - r.createdAt.getTime() : "~"}`]),
+    );
+    expect([...reads].sort()).toEqual(before.map((r) => r.linkId).sort());
+    const ranks = reads.map((id) => rankOf.get(id)!);
+    expect(ranks).toEqual([...ranks].sort());
     const errors = before.filter((r) => r.state === "error").length;
-    expect(reads.slice(errors, errors + 3).sort()).toEqual([...unread].sort());
+    expect(errors).toBeGreaterThan(0);
+    expect(reads.slice(errors, errors + 2).sort()).toEqual([...unlisted].sort());
+    expect(reads.slice(errors + 2, errors + 5).sort()).toEqual([...unread].sort());
   });
 
   it("a second run reads only what is stale", async () => {

@@ -4,18 +4,23 @@ import { hostname } from "node:os";
 import { type Budget, isBudgetUnavailable } from "../budget/budget";
 import type { Db } from "../db/client";
 import { HEARTBEAT_MS } from "../leases/timing";
+import { purgeDeletedLinks } from "../links/discovery";
 import { recordLinks } from "../links/read-model";
 import { type UpstreamError, isUpstreamError } from "../upstream/errors";
 import type { UpstreamApi } from "../upstream/index";
 import { acquireSyncLease, finishSyncRun, readSyncState, releaseSyncLease, renewSyncLease, type SyncProgressColumns, type SyncStateRow } from "./lease";
 import { type SyncPace, SyncPacer, syncPaceOf } from "./pacer";
-import { type LinkSnapshot, markLinkDeleted, staleLinkIds, upsertListedLinks, writeLinkSnapshot } from "./queries";
+import { type LinkSnapshot, markLinkDeleted, newlyLearnedLinkIds, staleLinkIds, upsertListedLinks, writeLinkSnapshot } from "./queries";
 
 // The sync of the links read model. GET /links gives only ids, so a run has two phases:
 //   listing: walk GET /links page by page, recording each id with created_at and listed_at; the cursor is saved
 //            after every page, so a restarted run carries on from the next page;
 //   details: read GET /links/{id} for every link not read since the run started (error-state links first, then
 //            links never read, then newest first), in queued mode, a few in flight, paced at the sync's share.
+//            Links learned while it reads (a registration, a webhook) join the front of its queue.
+// GET /links lists active links only (upstream-facts §2): the others reach the read model by other ways
+// (lib/links/discovery.ts), and the sync reads them all the same. At the end, links deleted more than 90 days ago leave
+// the read model, as they leave the upstream.
 // Progress, the cursor and the run's start live in the sync_state row, which is also the lease (lease.ts): a run
 // resumes where it stopped, on whichever instance takes the lease next.
 
@@ -55,6 +60,8 @@ export interface SyncDeps {
   freshForMs?: number;
   /** Failed reads in a row (upstream down, credentials refused) after which the run stops, to resume later. */
   maxConsecutiveFailures?: number;
+  /** How often the details phase looks for links learned meanwhile (never read yet), to read them next. */
+  newLinksLookMs?: number;
   /**
    * How often progress and the heartbeat are written: on a timer of its own, so the heartbeat goes on while the run
    * waits for budget slots or a slow upstream. At most HEARTBEAT_MS.
@@ -64,13 +71,14 @@ export interface SyncDeps {
   log?: SyncLog;
 }
 
-type SyncOptions = Required<Pick<SyncDeps, "concurrency" | "pageSize" | "freshForMs" | "maxConsecutiveFailures" | "progressIntervalMs">>;
+type SyncOptions = Required<Pick<SyncDeps, "concurrency" | "pageSize" | "freshForMs" | "maxConsecutiveFailures" | "newLinksLookMs" | "progressIntervalMs">>;
 
 export const SYNC_DEFAULTS: Readonly<SyncOptions> = {
   concurrency: 8,
   pageSize: 5000,
   freshForMs: 5 * 60_000,
   maxConsecutiveFailures: 20,
+  newLinksLookMs: 5_000,
   progressIntervalMs: Math.min(1000, HEARTBEAT_MS),
 };
 
@@ -83,6 +91,8 @@ export interface SyncCounts {
   failed: number;
   /** Links the upstream does not know (404): kept as last read. */
   notFound: number;
+  /** Links deleted more than 90 days ago, removed from the read model at the end of the run. */
+  purged: number;
 }
 
 export type SyncRunResult =
@@ -127,7 +137,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
   const progress = new RunProgress(db, owner, options.progressIntervalMs, deps.onProgress, () =>
     internal.abort(new SyncStopped("Another instance took the sync over (this one's heartbeat was late).")),
   );
-  const counts: SyncCounts = { listed: 0, fetched: 0, failed: 0, notFound: 0 };
+  const counts: SyncCounts = { listed: 0, fetched: 0, failed: 0, notFound: 0, purged: 0 };
   const resumed = taken.phase !== "idle" && taken.runStartedAt !== null;
   log.info(
     { owner, resumed, ...(resumed ? { phase: taken.phase, done: taken.done, total: taken.total, runStartedAt: taken.runStartedAt } : {}) },
@@ -150,6 +160,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
     if (state.phase === "listing") await listLinks(run, state.listCursor, state.done);
     await readDetails(run, state.phase === "details" ? state.total : 0);
 
+    counts.purged = await purgeDeletedLinks(db);
     const snapshot = await writeLinkSnapshot(db);
     const problems = counts.failed + counts.notFound;
     const lastError = problems > 0 ? `${problems} of ${progress.total} links could not be read (last: ${progress.lastError ?? "unknown"})` : null;
@@ -233,7 +244,10 @@ async function listLinks(run: RunContext, cursor: string | null, listedBefore: n
 async function readDetails(run: RunContext, totalBefore: number): Promise<void> {
   const { db, deps, progress, counts, options } = run;
   const freshSince = new Date(run.runStartedAt.getTime() - options.freshForMs);
+  // A link learned from now on is not in the queue below: the run looks for such links as it goes.
+  const queuedSince = new Date();
   const queue = await staleLinkIds(db, { runStartedAt: run.runStartedAt, freshSince });
+  const queued = new Set(queue);
   // More stale links than the saved total only when the holder died before saving it: then this is the start.
   const total = Math.max(totalBefore, queue.length);
   progress.reset("details", total - queue.length, total, progress.lastError);
@@ -246,6 +260,23 @@ async function readDetails(run: RunContext, totalBefore: number): Promise<void> 
   let failure: unknown;
   let next = 0;
   let failedInARow = 0;
+
+  // Links learned while the run reads (never read yet) go to the front of what is left: one look at a time.
+  let lastLookAt = performance.now();
+  let looking: Promise<void> | null = null;
+  const lookForNewLinks = (): Promise<void> =>
+    (looking ??= (async () => {
+      try {
+        const learned = await newlyLearnedLinkIds(db, queuedSince, queued);
+        if (learned.length === 0) return;
+        for (const linkId of learned) queued.add(linkId);
+        queue.splice(next, 0, ...learned);
+        progress.grow(learned.length);
+      } finally {
+        lastLookAt = performance.now();
+        looking = null;
+      }
+    })());
 
   const readOne = async (linkId: string): Promise<void> => {
     try {
@@ -289,9 +320,15 @@ async function readDetails(run: RunContext, totalBefore: number): Promise<void> 
       } catch {
         return;
       }
-      const linkId = queue[next++];
-      if (linkId === undefined) return;
       try {
+        if (performance.now() - lastLookAt >= options.newLinksLookMs) await lookForNewLinks();
+        // At the end of the queue, one more look: the run ends when nothing was learned meanwhile.
+        if (next >= queue.length) await lookForNewLinks();
+        const linkId = queue[next++];
+        if (linkId === undefined) {
+          next = queue.length;
+          return;
+        }
         await readOne(linkId);
       } catch (error) {
         failure ??= error;
@@ -304,6 +341,62 @@ async function readDetails(run: RunContext, totalBefore: number): Promise<void> 
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
   if (failure !== undefined) throw failure;
   run.signal.throwIfAborted();
+}
+
+/** Links a look between runs reads at most; the next look, a scheduler tick later, reads the next ones. */
+export const LEARNED_LINKS_PER_LOOK = 100;
+
+export type LearnedLinksResult =
+  | { outcome: "nothing" | "declined" }
+  | { outcome: "read"; fetched: number; failed: string[] };
+
+/**
+ * Between runs: reads the links learned since the last run started and never read (ids the product's back end
+ * registered, links a webhook named), up to `limit`, so they show with their state within seconds instead of at the
+ * next run. It holds the sync lease while it reads (one reader across instances; a run in progress reads such links
+ * itself) and leaves the last run's progress and times as they were. `skip`: links it failed to read before, left to
+ * the next run.
+ */
+export async function readLearnedLinks(
+  deps: Pick<SyncDeps, "db" | "api" | "budget" | "share" | "pace" | "owner" | "signal" | "log" | "progressIntervalMs">,
+  { skip = new Set<string>(), limit = LEARNED_LINKS_PER_LOOK }: { skip?: ReadonlySet<string>; limit?: number } = {},
+): Promise<LearnedLinksResult> {
+  const { db } = deps;
+  const state = await readSyncState(db);
+  // Never synced, or a run to resume: the run reads them.
+  if (state.phase !== "idle" || state.runStartedAt === null || state.heartbeatFresh) return { outcome: "declined" };
+  const ids = await newlyLearnedLinkIds(db, state.runStartedAt, skip, limit);
+  if (ids.length === 0) return { outcome: "nothing" };
+  const owner = deps.owner ?? newSyncOwner();
+  const taken = await acquireSyncLease(db, owner);
+  if (!taken) return { outcome: "declined" };
+  const heartbeat = setInterval(() => void renewSyncLease(db, owner).catch(() => undefined), Math.min(deps.progressIntervalMs ?? SYNC_DEFAULTS.progressIntervalMs, HEARTBEAT_MS));
+  heartbeat.unref?.();
+  const failed: string[] = [];
+  let fetched = 0;
+  try {
+    // Taken between the look and now by a run that stopped half-way: it is the run's to resume.
+    if (taken.phase !== "idle") return { outcome: "declined" };
+    const pacer = new SyncPacer(deps.pace ?? syncPaceOf(deps.budget, deps.share));
+    for (const linkId of ids) {
+      await pacer.acquire(deps.signal);
+      try {
+        await recordLinks(db, [await deps.api.getLink(linkId, { mode: "queued", signal: deps.signal })], new Date());
+        fetched++;
+      } catch (error) {
+        if (!isUpstreamError(error)) throw error;
+        if (error.status === 410) {
+          await markLinkDeleted(db, linkId, new Date());
+          fetched++;
+        } else failed.push(linkId);
+      }
+    }
+    if (fetched > 0 || failed.length > 0) deps.log?.info({ fetched, failed: failed.length }, "links learned since the last run read");
+    return { outcome: "read", fetched, failed };
+  } finally {
+    clearInterval(heartbeat);
+    await releaseSyncLease(db, owner).catch((error: unknown) => deps.log?.warn({ err: error }, "could not release the sync lease"));
+  }
 }
 
 /** Progress of the run, written with the heartbeat every interval and at each checkpoint. */
@@ -333,6 +426,12 @@ class RunProgress {
 
   advance(): void {
     this.done++;
+    this.onProgress?.({ phase: this.phase, done: this.done, total: this.total });
+  }
+
+  /** Links joined the run's queue (learned while it read). */
+  grow(by: number): void {
+    this.total += by;
     this.onProgress?.({ phase: this.phase, done: this.done, total: this.total });
   }
 

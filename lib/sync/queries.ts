@@ -7,16 +7,19 @@ import type { WireLinksPage } from "../upstream/schemas";
 // What the sync writes into the read model beyond whole Link objects (those go through recordLinks): the listing's
 // ids, a link learnt deleted from a 410, and the snapshots of counts. Plus the order it reads details in.
 
-// Rows per INSERT: three parameters each, far below PostgreSQL's 65,535 per statement.
+// Rows per INSERT: five parameters each, far below PostgreSQL's 65,535 per statement.
 const UPSERT_CHUNK = 1000;
 
 /**
- * Records links as listed by GET /links: new ids are inserted bare (details come later); known ones get their
- * created_at and listed_at, and nothing else, so details read earlier (or by a person's click meanwhile) stay.
+ * Records links as listed by GET /links: new ids are inserted bare (details come later), learned from the listing;
+ * known ones get their created_at and listed_at, and nothing else, so details read earlier (or by a person's click
+ * meanwhile) and where the link was first learned stay.
  */
 export async function upsertListedLinks(db: Db, listed: WireLinksPage["links"], listedAt: Date): Promise<void> {
   for (let start = 0; start < listed.length; start += UPSERT_CHUNK) {
-    const rows = listed.slice(start, start + UPSERT_CHUNK).map((l) => ({ linkId: l.link_id, createdAt: new Date(l.created_at), listedAt }));
+    const rows = listed
+      .slice(start, start + UPSERT_CHUNK)
+      .map((l) => ({ linkId: l.link_id, createdAt: new Date(l.created_at), listedAt, learnedFrom: "listing" as const, learnedAt: listedAt }));
     await db
       .insert(links)
       .values(rows)
@@ -26,9 +29,11 @@ export async function upsertListedLinks(db: Db, listed: WireLinksPage["links"], 
 
 /**
  * The links a run still has to read, in the order it reads them: links in state error first (what staff act on),
- * then links never read, then newest first. Stale means not read since `freshSince` (the run's start, less a few
- * minutes: a link a person just opened need not be read again). A link known deleted and no longer listed is left
- * alone: it cannot come back, and the upstream answers for it until it purges it.
+ * then links never read (those the listing never named first: the upstream lists only active links, so a link
+ * learned elsewhere, a registered id say, is likely broken), then newest first. Stale means not read since
+ * `freshSince` (the run's start, less a few minutes: a link a person just opened need not be read again). A link
+ * known deleted and no longer listed is left alone: it cannot come back, and the upstream answers for it until it
+ * purges it.
  */
 export async function staleLinkIds(db: Db, { runStartedAt, freshSince }: { runStartedAt: Date; freshSince: Date }): Promise<string[]> {
   const rows = await db
@@ -43,10 +48,27 @@ export async function staleLinkIds(db: Db, { runStartedAt, freshSince }: { runSt
     .orderBy(
       sql`case when ${links.state} = 'error' then 0 else 1 end`,
       sql`case when ${links.seenAt} is null then 0 else 1 end`,
+      sql`case when ${links.seenAt} is null and ${links.listedAt} is null then 0 else 1 end`,
       sql`${links.createdAt} desc nulls last`,
       links.linkId,
     );
   return rows.map((r) => r.linkId);
+}
+
+/**
+ * Links never read that were learned at or after `since` (a registration, a webhook, a lookup while a run reads the
+ * others), in the order a run reads them, leaving out `except` (those the run has queued already).
+ */
+export async function newlyLearnedLinkIds(db: Db, since: Date, except: ReadonlySet<string>, limit?: number): Promise<string[]> {
+  const query = db
+    .select({ linkId: links.linkId })
+    .from(links)
+    .where(and(isNull(links.seenAt), gte(links.learnedAt, since)))
+    .orderBy(sql`case when ${links.listedAt} is null then 0 else 1 end`, sql`${links.createdAt} desc nulls last`, links.linkId);
+  // With a limit, the rows left out are counted in full first: `except` may hold some of the first ones.
+  const rows = limit === undefined ? await query : await query.limit(limit + except.size);
+  const ids = rows.map((r) => r.linkId).filter((id) => !except.has(id));
+  return limit === undefined ? ids : ids.slice(0, limit);
 }
 
 /**

@@ -6,7 +6,7 @@ import { logger } from "../logger";
 import { UpstreamApi, upstream } from "../upstream";
 import { TAKEOVER_POLL_MS } from "../leases/timing";
 import { isShuttingDown, onShutdown } from "../shutdown";
-import { type SyncDeps, type SyncRunResult, newSyncOwner, runSync } from "./engine";
+import { type SyncDeps, type SyncRunResult, newSyncOwner, readLearnedLinks, runSync } from "./engine";
 import { releaseSyncLease } from "./lease";
 import { getSyncStatus } from "./status";
 import { newestVerifiedWebhookAt, webhooksFlowing } from "../webhooks/freshness";
@@ -18,7 +18,8 @@ import type { SyncStatus } from "./types";
 // Looking is one read of the sync_state row by its primary key, so every instance can afford it that often; a killed
 // holder's run moves within about 17 s. Never two runs in one process; across instances the lease decides (runSync
 // declines when another holder is alive). On shutdown the run stops after its reads in flight and gives the lease up
-// at once, so another instance resumes it at its next look.
+// at once, so another instance resumes it at its next look. Between runs, the same look reads the links learned since
+// the last run (registered ids, links a webhook named) a few at a time (readLearnedLinks).
 
 export const SCHEDULER_TICK_MS = TAKEOVER_POLL_MS;
 /** On shutdown, how long the run may take to finish its reads in flight before its lease is given up regardless. */
@@ -82,6 +83,8 @@ interface SchedulerState {
   /** The run in progress in this process: its name in sync_state, and how to stop it. */
   current?: { owner: string; db: Db; stop: AbortController };
   stopped?: boolean;
+  /** Links learned between runs that a look could not read: left to the next run. */
+  learnedUnread?: Set<string>;
 }
 
 // On globalThis: Next.js may evaluate this module more than once in one process, and there must be one timer.
@@ -137,6 +140,24 @@ async function finishSyncRunForShutdown(signal: AbortSignal): Promise<void> {
   }
 }
 
+/**
+ * Between runs, links learned since the last one (ids the back end registered, links a webhook named) are read a few
+ * at a time, at the sync's pace and under its lease, so they show with their state within seconds. One that cannot be
+ * read is left to the next run.
+ */
+async function readLearnedLinksNow(log: ReturnType<typeof logger>): Promise<void> {
+  const deps = await defaultSyncDeps();
+  const current = { owner: newSyncOwner(), db: deps.db, stop: new AbortController() };
+  shared.current = current;
+  const skip = (shared.learnedUnread ??= new Set());
+  try {
+    const result = await readLearnedLinks({ ...deps, owner: current.owner, signal: current.stop.signal }, { skip });
+    if (result.outcome === "read") for (const linkId of result.failed) skip.add(linkId);
+  } catch (error) {
+    if (!current.stop.signal.aborted) log.warn({ err: error }, "links learned since the last run could not be read");
+  }
+}
+
 function tick(): Promise<SyncRunResult | null> {
   shared.running ??= (async () => {
     if (shared.stopped || isShuttingDown()) return null;
@@ -153,7 +174,11 @@ function tick(): Promise<SyncRunResult | null> {
         lastStoppedAt: shared.lastStoppedAt,
         slowdown: { factor: env.SYNC_WEBHOOK_SLOWDOWN, webhooksFlowing: async () => webhooksFlowing(await newestVerifiedWebhookAt((await getDb()).db), now) },
       });
-      if (!due || shared.stopped) return null;
+      if (shared.stopped) return null;
+      if (!due) {
+        if (!status.running) await readLearnedLinksNow(log);
+        return null;
+      }
       log.debug({ reason }, "a links sync is due");
       const deps = await defaultSyncDeps();
       const current = { owner: newSyncOwner(), db: deps.db, stop: new AbortController() };
@@ -162,7 +187,11 @@ function tick(): Promise<SyncRunResult | null> {
       // Another instance took the lease first (both saw the run due at once): say who holds it, once per decline.
       if (result.outcome === "declined") log.info({ reason, holder: result.holder }, `sync lease declined (held by ${result.holder ?? "another instance"})`);
       if (result.outcome === "stopped") shared.lastStoppedAt = new Date();
-      if (result.outcome === "completed") shared.lastStoppedAt = undefined;
+      if (result.outcome === "completed") {
+        shared.lastStoppedAt = undefined;
+        // The run tried every link: those a look between runs could not read get another chance.
+        shared.learnedUnread?.clear();
+      }
       return result;
     } catch (error) {
       log.error({ err: error }, "the sync scheduler failed");

@@ -96,6 +96,17 @@ export const controlRoutes: Route[] = [
     },
   },
   {
+    // Stands for the product's own database: every link id its back end recorded as it made links (link sessions,
+    // imports), whatever became of the link since. The upstream's GET /links lists only active ones; a dashboard
+    // learns the others from ids like these (Linkdesk: POST /api/links/register).
+    method: "GET",
+    template: "/_sandbox/back-end/link-ids",
+    control: true,
+    async handle({ world }) {
+      return { status: 200, body: { link_ids: world.store.allLinkIds() } };
+    },
+  },
+  {
     method: "GET",
     template: "/_sandbox/fixtures",
     control: true,

@@ -2,20 +2,11 @@
 // not in the spec).
 import { z } from "zod";
 import type { Route } from "../context";
-import { apiErrors, issue, parseWith } from "../http";
+import { apiErrors, isWebAddress, issue, parseWith } from "../http";
 import { decodeCursor } from "../store";
 import { toWireLink } from "../types";
 import { notifyStateChanged } from "../webhook-events";
 import { requireLink } from "./link-access";
-
-const isWebAddress = (value: string) => {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
-};
 
 /** Tags are under 100 characters and start with a letter or digit (upstream-facts §3.5 UpdateLinkRequest). */
 const linkTagSchema = z.string().min(1, { abort: true }).max(99, { abort: true }).regex(/^[A-Za-z0-9]/, "a tag must start with a letter or digit");

@@ -2,12 +2,15 @@
 // what the sync may use (goal ≥ 90 %, zero 429s), and the time to a complete read model. Linkdesk's share of the app's
 // budget and the sync's share of that are both 100 % here, so the allowed rate is the upstream's 1000 GET /links/{id}
 // a minute. A complete run takes about ten minutes at that rate: by default the run is stopped after QUICK_SECONDS and
-// the time for 10,000 links is extrapolated from the measured rate; LINKDESK_BENCH_FULL=1 runs it to the end.
+// the time for 10,000 links is extrapolated from the measured rate; LINKDESK_BENCH_FULL=1 runs it to the end. The
+// sandbox lists active links only, as the upstream does: the back end's ids are registered first, as the product
+// registers them, so the run reads every link.
 import { count, isNotNull } from "drizzle-orm";
 import { Budget } from "../../lib/budget/budget";
 import { createMemoryStore } from "../../lib/budget/memory-store";
 import { createDatabase } from "../../lib/db/client";
 import { links } from "../../lib/db/schema";
+import { registerLinkIds } from "../../lib/links/discovery";
 import { runSync } from "../../lib/sync/engine";
 import { syncPaceOf } from "../../lib/sync/pacer";
 import { UpstreamClient } from "../../lib/upstream/client";
@@ -39,6 +42,8 @@ export async function benchSync({
     });
     const api = new UpstreamApi(new UpstreamClient({ baseUrl: url, clientId, clientSecret, gate: budget }));
     const pace = syncPaceOf(budget, share);
+    const backEnd = (await (await fetch(`${url}/_sandbox/back-end/link-ids`)).json()) as { link_ids: string[] };
+    await registerLinkIds(database.db, backEnd.link_ids, "registration");
     const appLimit = budget.keys("GET /links/{id}", { linkId: "-" }).find((k) => k.scope === "app")!.upstreamLimit;
     const allowedPerMinute = appLimit * share;
 
