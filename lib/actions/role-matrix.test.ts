@@ -372,6 +372,9 @@ const routes: Record<string, Partial<Record<string, RouteCase>> | { publicBecaus
     GET: { url: () => "http://linkdesk.test/api/rate-limits", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
   },
   "app/api/ready/route.ts": { publicBecause: "the readiness probe of a process manager or load balancer: no secrets, no upstream call" },
+  "app/api/links/register/route.ts": {
+    publicBecause: "the product's back end, with its service token instead of a session (app/api/links/register/route.test.ts: no token, a wrong one, the endpoint off)",
+  },
   "app/api/webhooks/upstream/route.ts": {
     publicBecause: "the upstream's webhooks: no staff session, the ES256 signature over the exact body is the credential (lib/webhooks/receive.test.ts refuses every unsigned, forged, replayed or tampered request)",
   },
