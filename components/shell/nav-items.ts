@@ -19,6 +19,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { href: "/rate-limits", label: "Rate limits", description: "Headroom left under the upstream's limits", permission: "read" },
   { href: "/audit", label: "Audit", description: "Who changed what, and what the upstream answered", permission: "read" },
   { href: "/admin/staff", label: "Staff", description: "Staff accounts and their roles", permission: "manageStaff" },
+  { href: "/admin/link-ids", label: "Register links", description: "Link ids the product's back end knows, by file", permission: "registerLinks" },
   { href: "/status", label: "Status", description: "Upstream reachability and access token", permission: "read" },
 ];
 

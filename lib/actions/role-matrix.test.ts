@@ -188,6 +188,14 @@ const guarded: Record<string, GuardedAction> = {
   retryJob: { audit: "job.retry", permission: "correct", call: () => action("retryJob")({ jobId }) as never },
   undoJob: { audit: "job.undo", permission: "correct", call: () => action("undoJob")({ jobId }) as never },
   cancelJob: { audit: "job.cancel", permission: "correct", call: () => action("cancelJob")({ jobId }) as never },
+  // A customer's links (GET /users/{id}/links): support and up.
+  lookUpCustomer: { audit: "link.lookup_customer", permission: "lookupCustomer", call: () => action("lookUpCustomer")({ customerId: "user_1" }) as never },
+  // A file of link ids the product's back end knows: admins only.
+  registerLinkIdsFile: {
+    audit: "link.register",
+    permission: "registerLinks",
+    call: () => action("registerLinkIdsFile")({ file: new File(["mk_matrix0000000000000000000\n"], "ids.txt") }) as never,
+  },
   // Processing a stored webhook event again: ops and admins; an unknown event is refused after the gate.
   reprocessWebhookEvent: { audit: "webhook.reprocess", permission: "reprocessWebhook", call: () => action("reprocessWebhookEvent")({ eventId: randomUUID() }) as never },
 };

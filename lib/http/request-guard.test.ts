@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ACTION_BODY_LIMIT, MAX_JSON_DEPTH, UPLOAD_ACTION_BODY_LIMIT, checkRequest, jsonProblem, nestingDepthExceeds } from "./request-guard";
+import { REGISTER_FILE_MAX_BYTES } from "../schemas/discovery";
+import { ACTION_BODY_LIMIT, MAX_JSON_DEPTH, REGISTER_UPLOAD_BODY_LIMIT, UPLOAD_ACTION_BODY_LIMIT, checkRequest, jsonProblem, nestingDepthExceeds } from "./request-guard";
 
 const ORIGIN = "http://127.0.0.1:3000";
 
@@ -83,6 +84,23 @@ describe("the limits", () => {
     expect(upload?.status).not.toBe(413);
     // Only the page that takes the file: an import's own pages and exports keep the 1 MB limit.
     expect(await checkRequest(big("/import/00000000-0000-4000-8000-000000000000/export"), "/import/00000000-0000-4000-8000-000000000000/export")).toMatchObject({ status: 413 });
+  });
+
+  it("allow the link-id registration page a file of up to 2 MB and its framing, and no more", async () => {
+    const post = (path: string, bytes: number) =>
+      new Request(`${ORIGIN}${path}`, {
+        method: "POST",
+        headers: { host: "127.0.0.1:3000", "next-action": "x", "content-type": "multipart/form-data; boundary=b", "content-length": String(bytes) },
+        body: "x",
+      });
+    expect(REGISTER_UPLOAD_BODY_LIMIT.bytes).toBeGreaterThanOrEqual(REGISTER_FILE_MAX_BYTES + 64 * 1024);
+    expect(REGISTER_UPLOAD_BODY_LIMIT.bytes).toBeLessThan(UPLOAD_ACTION_BODY_LIMIT.bytes);
+    expect((await checkRequest(post("/admin/link-ids", REGISTER_FILE_MAX_BYTES + 10_000), "/admin/link-ids"))?.status).not.toBe(413);
+    expect(await checkRequest(post("/admin/link-ids", 5 * 1024 * 1024), "/admin/link-ids")).toMatchObject({ status: 413, message: expect.stringContaining("3 MB limit") });
+    expect(await checkRequest(post("/admin/staff", REGISTER_FILE_MAX_BYTES), "/admin/staff")).toMatchObject({ status: 413, message: expect.stringContaining("1 MB limit") });
+    // The back end's endpoint takes at most 1 MB, like every other route.
+    const json = new Request(`${ORIGIN}/api/links/register`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(2 * 1024 * 1024) }, body: "x" });
+    expect(await checkRequest(json, "/api/links/register")).toMatchObject({ status: 413 });
   });
 
   it("match the server-action body limit Next.js enforces behind the guard", async () => {

@@ -25,12 +25,21 @@ export const UPLOAD_ACTION_BODY_LIMIT = { bytes: 26 * 1024 * 1024, label: "26 MB
 /** The Import page itself: its job pages and exports under /import/ take no upload. */
 const UPLOAD_PATHS = /^\/import\/?$/;
 
+/**
+ * The admin page that registers a file of link ids (up to 2 MB: lib/schemas/discovery.ts) takes it plus its multipart
+ * framing. Within the 26 MB Next.js is told, like the Import page's.
+ */
+export const REGISTER_UPLOAD_BODY_LIMIT = { bytes: 3 * 1024 * 1024, label: "3 MB" } as const;
+const REGISTER_UPLOAD_PATHS = /^\/admin\/link-ids\/?$/;
+
 export type BodyLimit = { bytes: number; label: string };
 /**
- * The largest body a request to `pathname` may carry: the upload's on the Import page, 1 MB everywhere else, public
- * paths included (Auth.js's sign-in under /api/auth, a webhook receiver under /api/webhooks).
+ * The largest body a request to `pathname` may carry: the upload's on the Import page and on the link-id registration
+ * page, 1 MB everywhere else, public paths included (Auth.js's sign-in under /api/auth, a webhook receiver under
+ * /api/webhooks, the back end's registration at /api/links/register).
  */
-export const bodyLimitFor = (pathname: string): BodyLimit => (UPLOAD_PATHS.test(pathname) ? UPLOAD_ACTION_BODY_LIMIT : ACTION_BODY_LIMIT);
+export const bodyLimitFor = (pathname: string): BodyLimit =>
+  UPLOAD_PATHS.test(pathname) ? UPLOAD_ACTION_BODY_LIMIT : REGISTER_UPLOAD_PATHS.test(pathname) ? REGISTER_UPLOAD_BODY_LIMIT : ACTION_BODY_LIMIT;
 
 /** Linkdesk's own payloads nest a handful of levels; 64 leaves room and keeps a parser's recursion short. */
 export const MAX_JSON_DEPTH = 64;

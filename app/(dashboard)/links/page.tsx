@@ -5,6 +5,7 @@ import { Suspense } from "react";
 import { DataTablePagination } from "@/components/data-table/data-table-pagination";
 import { DataTableEmpty, DataTableToolbarSkeleton } from "@/components/data-table/data-table-states";
 import { RelativeTime } from "@/components/data-table/relative-time";
+import { CustomerLookup } from "@/components/links/list/customer-lookup";
 import { IgnoredLinkParams, LinksFilters } from "@/components/links/list/links-filters";
 import { LinksTable } from "@/components/links/list/links-table";
 import { linkTablePage } from "@/components/links/list/rows";
@@ -78,8 +79,12 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
           </a>
         }
       />
-      <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
-        <OpenById />
+      <div className="mb-4 flex flex-wrap items-start justify-between gap-4">
+        <div className="flex w-full max-w-xl flex-col gap-2">
+          <OpenById />
+          {/* The upstream's list of links leaves broken ones out: support finds them by the customer (docs/discovery.md). */}
+          {can(staff.role, "lookupCustomer") ? <CustomerLookup /> : null}
+        </div>
         <div className="space-y-1 text-sm text-slate-600" data-testid="links-freshness">
           <p>
             {asOf ? (
@@ -122,7 +127,9 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
         <DataTableEmpty title="The read model is empty">
           <p>
             Linkdesk lists links from its own copy of the upstream&apos;s links, and has not read any yet. A sync fills it: it walks the upstream&apos;s
-            list of links and reads each one within the rate budget, newest and failing links first. Its progress shows above.
+            list of links (active ones only) and reads each one within the rate budget, newest and failing links first. Its progress shows above.
+            Links the list leaves out (in error, never connected) come from the product&apos;s back end, which registers the ids it knows, from
+            webhooks and from customer lookups.
           </p>
           <p>Meanwhile, open a link by its id.</p>
         </DataTableEmpty>
@@ -134,7 +141,7 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
 /** Staff open a link by its id from a ticket, a log line or the upstream: a GET form that the page redirects. */
 function OpenById() {
   return (
-    <form method="GET" action="/links" className="flex w-full max-w-xl items-center gap-2">
+    <form method="GET" action="/links" className="flex w-full items-center gap-2">
       <label htmlFor="link-id" className="shrink-0 text-sm font-medium text-slate-700">
         Open a link by id
       </label>
