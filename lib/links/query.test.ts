@@ -395,6 +395,8 @@ describe.each(databases)("links list on $kind", (target) => {
       last_refreshed_at: daysAgo(2),
       created_at: daysAgo(29),
       seen_at: new Date(NOW.getTime() - 60_000).toISOString(),
+      learned_from: "upstream_answer",
+      learned_at: new Date(NOW.getTime() - 60_000).toISOString(),
     });
     const [, tagged] = await csvOf(db, { q: "lk_004" });
     expect(tagged![LINKS_CSV_HEADER.indexOf("link_tags")]).toBe("semi colon;=cmd");

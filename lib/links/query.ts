@@ -5,7 +5,7 @@ import { errorCodesActedOnBy } from "./error-codes";
 import { csvRecord } from "../http/csv";
 import { cachedRead } from "../db/cached-read";
 import type { Db } from "../db/client";
-import { links } from "../db/schema";
+import { type LinkSource, links } from "../db/schema";
 import { LINK_SORTS, type LinkListParams, linkListParamsSchema } from "../schemas/links";
 import { PRODUCTS } from "../upstream/schemas";
 import { type DroppedParam, type RawParams, parseFieldByField } from "../http/url-params";
@@ -190,6 +190,9 @@ export interface LinkListItem {
   lastRefreshedAt: string | null;
   seenAt: string | null;
   deletedSeenAt: string | null;
+  /** Where Linkdesk first learned of the link (lib/links/discovery.ts), and when; null for rows from before it was kept. */
+  learnedFrom: LinkSource | null;
+  learnedAt: string | null;
   /** Deprecated upstream fields: shown as such, never filtered or sorted on. */
   deprecated: { tags: string[] | null; lastSyncedAt: string | null };
 }
@@ -209,6 +212,8 @@ const listColumns = {
   lastRefreshedAt: links.lastRefreshedAt,
   seenAt: links.seenAt,
   deletedSeenAt: links.deletedSeenAt,
+  learnedFrom: links.learnedFrom,
+  learnedAt: links.learnedAt,
   products: sql<unknown>`${links.raw} -> 'products'`,
   deprecatedTags: sql<unknown>`${links.raw} -> 'tags'`,
   deprecatedLastSyncedAt: sql<unknown>`${links.raw} ->> 'last_synced_at'`,
@@ -259,6 +264,8 @@ function itemOf(row: SelectedRow): LinkListItem {
     lastRefreshedAt: iso(row.lastRefreshedAt),
     seenAt: iso(row.seenAt),
     deletedSeenAt: iso(row.deletedSeenAt),
+    learnedFrom: row.learnedFrom,
+    learnedAt: iso(row.learnedAt),
     deprecated: {
       tags: Array.isArray(row.deprecatedTags) ? row.deprecatedTags.map((t) => (typeof t === "string" ? t : JSON.stringify(t))) : null,
       lastSyncedAt: textOrNull(row.deprecatedLastSyncedAt),
@@ -432,7 +439,7 @@ export interface ReadModelSummary {
   asOf: Date | null;
   /** Links the read model holds. */
   total: number;
-  /** Of those, links listed but never read (no state yet). */
+  /** Of those, links known by id but never read (no state yet): listed, registered, named by a webhook. */
   unread: number;
 }
 
@@ -481,6 +488,8 @@ const CSV_COLUMNS: readonly [string, (row: LinkListItem) => string | null][] = [
   ["last_refreshed_at", (r) => r.lastRefreshedAt],
   ["created_at", (r) => r.createdAt],
   ["seen_at", (r) => r.seenAt],
+  ["learned_from", (r) => r.learnedFrom],
+  ["learned_at", (r) => r.learnedAt],
 ];
 
 export const LINKS_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);

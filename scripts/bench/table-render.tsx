@@ -23,6 +23,8 @@ const rows: LinkTableRow[] = Array.from({ length: 50 }, (_, i) => ({
   provider: "plaid",
   linkTags: ["plan:free", "region:us"],
   lastRefreshedAt: at(i),
+  learnedFrom: i % 4 ? "listing" : "registration",
+  learnedAt: at(i * 60 + 5),
   products: [{ product: "accounts", refreshedAt: at(i) }, { product: "transactions", refreshedAt: at(i) }, { product: "enrichment", errorCode: "unknown", errorMessage: "The last refresh failed." }],
 }));
 

@@ -4,6 +4,8 @@ import { EntityAvatar } from "@/components/ui/entity-avatar";
 import { ShortId } from "@/components/ui/short-id";
 import { HintTrigger } from "@/components/ui/hint";
 import { LINK_STATE_MEANINGS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
+import { LINK_SOURCE_LABELS, LINK_SOURCE_MEANINGS } from "@/lib/links/link-sources";
+import type { LinkSource } from "@/lib/db/schema";
 import type { LinkTableProduct } from "./rows";
 import { errorCodeInfo, stateLabel, stateTone, WHO_ACTS_CHIP_TONES } from "./options";
 
@@ -125,10 +127,15 @@ const UNREAD_HINT = "unread";
 const STATE_HINT = "state:";
 const CODE_HINT = "code:";
 const PRODUCTS_HINT = "products:";
+const SOURCE_HINT = "source:";
 
 /** The explanation for a cell's hint key; `rowOf` finds a row's products by link id. */
 export function linkCellHint(key: string, rowOf: (linkId: string) => { products: LinkTableProduct[] } | undefined, now: number): ReactNode {
-  if (key === UNREAD_HINT) return "Listed by the upstream; Linkdesk has not read its details yet. The sync reads it soon.";
+  if (key === UNREAD_HINT) return "Linkdesk knows the link's id (see Learned from) but has not read its details yet. The sync reads it soon, never-read links first.";
+  if (key.startsWith(SOURCE_HINT)) {
+    const source = key.slice(SOURCE_HINT.length) as LinkSource;
+    return LINK_SOURCE_MEANINGS[source] ?? null;
+  }
   if (key.startsWith(STATE_HINT)) {
     const state = key.slice(STATE_HINT.length);
     const meaning = (LINK_STATE_MEANINGS as Record<string, string | undefined>)[state] ?? "A state Linkdesk does not know: see the upstream's documentation.";
@@ -179,6 +186,19 @@ export function TagsCell({ tags }: { tags: string[] }) {
     <span className="tags-cell" title={tags.join(", ")}>
       <span className="tag-chip">{first}</span>
       {rest.length > 0 ? <span className="tags-more">{`+${rest.length}`}</span> : null}
+    </span>
+  );
+}
+
+/** Where Linkdesk first learned of the link, in words, and when (exact time on hover). */
+export function LearnedFromCell({ source, at, now }: { source: LinkSource | null; at: number | string | null; now: number }) {
+  if (!source) return muted;
+  return (
+    <span className="inline-flex items-center gap-1.5 whitespace-nowrap">
+      <HintTrigger hint={`${SOURCE_HINT}${source}`} className="text-slate-700 underline decoration-dotted underline-offset-2">
+        {LINK_SOURCE_LABELS[source] ?? source}
+      </HintTrigger>
+      {at ? <RelativeTime value={at} now={now} className="text-xs text-slate-500" /> : null}
     </span>
   );
 }

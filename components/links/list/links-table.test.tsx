@@ -34,6 +34,8 @@ function item(overrides: Partial<LinkListItem> = {}): LinkListItem {
     lastRefreshedAt: "2026-11-20T09:00:00.000Z",
     seenAt: "2026-11-20T11:58:00.000Z",
     deletedSeenAt: null,
+    learnedFrom: "registration",
+    learnedAt: "2026-11-20T09:30:00.000Z",
     deprecated: { tags: ["legacy"], lastSyncedAt: "2026-11-19T08:00:00Z" },
     ...overrides,
   };
@@ -122,6 +124,20 @@ describe("LinksTable", () => {
     expect(fewer).not.toMatch(/<th[^>]*>.*?Created/);
     expect(fewer).toContain('data-density="comfortable"');
     expect(fewer).toContain("(3 hidden)");
+  });
+
+  it("says where Linkdesk learned of each link, in words, and when, with the exact time on hover", () => {
+    const html = render([
+      item({ linkId: "mk_registered" }),
+      item({ linkId: "mk_looked_up", learnedFrom: "customer_lookup", learnedAt: "2026-11-20T11:00:00.000Z" }),
+      item({ linkId: "mk_older", learnedFrom: null, learnedAt: null }),
+    ]);
+    expect(html).toMatch(/<th[^>]*>.*?Learned from/);
+    expect(html).toMatch(/data-hint="source:registration"[^>]*>Registration<\/button><time[^>]*title="2026-11-20 09:30:00 UTC"[^>]*>2 h ago<\/time>/);
+    expect(html).toMatch(/data-hint="source:customer_lookup"[^>]*>Customer lookup<\/button><time[^>]*title="2026-11-20 11:00:00 UTC"[^>]*>1 h ago<\/time>/);
+    expect(renderToStaticMarkup(<>{linkCellHint("source:registration", () => undefined, NOW)}</>)).toContain("The product&#x27;s back end registered the link&#x27;s id");
+    // Not sortable: no index orders the list by it.
+    expect(html).not.toContain("sort=learned_from");
   });
 
   it("shows a link never read, and a code Linkdesk does not know, in words", () => {

@@ -25,9 +25,10 @@ export interface LinkTableProduct {
 }
 
 /** A row as the columns read it. */
-export type LinkTableRow = Pick<LinkListItem, "linkId" | "institutionId" | "institutionName" | "institutionAvatar" | "state" | "errorCode" | "provider" | "linkTags"> & {
+export type LinkTableRow = Pick<LinkListItem, "linkId" | "institutionId" | "institutionName" | "institutionAvatar" | "state" | "errorCode" | "provider" | "linkTags" | "learnedFrom"> & {
   createdAt: TableTime | null;
   lastRefreshedAt: TableTime | null;
+  learnedAt: TableTime | null;
   products: LinkTableProduct[];
 };
 
@@ -49,7 +50,7 @@ export interface LinkTablePage {
 export function linkTablePage(items: LinkListItem[]): LinkTablePage {
   const institutions = new Map<string, LinkTableInstitution>();
   const rows = items.map((item): LinkTablePageRow => {
-    const { linkId, createdAt, institutionId, institutionName, institutionAvatar, state, errorCode, provider, linkTags, lastRefreshedAt } = item;
+    const { linkId, createdAt, institutionId, institutionName, institutionAvatar, state, errorCode, provider, linkTags, lastRefreshedAt, learnedFrom, learnedAt } = item;
     const row: LinkTablePageRow = {
       linkId,
       createdAt: createdAt === null ? null : tableTime(createdAt),
@@ -59,6 +60,8 @@ export function linkTablePage(items: LinkListItem[]): LinkTablePage {
       provider,
       linkTags,
       lastRefreshedAt: lastRefreshedAt === null ? null : tableTime(lastRefreshedAt),
+      learnedFrom,
+      learnedAt: learnedAt === null ? null : tableTime(learnedAt),
       products: item.products.map(tableProduct),
     };
     // A row whose institution reads differently from the table's (read at another time, say) keeps its own words.
