@@ -6,7 +6,7 @@ import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import { ROLES, type Role } from "../lib/auth/roles";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { appPaths } from "./app-paths";
-import { E2E_AUTH_SECRET } from "./global-setup";
+import { E2E_AUTH_SECRET, E2E_SERVICE_TOKEN } from "./global-setup";
 import { type BuiltAction, builtActions, postAction } from "./server-actions";
 import { signInAs } from "./session";
 
@@ -248,11 +248,14 @@ test("X-Forwarded-For sprayed by a client neither evades the sign-in throttle, n
 // ---------------------------------------------------------------------------------------------------------------------
 // No secret in what the browser gets
 
-/** Secrets a browser must never see: the client secret, the session secret and every access token the sandbox issued. */
+/**
+ * Secrets a browser must never see: the client secret, the session secret, the back end's service token and every
+ * access token the sandbox issued.
+ */
 async function secrets(): Promise<string[]> {
   const { tokens } = (await (await fetch(`${process.env.E2E_SANDBOX_URL}/_sandbox/tokens`)).json()) as { tokens: { access_token: string }[] };
   expect(tokens.length, "the dashboard has minted an access token by now").toBeGreaterThan(0);
-  return [SANDBOX_DEFAULTS.clientSecret, E2E_AUTH_SECRET, ...tokens.map((token) => token.access_token)];
+  return [SANDBOX_DEFAULTS.clientSecret, E2E_AUTH_SECRET, E2E_SERVICE_TOKEN, ...tokens.map((token) => token.access_token)];
 }
 
 function expectNoSecret(texts: { where: string; text: string }[], secretValues: string[]) {

@@ -4,10 +4,12 @@ import path from "node:path";
 import type { FullConfig } from "@playwright/test";
 import { SPEC_ENDPOINTS } from "../lib/upstream/spec-endpoints";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
-import { build, buildIsStale, startDashboard, startSandbox } from "../scripts/processes";
+import { build, buildIsStale, registerBackEndLinks, startDashboard, startSandbox } from "../scripts/processes";
 
 /** The dashboards' session secret in the end-to-end run (the leak test looks for it in what browsers get). */
 export const E2E_AUTH_SECRET = "e2e-secret-0123456789abcdef0123456789";
+/** The product's back end's credential for POST /api/links/register on the main e2e dashboard. */
+export const E2E_SERVICE_TOKEN = "e2e-service-token-0123456789abcdef0123";
 
 // Builds if needed, starts one sandbox and one production dashboard on test ports, and stops exactly those on teardown.
 export default async function globalSetup(config: FullConfig) {
@@ -42,12 +44,21 @@ export default async function globalSetup(config: FullConfig) {
         UPSTREAM_SANDBOX: "1",
         UPSTREAM_TIMEOUT_MS: "3000",
         LOG_LEVEL: "warn",
+        LINKDESK_SERVICE_TOKEN: E2E_SERVICE_TOKEN,
         ...storage("main"),
         ...authSecret,
       },
     });
   } catch (error) {
     await sandbox.stop();
+    throw error;
+  }
+  try {
+    // The sandbox lists active links only, as the upstream does: the back end registers every link id it knows, as
+    // the product's does, so the links in error and half-finished ones reach the read model (docs/discovery.md).
+    await registerBackEndLinks({ sandboxUrl: sandbox.url, dashboardUrl: dashboard.url, token: E2E_SERVICE_TOKEN });
+  } catch (error) {
+    await Promise.all([dashboard.stop(), sandbox.stop()]);
     throw error;
   }
   // A second dashboard whose upstream is down (nothing listens on its port), for the "upstream down" specs.

@@ -218,6 +218,7 @@ const launcherSchema = z
     HOST: z.string().min(1).default("127.0.0.1"),
     SANDBOX_PORT: z.coerce.number().int().min(1).max(65535).default(4010),
     AUTH_SECRET: authSchema.AUTH_SECRET.optional(),
+    LINKDESK_SERVICE_TOKEN: webhookSchema.LINKDESK_SERVICE_TOKEN,
     LINKDESK_DATA_DIR: storageSchema.LINKDESK_DATA_DIR,
     SHUTDOWN_TIMEOUT_S: lifecycleSchema.SHUTDOWN_TIMEOUT_S,
   })

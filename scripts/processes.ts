@@ -140,6 +140,38 @@ export async function startDashboard(opts: {
   return { child, url, stop };
 }
 
+/** Ids per registration call: about 140 KB of JSON, well inside the endpoint's 10,000 ids and the door's 1 MB. */
+const REGISTER_CHUNK = 5000;
+
+/**
+ * Registers with a dashboard every link id the sandbox's back end knows (GET /_sandbox/back-end/link-ids), as the
+ * product's back end does (POST /api/links/register, in chunks, with the service token): the upstream's listing holds
+ * active links only, and the others (in error, connecting, imported without credentials) are the ones staff need.
+ */
+export async function registerBackEndLinks(opts: { sandboxUrl: string; dashboardUrl: string; token: string }): Promise<{ ids: number; registered: number; alreadyKnown: number }> {
+  const known = await fetch(`${opts.sandboxUrl}/_sandbox/back-end/link-ids`);
+  if (!known.ok) throw new Error(`The sandbox did not list its link ids (HTTP ${known.status}).`);
+  const { link_ids: ids } = (await known.json()) as { link_ids: string[] };
+  const totals = { ids: ids.length, registered: 0, alreadyKnown: 0 };
+  for (let start = 0; start < ids.length; ) {
+    const response = await fetch(`${opts.dashboardUrl}/api/links/register`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${opts.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ link_ids: ids.slice(start, start + REGISTER_CHUNK) }),
+    });
+    const answer = (await response.json().catch(() => ({}))) as { registered?: number; alreadyKnown?: number; error?: string };
+    if (response.status === 429) {
+      await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000));
+      continue;
+    }
+    if (!response.ok) throw new Error(`Registering link ids failed (HTTP ${response.status}): ${answer.error ?? "no reason given"}`);
+    totals.registered += answer.registered ?? 0;
+    totals.alreadyKnown += answer.alreadyKnown ?? 0;
+    start += REGISTER_CHUNK;
+  }
+  return totals;
+}
+
 const SOURCES = ["app", "components", "lib", "public", "instrumentation.ts", "instrumentation-client.ts", "proxy.ts", "next.config.mjs", "postcss.config.mjs", "package-lock.json", "tsconfig.json"];
 
 /** True when `.next` holds no production build, or one older than any source file. */

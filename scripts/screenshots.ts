@@ -8,7 +8,7 @@ import { chromium, type Page } from "@playwright/test";
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import type { Role } from "../lib/auth/roles";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
-import { build, buildIsStale, ROOT, type Started, startDashboard, startSandbox } from "./processes";
+import { build, buildIsStale, registerBackEndLinks, ROOT, type Started, startDashboard, startSandbox } from "./processes";
 
 const OUT = path.join(ROOT, "docs", "screenshots");
 const VIEWPORT = { width: 1280, height: 800 };
@@ -51,6 +51,8 @@ async function shoot(page: Page, name: string) {
   console.log(`  ${path.relative(ROOT, file)} (${Math.round(statSync(file).size / 1024)} KB)`);
 }
 
+const SERVICE_TOKEN = "screenshots-service-token-0123456789abcdef";
+
 async function main() {
   const given = argument("--url");
   const started: Started[] = [];
@@ -72,6 +74,7 @@ async function main() {
           UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
           UPSTREAM_SANDBOX: "1",
           AUTH_SECRET: "screenshots-secret-0123456789abcdef012345",
+          LINKDESK_SERVICE_TOKEN: SERVICE_TOKEN,
           LINKDESK_DATA_DIR: dataDir,
           DATABASE_URL: "",
           LOG_LEVEL: "warn",
@@ -79,6 +82,8 @@ async function main() {
       });
       started.push(dashboard);
       base = dashboard.url;
+      // As in the demo: the sandbox lists active links only, and the back end registers every link id it knows.
+      await registerBackEndLinks({ sandboxUrl: sandbox.url, dashboardUrl: dashboard.url, token: SERVICE_TOKEN });
     }
     mkdirSync(OUT, { recursive: true });
     const browser = await chromium.launch({

@@ -8,7 +8,7 @@ import path from "node:path";
 import { ConfigError, parseLauncherEnv } from "../lib/env";
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
-import { type Started, build, buildIsStale, killAllStarted, startDashboard, startSandbox, stopAllStarted } from "./processes";
+import { type Started, build, buildIsStale, killAllStarted, registerBackEndLinks, startDashboard, startSandbox, stopAllStarted } from "./processes";
 
 const dev = process.argv.includes("--dev");
 let stopping = false;
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
   }
 
   let upstreamEnv: Record<string, string>;
+  let sandboxUrl: string | null = null;
   if (env.UPSTREAM_BASE_URL) {
     upstreamEnv = {
       UPSTREAM_BASE_URL: env.UPSTREAM_BASE_URL,
@@ -55,14 +56,21 @@ async function main(): Promise<void> {
   } else {
     const sandbox = await startSandbox({
       port: env.SANDBOX_PORT,
-      env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret },
+      env: {
+        SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
+        SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
+        // The seeded links' webhooks reach the dashboard's receiver, whose port is known before it starts.
+        SANDBOX_SEED_WEBHOOK_URL: `http://${loopbackFor(env.HOST)}:${env.PORT}/api/webhooks/upstream`,
+      },
     });
+    sandboxUrl = sandbox.url;
     upstreamEnv = {
       UPSTREAM_BASE_URL: sandbox.url,
       UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
       UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
       UPSTREAM_SANDBOX: "1",
-      AUTH_SECRET: env.AUTH_SECRET ?? demoAuthSecret(env.LINKDESK_DATA_DIR),
+      AUTH_SECRET: env.AUTH_SECRET ?? demoSecret(env.LINKDESK_DATA_DIR, "auth-secret"),
+      LINKDESK_SERVICE_TOKEN: env.LINKDESK_SERVICE_TOKEN ?? demoSecret(env.LINKDESK_DATA_DIR, "service-token"),
     };
     watchExit(sandbox, "sandbox");
   }
@@ -72,11 +80,24 @@ async function main(): Promise<void> {
   const dashboard = await startDashboard({ port: env.PORT, host: env.HOST, env: upstreamEnv, dev, stopGraceMs });
   watchExit(dashboard, "dashboard");
 
+  let registered = "";
+  if (sandboxUrl && upstreamEnv.LINKDESK_SERVICE_TOKEN) {
+    // The upstream lists active links only: the demo's back end registers every link id it knows, as the product's
+    // back end would, so the links in error and half-finished ones are in the list too (docs/discovery.md).
+    try {
+      const totals = await registerBackEndLinks({ sandboxUrl, dashboardUrl: `http://${loopbackFor(env.HOST)}:${env.PORT}`, token: upstreamEnv.LINKDESK_SERVICE_TOKEN });
+      registered = `  The demo's back end registered its ${totals.ids.toLocaleString("en")} link ids (${totals.registered.toLocaleString("en")} new to Linkdesk).`;
+    } catch (error) {
+      registered = `  The demo's back end could not register its link ids (${error instanceof Error ? error.message : String(error)}): only listed links will show.`;
+    }
+  }
+
   console.log(
     [
       "",
       `  Linkdesk is ready: ${dashboard.url}`,
       env.UPSTREAM_BASE_URL ? "" : `  Upstream: the bundled sandbox at ${upstreamEnv.UPSTREAM_BASE_URL} (demo data)`,
+      registered,
       env.UPSTREAM_BASE_URL
         ? "  Sign in with a staff account (create one: npm run staff -- add --email you@example.com --role admin)"
         : `  Sign in with a demo account, e.g. ${DEMO_ACCOUNTS.map((a) => `${a.email} / ${a.password}`).join(", ")}`,
@@ -88,14 +109,23 @@ async function main(): Promise<void> {
   );
 }
 
-/** Demo mode keeps a generated session secret in the data folder, so sessions survive a restart. */
-function demoAuthSecret(dataDir: string): string {
-  const file = path.join(dataDir, "auth-secret");
+/**
+ * Demo mode keeps its generated secrets in the data folder (the session secret, the back end's service token), so
+ * sessions and the token survive a restart.
+ */
+function demoSecret(dataDir: string, name: "auth-secret" | "service-token"): string {
+  const file = path.join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(33).toString("base64url");
   writeFileSync(file, secret, { mode: 0o600 });
   return secret;
+}
+
+/** An address of the dashboard's own machine to reach it on: loopback when it listens on every interface. */
+function loopbackFor(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "localhost") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
 }
 
 function watchExit(started: Started, name: string) {

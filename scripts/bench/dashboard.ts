@@ -2,9 +2,12 @@ import { type Browser, type BrowserContext, chromium } from "@playwright/test";
 import { DEMO_ACCOUNTS } from "../../lib/auth/demo";
 import type { Role } from "../../lib/auth/roles";
 import { SANDBOX_DEFAULTS } from "../../sandbox/defaults";
-import { build, buildIsStale, type Started, startDashboard, startSandbox } from "../processes";
+import { build, buildIsStale, registerBackEndLinks, type Started, startDashboard, startSandbox } from "../processes";
 
-// The built dashboard on a sandbox, for benchmarks that measure what a browser or a client over HTTP sees.
+// The built dashboard on a sandbox, for benchmarks that measure what a browser or a client over HTTP sees. As in the
+// demo, the back end registers every link id it knows: the sandbox lists active links only, as the upstream does.
+
+const BENCH_SERVICE_TOKEN = "bench-service-token-0123456789abcdef01234";
 
 export async function startBenchDashboard(opts: {
   port: number;
@@ -39,11 +42,13 @@ export async function startBenchDashboard(opts: {
             LINKDESK_DATA_DIR: opts.dataDir,
             DATABASE_URL: "",
             LOG_LEVEL: "silent",
+            LINKDESK_SERVICE_TOKEN: BENCH_SERVICE_TOKEN,
             ...opts.env,
           },
         }),
       );
     }
+    await registerBackEndLinks({ sandboxUrl: sandbox.url, dashboardUrl: dashboards[0]!.url, token: BENCH_SERVICE_TOKEN });
     const stop = async () => {
       for (const dashboard of dashboards) await dashboard.stop();
       await sandbox.stop();
