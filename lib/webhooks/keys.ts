@@ -69,6 +69,12 @@ export class WebhookKeySource {
         if (this.keys.size === 0) return { key: null, reason: "the upstream's signing keys could not be read (GET /.well-known/jwks.json failed)" };
       }
     }
+    if (!this.keys.has(kid) && !refreshed && this.reading) {
+      // Another request's read of the set is under way: after a rotation the upstream's deliveries in flight all carry
+      // the new kid, and the first one's read is theirs too (the cooldown would refuse them all while it runs).
+      await this.reading.catch(() => undefined);
+      refreshed = true;
+    }
     if (!this.keys.has(kid) && !refreshed && this.now() - this.lastUnknownRefetchAt >= (this.options.cooldownMs ?? REFETCH_COOLDOWN_MS)) {
       // A key rotated in since the last read: read the set once more before refusing.
       this.lastUnknownRefetchAt = this.now();
