@@ -47,6 +47,17 @@ describe("AuditTable", () => {
     expect(html).toContain('<abbr title="food_and_drink › coffee"');
   });
 
+  it("gives the row's control a column of its own only when there is one, empty on rows without", () => {
+    const rows = [entry({ id: 4 }), entry({ id: 5, action: "link.refresh" })];
+    const withUndo = renderToStaticMarkup(<AuditTable rows={rows} rowAction={(row) => (row.action === "transaction.correct" ? <button type="button">Undo</button> : null)} />);
+    expect(withUndo).toContain('<th scope="col" class="sticky-end whitespace-nowrap px-2 py-2">Undo</th>');
+    expect(withUndo.match(/<td class="sticky-end[^"]*">/g)).toHaveLength(2);
+    expect(withUndo.match(/<button type="button">Undo<\/button>/g)).toHaveLength(1);
+    const without = renderToStaticMarkup(<AuditTable rows={rows} />);
+    expect(without).not.toContain("sticky-end");
+    expect(textOf(without)).not.toContain("Undo");
+  });
+
   it("lets no null, undefined, NaN or [object Object] reach the page text", () => {
     const html = renderToStaticMarkup(
       <AuditTable

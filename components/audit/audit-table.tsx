@@ -8,8 +8,9 @@ import { RecordedValue } from "./recorded-value";
 
 // Everything in an audit row came from a user or the upstream: it is rendered as React text (escaped), never as HTML.
 // Columns take the width of their content on one line: times and addresses never wrap (an address is cut with an
-// ellipsis only past 16rem, whole on hover); long ids are shortened, whole on hover and to copy. The last column, the
-// reference with the row's control (Undo), stays at the box's right edge when the table is wider than the screen.
+// ellipsis past 16rem, whole on hover); long ids are shortened, whole on hover and to copy. When, who and what stay on
+// screen at 1024 px: below 1280 px an address is cut past 13rem and an action's name past 12rem, whole on hover. The
+// row's control (Undo) has a column of its own, kept at the box's right edge while the others scroll under it.
 
 const OUTCOME_TONES: Record<AuditOutcome, string> = {
   ok: "tone-emerald",
@@ -26,7 +27,7 @@ const utc = (at: Date) => at.toISOString().slice(0, 23).replace("T", " ");
 
 const actionLabel = (action: string) => (action in AUDIT_ACTIONS ? AUDIT_ACTIONS[action as keyof typeof AUDIT_ACTIONS] : action);
 
-/** `rowAction`: a control for one row (the undo of a correction), in its Reference cell. */
+/** `rowAction`: a control for one row (the undo of a correction), in an Undo column at the right edge. */
 export function AuditTable({ rows, rowAction }: { rows: AuditEntry[]; rowAction?: (row: AuditEntry) => React.ReactNode }) {
   return (
     <ScrollTable>
@@ -34,21 +35,29 @@ export function AuditTable({ rows, rowAction }: { rows: AuditEntry[]; rowAction?
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
           <tr>
             {COLUMNS.map((name) => (
-              <th key={name} scope="col" className={name === "Reference" ? "sticky-end whitespace-nowrap px-3 py-2" : "whitespace-nowrap px-3 py-2"}>
+              <th key={name} scope="col" className="whitespace-nowrap px-2 py-2">
                 {name}
               </th>
             ))}
+            {rowAction ? (
+              <th scope="col" className="sticky-end whitespace-nowrap px-2 py-2">
+                Undo
+              </th>
+            ) : null}
           </tr>
         </thead>
         {rows.map((row) => (
-          <AuditRow key={row.id} row={row} action={rowAction?.(row)} />
+          <AuditRow key={row.id} row={row} action={rowAction ? (rowAction(row) ?? null) : undefined} />
         ))}
       </table>
     </ScrollTable>
   );
 }
 
-/** One entry: a row of facts, and under it the recorded input, before and after on demand. */
+/**
+ * One entry: a row of facts, and under it the recorded input, before and after on demand. `action`: the row's control
+ * (null: the column is there, this row has none), or undefined for a table without that column.
+ */
 function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }) {
   const payloads = (
     [
@@ -57,7 +66,7 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
       ["After", row.after],
     ] as const
   ).filter(([, value]) => value !== null && value !== undefined);
-  const cell = payloads.length > 0 ? "px-3 pt-2 pb-1" : "px-3 py-2";
+  const cell = payloads.length > 0 ? "px-2 pt-2 pb-1" : "px-2 py-2";
   return (
     <tbody className="border-b border-slate-100 last:border-b-0">
       <tr className="align-top">
@@ -66,7 +75,7 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
         </td>
         <td className={`whitespace-nowrap ${cell}`}>
           <span className="inline-flex max-w-full items-center gap-1.5">
-            <span className="max-w-64 truncate text-slate-900" title={row.actorEmail ?? undefined}>
+            <span className="max-w-52 truncate text-slate-900 xl:max-w-64" title={row.actorEmail ?? undefined}>
               {row.actorEmail ?? "—"}
             </span>
             {row.actorRole ? (
@@ -76,7 +85,11 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
             ) : null}
           </span>
         </td>
-        <td className={`whitespace-nowrap ${cell} text-slate-900`}>{actionLabel(row.action)}</td>
+        <td className={`whitespace-nowrap ${cell} text-slate-900`}>
+          <span className="block max-w-48 truncate xl:max-w-none" title={actionLabel(row.action)}>
+            {actionLabel(row.action)}
+          </span>
+        </td>
         <td className={`whitespace-nowrap ${cell}`}>
           {row.targetType || row.targetId ? (
             <span className="inline-flex items-center gap-1">
@@ -103,16 +116,14 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
             ) : null}
           </span>
         </td>
-        <td className={`sticky-end whitespace-nowrap ${cell}`}>
-          <span className="inline-flex items-center gap-2">
-            <ShortId id={row.correlationId} what="reference" head={8} tail={4} className="text-slate-600" />
-            {action}
-          </span>
+        <td className={`whitespace-nowrap ${cell}`}>
+          <ShortId id={row.correlationId} what="reference" head={8} tail={4} className="text-slate-600" />
         </td>
+        {action !== undefined ? <td className={`sticky-end whitespace-nowrap ${cell}`}>{action}</td> : null}
       </tr>
       {payloads.length > 0 ? (
         <tr>
-          <td colSpan={COLUMNS.length} className="px-3 pb-2">
+          <td colSpan={COLUMNS.length + (action !== undefined ? 1 : 0)} className="px-2 pb-2">
             <details className="text-xs">
               <summary className="cursor-pointer text-slate-500 hover:text-slate-800">Recorded {payloads.map(([name]) => name.toLowerCase()).join(", ")}</summary>
               <div className="mt-2 grid gap-3 md:grid-cols-3">
