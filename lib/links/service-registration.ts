@@ -2,6 +2,7 @@ import "server-only";
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { AuditRecord } from "../audit/append";
 import type { Db } from "../db/client";
+import { jsonProblem } from "../http/request-guard";
 import { storableDeep } from "../http/storable-input";
 import { REGISTER_REQUEST_MAX_IDS, checkLinkIds, describeRegisterRequestIssues, registerRequestSchema, type InvalidLinkId } from "../schemas/discovery";
 import { type Registration, registerLinkIds } from "./discovery";
@@ -126,13 +127,17 @@ export async function handleServiceRegistration(request: ServiceRequest, deps: S
   };
 
   if (request.overLimit) return refuse(413, `The body is over ${REGISTER_BODY_LIMIT_BYTES / 1024 / 1024} MB: send at most ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids a call.`);
-  let json: unknown;
+  const expected = 'Send {"link_ids": ["mk_…", …]} with Content-Type: application/json.';
+  let text: string;
   try {
-    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(request.body));
-  } catch (error) {
-    const why = error instanceof SyntaxError ? error.message : "it is not UTF-8 text";
-    return refuse(400, `The body is not JSON (${why}). Send {"link_ids": ["mk_…", …]} with Content-Type: application/json.`);
+    text = new TextDecoder("utf-8", { fatal: true }).decode(request.body);
+  } catch {
+    return refuse(400, `Refused: the request body is not UTF-8 text. ${expected}`);
   }
+  // The door's own checks, in its words: empty, nested too deep (before any parser recurses), not JSON.
+  const problem = jsonProblem(text);
+  if (problem) return refuse(problem.status, `${problem.message} ${expected}`);
+  const json: unknown = JSON.parse(text);
   const parsed = registerRequestSchema.safeParse(json);
   if (!parsed.success) {
     const issues = describeRegisterRequestIssues(parsed.error.issues);

@@ -89,7 +89,9 @@ describe("POST /api/links/register", () => {
     const send = caller();
     const notJson = await answer(await send('{"link_ids": ["mk_'));
     expect(notJson.status).toBe(400);
-    expect(String(notJson.body.error)).toMatch(/^The body is not JSON \(.+\)\. Send \{"link_ids": \["mk_…", …\]\} with Content-Type: application\/json\.$/);
+    expect(String(notJson.body.error)).toMatch(
+      /^Refused: the request body is not valid JSON \(.+\); it may have been cut off\. Send \{"link_ids": \["mk_…", …\]\} with Content-Type: application\/json\.$/,
+    );
     const [row] = await serviceRows();
     expect(row).toMatchObject({ outcome: "invalid", actorRole: "service", actorId: null, ip: expect.stringMatching(/^198\.51\.100\./) });
 
@@ -98,7 +100,8 @@ describe("POST /api/links/register", () => {
       ['{"ids": []}', 'link_ids is missing; unknown field "ids": the body holds link_ids only'],
       ['{"link_ids": "mk_eqkWN34UEoa2NxyALG8pcV"}', "link_ids must be a list of link ids"],
       ['{"link_ids": [], "more": 1, "else": 2}', 'unknown fields "more", "else": the body holds link_ids only'],
-      ["", "The body is not JSON"],
+      ["", "Refused: the request body is empty; JSON was expected."],
+      [`{"link_ids": ${"[".repeat(5000)}${"]".repeat(5000)}}`, "Refused: the request body nests more than 64 levels deep."],
     ] as const) {
       const refused = await answer(await send(body));
       expect(refused.status, body).toBe(400);
