@@ -19,6 +19,7 @@ import { benchLoad } from "./bench/load";
 import { type SuiteReport, type SuiteResult, atLeast, describeMachine, printSuite, summaryTable, writeReport } from "./bench/report";
 import { benchSync } from "./bench/sync";
 import { benchUpstreamClient } from "./bench/upstream-client";
+import { benchWebhooks } from "./bench/webhooks";
 import { ROOT, stopAllStarted } from "./processes";
 
 const port = Number(process.env.BENCH_PORT ?? 3170);
@@ -38,6 +39,7 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   "links-list": () => benchLinksList(),
   load: () => benchLoad({ port: port + 6 }),
   sync: () => benchSync(),
+  webhooks: () => benchWebhooks({ port: port + 8 }),
   sandbox: async () => {
     const r = await benchSandboxServe({ seconds: 5 });
     return {
