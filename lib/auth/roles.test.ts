@@ -6,9 +6,9 @@ describe("roles", () => {
     const table = Object.fromEntries(ROLES.map((role) => [role, Object.keys(PERMISSIONS).filter((p) => can(role, p as never))]));
     expect(table).toEqual({
       viewer: ["read", "ownAccount"],
-      support: ["read", "correct", "refreshAll", "ownAccount"],
-      ops: ["read", "correct", "refreshAll", "import", "exchange", "ownAccount"],
-      admin: ["read", "correct", "refreshAll", "import", "exchange", "manageStaff", "ownAccount"],
+      support: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "ownAccount"],
+      ops: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "import", "exchange", "reprocessWebhook", "ownAccount"],
+      admin: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "import", "exchange", "reprocessWebhook", "registerLinks", "manageStaff", "ownAccount"],
     });
   });
 
