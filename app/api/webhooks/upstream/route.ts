@@ -2,6 +2,7 @@ import type { NextRequest } from "next/server";
 import { clientAddress } from "@/lib/auth";
 import { getDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
+import { readBoundedBody } from "@/lib/http/read-bounded";
 import { logger } from "@/lib/logger";
 import { webhookKeys } from "@/lib/webhooks/keys-instance";
 import { kickWebhookProcessor } from "@/lib/webhooks/processor";
@@ -14,7 +15,7 @@ const noStore = { "Cache-Control": "no-store" };
 // (proxy.ts) lets this path through and caps its body at 1 MB; everything else is decided in lib/webhooks/receive.ts.
 export async function POST(request: NextRequest) {
   const env = getEnv();
-  const { body, overLimit } = await readBounded(request, WEBHOOK_BODY_LIMIT_BYTES);
+  const { body, overLimit } = await readBoundedBody(request, WEBHOOK_BODY_LIMIT_BYTES);
   try {
     const answer = await receiveWebhook(
       { body, overLimit, headers: request.headers, sourceAddress: clientAddress(request.headers), receivedAt: new Date() },
@@ -27,27 +28,4 @@ export async function POST(request: NextRequest) {
     logger().child({ component: "webhooks" }).error({ err: error }, "a webhook could not be stored");
     return Response.json({ error: "Linkdesk could not store the event just now; deliver it again later." }, { status: 503, headers: { ...noStore, "Retry-After": "30" } });
   }
-}
-
-/** The body's bytes up to `limit`, and whether there was more (the rest is not read). */
-async function readBounded(request: Request, limit: number): Promise<{ body: Uint8Array; overLimit: boolean }> {
-  if (!request.body) return { body: new Uint8Array(), overLimit: false };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => undefined);
-        return { body: new Uint8Array(), overLimit: true };
-      }
-      chunks.push(value);
-    }
-  } catch {
-    // The sender went away mid-body: what arrived is judged like any other body (its hash will not match).
-  }
-  return { body: Buffer.concat(chunks), overLimit: false };
 }
