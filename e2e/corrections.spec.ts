@@ -284,6 +284,8 @@ test("the desk fits the window at 1024 and 1440 px, merchant logos load with no 
 
     const logo = page.getByTestId("transaction-row").locator('img[src*="/_sandbox/logos/merchants/"]').first();
     await expect(logo).toBeVisible();
+    // Logos load lazily: the desk sits below the link's sections, so scroll to it as a person would.
+    await logo.scrollIntoViewIfNeeded();
     await expect.poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     expect(await page.evaluate(() => (window as unknown as { cspReports: string[] }).cspReports)).toEqual([]);
   }
