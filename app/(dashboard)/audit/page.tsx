@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { AuditFilterForm, IgnoredFilters } from "@/components/audit/audit-filters";
-import { AuditPagination } from "@/components/audit/audit-pagination";
+import { KeysetPagination } from "@/components/data-table/keyset-pagination";
 import { AuditEmpty, AuditTable } from "@/components/audit/audit-table";
 import { undoCorrectionControl } from "@/components/transactions/audit-undo";
 import { Callout } from "@/components/ui/callout";
@@ -63,7 +63,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <IgnoredFilters dropped={dropped} />
       {rows.length > 0 ? <AuditTable rows={rows} rowAction={can(staff.role, "correct") ? undoCorrectionControl : undefined} /> : <AuditEmpty filtered={filtered} paged={filters.cursor !== undefined} />}
       {rows.length > 0 || filters.cursor ? (
-        <AuditPagination
+        <KeysetPagination
+          label="Audit pages"
+          noun={{ one: "entry", other: "entries" }}
           shown={rows.length}
           firstHref={filters.cursor ? viewHref : null}
           nextHref={nextCursor ? `/audit?${auditFiltersToSearchParams(filters, nextCursor)}` : null}

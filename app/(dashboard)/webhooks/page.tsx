@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { DataTableEmpty } from "@/components/data-table/data-table-states";
 import { IgnoredWebhookFilters, WebhooksFilters } from "@/components/webhooks/webhooks-filters";
-import { WebhooksPagination } from "@/components/webhooks/webhooks-pagination";
+import { KeysetPagination } from "@/components/data-table/keyset-pagination";
 import { WebhooksSummary } from "@/components/webhooks/webhooks-summary";
 import { WebhooksTable } from "@/components/webhooks/webhooks-table";
 import { Callout } from "@/components/ui/callout";
@@ -84,7 +84,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         </DataTableEmpty>
       )}
       {rows.length > 0 || filters.cursor ? (
-        <WebhooksPagination shown={rows.length} firstHref={filters.cursor ? viewHref : null} nextHref={nextCursor ? `/webhooks?${webhookFiltersToSearchParams(filters, nextCursor)}` : null} />
+        <KeysetPagination label="Webhook event pages" noun={{ one: "request", other: "requests" }} shown={rows.length} firstHref={filters.cursor ? viewHref : null} nextHref={nextCursor ? `/webhooks?${webhookFiltersToSearchParams(filters, nextCursor)}` : null} />
       ) : null}
     </>
   );
