@@ -16,6 +16,7 @@ import { benchImportIdentity } from "./bench/import-identity";
 import { benchJobs } from "./bench/jobs";
 import { benchLinksList } from "./bench/links-list";
 import { benchLoad } from "./bench/load";
+import { benchPageCost } from "./bench/page-cost";
 import { type SuiteReport, type SuiteResult, atLeast, describeMachine, printSuite, summaryTable, writeReport } from "./bench/report";
 import { benchSync } from "./bench/sync";
 import { benchUpstreamClient } from "./bench/upstream-client";
@@ -38,6 +39,7 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   jobs: () => benchJobs(),
   "links-list": () => benchLinksList(),
   load: () => benchLoad({ port: port + 6 }),
+  "page-cost": () => benchPageCost({ port: port + 9 }),
   sync: () => benchSync(),
   webhooks: () => benchWebhooks({ port: port + 8 }),
   sandbox: async () => {
