@@ -292,6 +292,20 @@ export async function healthTrend(
   };
 }
 
+/** Each trend window's reads, kept 5 s per database as the summary is. */
+const trendReads = new Map<number, (db: Db) => Promise<HealthTrend>>();
+
+/**
+ * The trend of the last `days` days, kept 5 s and shared by the views in that time, as the summary's counts are:
+ * snapshots are taken at start and after each sync, so every view of a few seconds would read the same ones. For the
+ * page's few windows only (one kept read each).
+ */
+export function cachedHealthTrend(db: Db, days: number): Promise<HealthTrend> {
+  let read = trendReads.get(days);
+  if (!read) trendReads.set(days, (read = cachedRead((one) => healthTrend(one, { days }), 5_000)));
+  return read(db);
+}
+
 // --- error codes over time, grouped for the charts ---
 
 /** Each party's links per point of a trend: the sum of the counts of the error codes it must act on. */

@@ -22,7 +22,7 @@ import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
 import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
-import { cachedHealthSummary, healthTrend, type HealthSummary, TOP_ERROR_SOURCES } from "@/lib/links/health";
+import { cachedHealthSummary, cachedHealthTrend, type HealthSummary, TOP_ERROR_SOURCES } from "@/lib/links/health";
 import type { LinkState } from "@/lib/upstream/schemas";
 import { cachedReadModelFreshness } from "@/lib/webhooks/freshness";
 
@@ -210,7 +210,7 @@ async function ProblemWidgets() {
 }
 
 async function Trend({ days }: { days: TrendWindow }) {
-  const trend = await healthTrend((await getDb()).db, { days });
+  const trend = await cachedHealthTrend((await getDb()).db, days);
   return <TrendCharts trend={trend} />;
 }
 
