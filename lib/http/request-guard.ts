@@ -70,7 +70,7 @@ export async function checkRequest(request: Request, pathname: string): Promise<
 }
 
 /** The problems a request's line and headers show (origin, declared length, content type); reads no body. */
-export function checkRequestHead(request: Request, pathname: string): Refusal | null {
+export function checkRequestHead(request: Pick<Request, "method" | "headers">, pathname: string): Refusal | null {
   if (!UNSAFE_METHODS.has(request.method)) return null;
 
   if (!OWN_CSRF_PROTECTION.test(pathname)) {
