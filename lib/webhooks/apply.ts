@@ -40,46 +40,35 @@ const STATE_WORDS: Record<string, string> = {
 
 const errorLabel = (code: string) => (code in LINK_ERROR_INFO ? LINK_ERROR_INFO[code as keyof typeof LINK_ERROR_INFO].label.toLowerCase() : `error code ${code}`);
 
-/** A text[] from the event's tags (a bare JS array would be spread into one parameter per element). */
-const tagsArray = (tags: string[]) => sql`array(select jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb))`;
-
 interface EventRow {
+  id: string;
   event: string | null;
   linkId: string | null;
   eventAt: Date | null;
   body: unknown;
 }
 
-export async function applyWebhookEvent(tx: Db, row: EventRow, now: Date): Promise<ApplyResult> {
+/** An event checked against its kind, ready to apply. */
+export type PreparedEvent = { id: string; linkId: string; tags: string[] } & (
+  | { kind: "link.state_changed"; eventAt: string; state: string; errorCode: string | null }
+  | { kind: "link.product_refresh"; product: string; productState: string; at: string; patch: Record<string, unknown> }
+  | { kind: "transactions.updates_available"; eventAt: string }
+  | { kind: "unknown"; event: string | null }
+);
+
+/** Checks an event's fields against its kind; raises EventNotUnderstood for one that does not fit (no statement runs). */
+export function prepareWebhookEvent(row: EventRow, now: Date): PreparedEvent {
   const linkId = row.linkId ?? "";
-  const eventAt = row.eventAt ?? now;
+  const eventAt = (row.eventAt ?? now).toISOString();
   const body = (row.body ?? {}) as Record<string, unknown>;
   const tags = Array.isArray(body.link_tags) ? body.link_tags.filter((t): t is string => typeof t === "string") : [];
+  const base = { id: row.id, linkId, tags };
   switch (row.event) {
     case "link.state_changed": {
       const parsed = stateChangedSchema.safeParse(body);
       if (!parsed.success) throw new EventNotUnderstood(`A link.state_changed event without a valid state (${parsed.error.issues[0]?.path.join(".")}).`);
       const { state } = parsed.data;
-      const errorCode = state === "error" ? (parsed.data.error ?? "system_error") : null;
-      const result = await tx.execute<{ inserted: boolean }>(sql`
-        insert into links (link_id, state, error_code, link_tags, learned_from, learned_at, event_at, deleted_seen_at, updated_at)
-        values (${linkId}, ${state}, ${errorCode}, ${tagsArray(tags)}, 'webhook', ${now.toISOString()}::timestamptz, ${eventAt.toISOString()}::timestamptz,
-          ${state === "deleted" ? eventAt.toISOString() : null}::timestamptz, ${now.toISOString()}::timestamptz)
-        on conflict (link_id) do update set
-          state = excluded.state,
-          error_code = excluded.error_code,
-          raw = case when links.raw is null then null
-            else jsonb_set(jsonb_set(links.raw, '{state}', to_jsonb(excluded.state)), '{error_code}', coalesce(to_jsonb(excluded.error_code), 'null'::jsonb)) end,
-          deleted_seen_at = case when excluded.state = 'deleted' then coalesce(links.deleted_seen_at, excluded.event_at) else null end,
-          event_at = excluded.event_at,
-          updated_at = excluded.updated_at
-        where (links.event_at is null or links.event_at < excluded.event_at) and (links.seen_at is null or links.seen_at <= excluded.event_at)
-        returning (xmax = 0) as inserted
-      `);
-      const applied = result.rows[0];
-      const words = `${STATE_WORDS[state]}${errorCode ? ` (${errorLabel(errorCode)})` : ""}`;
-      if (!applied) return { outcome: "processed", linkId, detail: `Link ${words}: older than what Linkdesk already knew, nothing changed.` };
-      return { outcome: "processed", linkId, detail: applied.inserted ? `New link learned, ${words}.` : `Link now ${words}.` };
+      return { ...base, kind: row.event, eventAt, state, errorCode: state === "error" ? (parsed.data.error ?? "system_error") : null };
     }
     case "link.product_refresh": {
       const parsed = productRefreshSchema.safeParse(body);
@@ -90,38 +79,139 @@ export async function applyWebhookEvent(tx: Db, row: EventRow, now: Date): Promi
       const patch: Record<string, unknown> = { last_attempted_at: at };
       if (state === "completed") Object.assign(patch, { refreshed_at: at, error_code: null, error_message: null });
       if (state === "failed") Object.assign(patch, { error_message: parsed.data.error_message ?? "The refresh failed." });
-      const result = await tx.execute<{ inserted: boolean }>(sql`
-        insert into links (link_id, link_tags, learned_from, learned_at, updated_at)
-        values (${linkId}, ${tagsArray(tags)}, 'webhook', ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
-        on conflict (link_id) do update set
-          raw = case when links.raw is null or links.raw->'products'->${product} is null then links.raw
-            else jsonb_set(links.raw, ${sql`array['products', ${product}]::text[]`}, (links.raw->'products'->${product}) || ${JSON.stringify(patch)}::jsonb) end,
-          last_refreshed_at = case when ${state} = 'completed' then greatest(links.last_refreshed_at, ${at}::timestamptz) else links.last_refreshed_at end,
-          updated_at = excluded.updated_at
-        returning (xmax = 0) as inserted
-      `);
-      const inserted = result.rows[0]?.inserted === true;
-      const what = `${product.replace("_", " ")} refresh ${state.replace("_", " ")}`;
-      return { outcome: "processed", linkId, detail: inserted ? `New link learned (${what}).` : `${what[0]!.toUpperCase()}${what.slice(1)}.` };
+      return { ...base, kind: row.event, product, productState: state, at, patch };
     }
-    case "transactions.updates_available": {
-      const result = await tx.execute<{ inserted: boolean }>(sql`
-        insert into links (link_id, link_tags, learned_from, learned_at, transactions_changed_at, updated_at)
-        values (${linkId}, ${tagsArray(tags)}, 'webhook', ${now.toISOString()}::timestamptz, ${eventAt.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
-        on conflict (link_id) do update set
-          transactions_changed_at = greatest(links.transactions_changed_at, excluded.transactions_changed_at),
-          updated_at = excluded.updated_at
-        returning (xmax = 0) as inserted
-      `);
-      const inserted = result.rows[0]?.inserted === true;
-      return {
-        outcome: "processed",
-        linkId,
-        transactionsChanged: true,
-        detail: inserted ? "New link learned; its transactions changed." : "Transactions changed: the link's pages read them again.",
-      };
-    }
+    case "transactions.updates_available":
+      return { ...base, kind: row.event, eventAt };
     default:
-      return { outcome: "unknown_kind", linkId, detail: `An event kind Linkdesk does not know (${row.event ?? "none"}): kept as received, nothing changed.` };
+      return { ...base, kind: "unknown", event: row.event };
+  }
+}
+
+/** The rows of one statement, as a jsonb array the statement reads with jsonb_to_recordset. */
+const rowsOf = (rows: Record<string, unknown>[]) => JSON.stringify(rows);
+
+/**
+ * Applies prepared events in order: a link's events one after another, as if each were applied alone; the links of a
+ * batch side by side, one statement per kind for all of them (a statement costs more than the rows it writes,
+ * PGlite's most of all). So the events go in waves: the first event of every link, then the second, and so on.
+ * Rows are locked in link-id order first, as every instance's batches do, so two batches wait instead of deadlocking.
+ */
+export async function applyWebhookEvents(tx: Db, events: PreparedEvent[], now: Date): Promise<Map<string, ApplyResult>> {
+  const results = new Map<string, ApplyResult>();
+  const byLink = new Map<string, PreparedEvent[]>();
+  for (const event of events) {
+    if (event.kind === "unknown") {
+      results.set(event.id, { outcome: "unknown_kind", linkId: event.linkId, detail: `An event kind Linkdesk does not know (${event.event ?? "none"}): kept as received, nothing changed.` });
+      continue;
+    }
+    const queue = byLink.get(event.linkId);
+    if (queue) queue.push(event);
+    else byLink.set(event.linkId, [event]);
+  }
+  if (byLink.size === 0) return results;
+  const linkIds = [...byLink.keys()].sort();
+  await tx.execute(sql`select 1 from links where link_id in (select jsonb_array_elements_text(${JSON.stringify(linkIds)}::jsonb)) order by link_id for update`);
+  const nowIso = now.toISOString();
+  for (let wave = 0; ; wave++) {
+    const current = linkIds.flatMap((linkId) => byLink.get(linkId)![wave] ?? []);
+    if (current.length === 0) break;
+    const ofKind = <K extends PreparedEvent["kind"]>(kind: K) => current.filter((e): e is Extract<PreparedEvent, { kind: K }> => e.kind === kind);
+    await applyStateChanges(tx, ofKind("link.state_changed"), nowIso, results);
+    await applyProductRefreshes(tx, ofKind("link.product_refresh"), nowIso, results);
+    await applyTransactionChanges(tx, ofKind("transactions.updates_available"), nowIso, results);
+  }
+  return results;
+}
+
+type Of<K extends PreparedEvent["kind"]> = Extract<PreparedEvent, { kind: K }>;
+
+/**
+ * State and error code, guarded by the event's webhook_timestamp: an event older than one already applied, or than
+ * the link's last full read (seen_at), changes nothing.
+ */
+async function applyStateChanges(tx: Db, events: Of<"link.state_changed">[], now: string, results: Map<string, ApplyResult>): Promise<void> {
+  if (events.length === 0) return;
+  const values = rowsOf(events.map((e) => ({ link_id: e.linkId, state: e.state, error_code: e.errorCode, tags: e.tags, event_at: e.eventAt })));
+  const { rows } = await tx.execute<{ link_id: string; inserted: boolean }>(sql`
+    insert into links (link_id, state, error_code, link_tags, learned_from, learned_at, event_at, deleted_seen_at, updated_at)
+    select v.link_id, v.state, v.error_code, array(select jsonb_array_elements_text(v.tags)), 'webhook', ${now}::timestamptz, v.event_at,
+      case when v.state = 'deleted' then v.event_at end, ${now}::timestamptz
+    from jsonb_to_recordset(${values}::jsonb) as v(link_id text, state text, error_code text, tags jsonb, event_at timestamptz)
+    order by v.link_id
+    on conflict (link_id) do update set
+      state = excluded.state,
+      error_code = excluded.error_code,
+      raw = case when links.raw is null then null
+        else jsonb_set(jsonb_set(links.raw, '{state}', to_jsonb(excluded.state)), '{error_code}', coalesce(to_jsonb(excluded.error_code), 'null'::jsonb)) end,
+      deleted_seen_at = case when excluded.state = 'deleted' then coalesce(links.deleted_seen_at, excluded.event_at) else null end,
+      event_at = excluded.event_at,
+      updated_at = excluded.updated_at
+    where (links.event_at is null or links.event_at < excluded.event_at) and (links.seen_at is null or links.seen_at <= excluded.event_at)
+    returning link_id, (xmax = 0) as inserted
+  `);
+  const applied = new Map(rows.map((row) => [row.link_id, row.inserted]));
+  for (const e of events) {
+    const words = `${STATE_WORDS[e.state]}${e.errorCode ? ` (${errorLabel(e.errorCode)})` : ""}`;
+    const inserted = applied.get(e.linkId);
+    const detail = inserted === undefined ? `Link ${words}: older than what Linkdesk already knew, nothing changed.` : inserted ? `New link learned, ${words}.` : `Link now ${words}.`;
+    results.set(e.id, { outcome: "processed", linkId: e.linkId, detail });
+  }
+}
+
+/** A product's status object patched, and the link's last refresh moved on by a completed one; a new link is learned. */
+async function applyProductRefreshes(tx: Db, events: Of<"link.product_refresh">[], now: string, results: Map<string, ApplyResult>): Promise<void> {
+  if (events.length === 0) return;
+  const values = rowsOf(events.map((e) => ({ link_id: e.linkId, tags: e.tags, product: e.product, completed: e.productState === "completed", at: e.at, patch: e.patch })));
+  // Known links are updated; the others are learned with what the event says (nothing of the product: no raw yet).
+  const { rows: updated } = await tx.execute<{ link_id: string }>(sql`
+    update links set
+      raw = case when links.raw is null or links.raw->'products'->v.product is null then links.raw
+        else jsonb_set(links.raw, array['products', v.product]::text[], (links.raw->'products'->v.product) || v.patch) end,
+      last_refreshed_at = case when v.completed then greatest(links.last_refreshed_at, v.at) else links.last_refreshed_at end,
+      updated_at = ${now}::timestamptz
+    from jsonb_to_recordset(${values}::jsonb) as v(link_id text, tags jsonb, product text, completed boolean, at timestamptz, patch jsonb)
+    where links.link_id = v.link_id
+    returning links.link_id
+  `);
+  const known = new Set(updated.map((row) => row.link_id));
+  const unknown = events.filter((e) => !known.has(e.linkId));
+  if (unknown.length > 0) {
+    await tx.execute(sql`
+      insert into links (link_id, link_tags, learned_from, learned_at, updated_at)
+      select v.link_id, array(select jsonb_array_elements_text(v.tags)), 'webhook', ${now}::timestamptz, ${now}::timestamptz
+      from jsonb_to_recordset(${rowsOf(unknown.map((e) => ({ link_id: e.linkId, tags: e.tags })))}::jsonb) as v(link_id text, tags jsonb)
+      order by v.link_id
+      on conflict (link_id) do update set updated_at = excluded.updated_at
+    `);
+  }
+  for (const e of events) {
+    const what = `${e.product.replace("_", " ")} refresh ${e.productState.replace("_", " ")}`;
+    results.set(e.id, { outcome: "processed", linkId: e.linkId, detail: known.has(e.linkId) ? `${what[0]!.toUpperCase()}${what.slice(1)}.` : `New link learned (${what}).` });
+  }
+}
+
+/** A marker that the link's transactions changed (its pages read them again); a new link is learned. */
+async function applyTransactionChanges(tx: Db, events: Of<"transactions.updates_available">[], now: string, results: Map<string, ApplyResult>): Promise<void> {
+  if (events.length === 0) return;
+  const values = rowsOf(events.map((e) => ({ link_id: e.linkId, tags: e.tags, event_at: e.eventAt })));
+  const { rows } = await tx.execute<{ link_id: string; inserted: boolean }>(sql`
+    insert into links (link_id, link_tags, learned_from, learned_at, transactions_changed_at, updated_at)
+    select v.link_id, array(select jsonb_array_elements_text(v.tags)), 'webhook', ${now}::timestamptz, v.event_at, ${now}::timestamptz
+    from jsonb_to_recordset(${values}::jsonb) as v(link_id text, tags jsonb, event_at timestamptz)
+    order by v.link_id
+    on conflict (link_id) do update set
+      transactions_changed_at = greatest(links.transactions_changed_at, excluded.transactions_changed_at),
+      updated_at = excluded.updated_at
+    returning link_id, (xmax = 0) as inserted
+  `);
+  const inserted = new Set(rows.filter((row) => row.inserted).map((row) => row.link_id));
+  for (const e of events) {
+    results.set(e.id, {
+      outcome: "processed",
+      linkId: e.linkId,
+      transactionsChanged: true,
+      detail: inserted.has(e.linkId) ? "New link learned; its transactions changed." : "Transactions changed: the link's pages read them again.",
+    });
   }
 }

@@ -1,11 +1,11 @@
 import "server-only";
-import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { type Db, getDb } from "../db/client";
 import { webhookEvents } from "../db/schema";
 import { logger } from "../logger";
 import { isShuttingDown, onShutdown } from "../shutdown";
 import { forgetTransactionHistory } from "../transactions/history";
-import { type ApplyResult, EventNotUnderstood, applyWebhookEvent } from "./apply";
+import { type ApplyResult, EventNotUnderstood, type PreparedEvent, applyWebhookEvents, prepareWebhookEvent } from "./apply";
 
 // Processing of stored webhook events, apart from receiving them: the receiver answers as soon as an event is stored,
 // and every instance's processor takes pending events in batches. A batch is one transaction that locks its events
@@ -32,11 +32,31 @@ function retryDelayMs(attempt: number): number {
   return Math.min(5 * 60_000, 1000 * 2 ** (attempt - 1));
 }
 
-/** Takes one batch of due events and processes it; returns what it did (claimed 0: nothing was due). */
+type DueEvent = { id: string; event: string | null; linkId: string | null; eventAt: Date | null; body: unknown; processAttempts: number };
+type Outcome = { id: string; outcome: "processed" | "unknown_kind" | "failed" | "pending"; detail: string; attempts: number; nextAttemptAt: Date | null; processedAt: Date | null };
+
+/** A database error in a batch taken whole: it is rolled back and taken again, each event in its own savepoint. */
+class BatchNeedsSavepoints extends Error {}
+
+/**
+ * Takes one batch of due events and processes it; returns what it did (claimed 0: nothing was due). A batch costs a
+ * few statements whatever its size: the events are applied together (apply.ts: one statement per kind, a link's
+ * events in order) and their outcomes written by one UPDATE, in one transaction. Should a statement fail in the
+ * database (which aborts the transaction), the batch is rolled back and taken again with each event in a savepoint,
+ * so that one event's failure is its own.
+ */
 export async function processWebhookBatch(db: Db, { batchSize = PROCESS_BATCH, now = () => new Date() }: { batchSize?: number; now?: () => Date } = {}): Promise<ProcessedBatch> {
+  try {
+    return await takeBatch(db, batchSize, now(), false);
+  } catch (error) {
+    if (!(error instanceof BatchNeedsSavepoints)) throw error;
+    return takeBatch(db, batchSize, now(), true);
+  }
+}
+
+async function takeBatch(db: Db, batchSize: number, at: Date, savepoints: boolean): Promise<ProcessedBatch> {
   return db.transaction(async (tx) => {
-    const at = now();
-    const due = await tx
+    const due: DueEvent[] = await tx
       .select({ id: webhookEvents.id, event: webhookEvents.event, linkId: webhookEvents.linkId, eventAt: webhookEvents.eventAt, body: webhookEvents.body, processAttempts: webhookEvents.processAttempts })
       .from(webhookEvents)
       .where(and(eq(webhookEvents.outcome, "pending"), or(isNull(webhookEvents.nextAttemptAt), lte(webhookEvents.nextAttemptAt, at))))
@@ -44,39 +64,77 @@ export async function processWebhookBatch(db: Db, { batchSize = PROCESS_BATCH, n
       .limit(batchSize)
       .for("update", { skipLocked: true });
     const batch: ProcessedBatch = { claimed: due.length, processed: 0, failed: 0, results: [] };
-    // Links' rows are locked in one order (by link id, then the link's events oldest first) by every instance's
-    // batches, so two batches touching the same links wait for each other instead of deadlocking.
+    // A link's events oldest first (applyWebhookEvents locks the links' rows in link-id order).
     due.sort((a, b) => (a.linkId ?? "").localeCompare(b.linkId ?? "") || (a.eventAt?.getTime() ?? 0) - (b.eventAt?.getTime() ?? 0));
-    for (const row of due) {
+    const outcomes: Outcome[] = [];
+    const fail = (row: DueEvent, error: unknown) => {
       const attempts = row.processAttempts + 1;
+      const understood = error instanceof EventNotUnderstood;
+      // An event that does not fit its kind will not fit better later: it fails at once, for a person to look at.
+      const giveUp = understood || attempts >= MAX_PROCESS_ATTEMPTS;
+      const reason = understood ? error.message : "Processing failed (see the server log).";
+      if (!understood) logger().child({ component: "webhooks" }).warn({ err: error, eventId: row.id, attempts }, "processing a webhook event failed");
+      outcomes.push({
+        id: row.id,
+        outcome: giveUp ? "failed" : "pending",
+        detail: giveUp ? reason : `${reason} Tried ${attempts} time${attempts === 1 ? "" : "s"}; trying again.`,
+        attempts,
+        nextAttemptAt: giveUp ? null : new Date(at.getTime() + retryDelayMs(attempts)),
+        processedAt: null,
+      });
+      batch.failed++;
+    };
+    // An event that does not fit its kind is refused here, before any statement runs.
+    const prepared: { row: DueEvent; event: PreparedEvent }[] = [];
+    for (const row of due) {
       try {
-        const result = await tx.transaction((savepoint) => applyWebhookEvent(savepoint, row, at));
-        await tx
-          .update(webhookEvents)
-          .set({ outcome: result.outcome, detail: result.detail, processedAt: at, processAttempts: attempts, nextAttemptAt: null })
-          .where(eq(webhookEvents.id, row.id));
-        batch.processed++;
-        batch.results.push({ ...result, id: row.id });
+        prepared.push({ row, event: prepareWebhookEvent(row, at) });
       } catch (error) {
-        const understood = error instanceof EventNotUnderstood;
-        // An event that does not fit its kind will not fit better later: it fails at once, for a person to look at.
-        const giveUp = understood || attempts >= MAX_PROCESS_ATTEMPTS;
-        const reason = understood ? error.message : "Processing failed (see the server log).";
-        if (!understood) logger().child({ component: "webhooks" }).warn({ err: error, eventId: row.id, attempts }, "processing a webhook event failed");
-        await tx
-          .update(webhookEvents)
-          .set({
-            outcome: giveUp ? "failed" : "pending",
-            detail: giveUp ? reason : `${reason} Tried ${attempts} time${attempts === 1 ? "" : "s"}; trying again.`,
-            processAttempts: attempts,
-            nextAttemptAt: giveUp ? null : new Date(at.getTime() + retryDelayMs(attempts)),
-          })
-          .where(eq(webhookEvents.id, row.id));
-        batch.failed++;
+        if (!(error instanceof EventNotUnderstood)) throw error;
+        fail(row, error);
       }
     }
+    const applied = new Map<string, ApplyResult>();
+    if (!savepoints) {
+      try {
+        for (const [id, result] of await applyWebhookEvents(tx, prepared.map((p) => p.event), at)) applied.set(id, result);
+      } catch (error) {
+        throw new BatchNeedsSavepoints("a statement failed", { cause: error });
+      }
+    } else {
+      for (const { row, event } of prepared) {
+        try {
+          const [result] = (await tx.transaction((savepoint) => applyWebhookEvents(savepoint, [event], at))).values();
+          if (result) applied.set(row.id, result);
+        } catch (error) {
+          fail(row, error);
+        }
+      }
+    }
+    for (const { row } of prepared) {
+      const result = applied.get(row.id);
+      if (!result) continue;
+      outcomes.push({ id: row.id, outcome: result.outcome, detail: result.detail, attempts: row.processAttempts + 1, nextAttemptAt: null, processedAt: at });
+      batch.processed++;
+      batch.results.push({ ...result, id: row.id });
+    }
+    if (outcomes.length > 0) await recordOutcomes(tx, outcomes);
     return batch;
   });
+}
+
+/** Every event's outcome in one UPDATE. */
+async function recordOutcomes(tx: Db, outcomes: Outcome[]): Promise<void> {
+  const values = JSON.stringify(
+    outcomes.map((o) => ({ id: o.id, outcome: o.outcome, detail: o.detail, attempts: o.attempts, next_attempt_at: o.nextAttemptAt?.toISOString() ?? null, processed_at: o.processedAt?.toISOString() ?? null })),
+  );
+  await tx.execute(sql`
+    update webhook_events w set
+      outcome = v.outcome, detail = v.detail, process_attempts = v.attempts, next_attempt_at = v.next_attempt_at,
+      processed_at = coalesce(v.processed_at, w.processed_at)
+    from jsonb_to_recordset(${values}::jsonb) as v(id uuid, outcome text, detail text, attempts int, next_attempt_at timestamptz, processed_at timestamptz)
+    where w.id = v.id
+  `);
 }
 
 interface ProcessorState {

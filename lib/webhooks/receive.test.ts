@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SigningKeys } from "../../sandbox/webhook-signing";
 import { startSandbox, type TestSandbox } from "../../sandbox/test-support";
 import { links, webhookEvents } from "../db/schema";
@@ -12,6 +12,13 @@ import { type ReceiveDeps, receiveWebhook } from "./receive";
 
 // The receiver against signatures made exactly as the upstream makes them (the sandbox's signer, facts §11), and once
 // end to end: the sandbox delivering to a local HTTP server that hands each request to the receiver.
+
+// The processor's warnings, kept here instead of printed (the real logger needs the server's configuration).
+const warned: string[] = [];
+vi.mock("../logger", () => {
+  const child = { info: () => undefined, debug: () => undefined, error: () => undefined, warn: (_: object, message: string) => void warned.push(message) };
+  return { logger: () => ({ ...child, child: () => child }) };
+});
 
 const databases = withTestDatabases();
 const NOW = new Date("2026-11-25T10:00:00Z");
@@ -189,6 +196,32 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
     expect(olderRow!.detail).toMatch(/older than what Linkdesk already knew/);
   });
 
+  it("applies one batch holding several events of one link in their order, as if each came alone", async () => {
+    const at = (offsetS: number) => new Date(clock + offsetS * 1000).toISOString();
+    const first = event({ link_id: "mk_hook_waves", state: "connected", error: null, webhook_timestamp: at(-50) });
+    let body = JSON.stringify(first);
+    await receive(body, signer.signatureFor(body));
+    await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
+    // Then, in one batch: one older than what was applied, a transactions marker, a newer state, and another link.
+    const older = event({ link_id: "mk_hook_waves", state: "deleted", error: null, webhook_timestamp: at(-60) });
+    const marker = event({ link_id: "mk_hook_waves", webhook_event: "transactions.updates_available", webhook_timestamp: at(-40) });
+    const newer = event({ link_id: "mk_hook_waves", state: "error", error: "institution_error", webhook_timestamp: at(-30) });
+    const other = event({ link_id: "mk_hook_waves_other", state: "connecting", error: null, webhook_timestamp: at(-30) });
+    for (const payload of [newer, other, marker, older]) {
+      body = JSON.stringify(payload);
+      expect((await receive(body, signer.signatureFor(body))).status).toBe(200);
+    }
+    const batch = await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
+    expect(batch.processed).toBeGreaterThanOrEqual(4);
+    const detailOf = async (payload: { webhook_idempotency_key: string }) => (await rowsByKey(payload.webhook_idempotency_key))[0]!.detail;
+    expect(await detailOf(older)).toMatch(/older than what Linkdesk already knew/);
+    expect(await detailOf(marker)).toBe("Transactions changed: the link's pages read them again.");
+    expect(await detailOf(newer)).toMatch(/^Link now in error \(institution/);
+    expect(await detailOf(other)).toBe("New link learned, connecting.");
+    const [link] = await target.database.db.select().from(links).where(eq(links.linkId, "mk_hook_waves"));
+    expect(link).toMatchObject({ state: "error", errorCode: "institution_error", eventAt: new Date(at(-30)), transactionsChangedAt: new Date(at(-40)), deletedSeenAt: null });
+  });
+
   it("stores an unknown kind of event and shows it as such, changing nothing", async () => {
     const payload = event({ webhook_event: "link.something_new", link_id: "mk_hook_unknown" });
     const body = JSON.stringify(payload);
@@ -206,6 +239,46 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
     await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
     const [link] = await target.database.db.select().from(links).where(eq(links.linkId, "mk_hook_tx"));
     expect(link!.transactionsChangedAt).toEqual(NOW);
+  });
+
+  it("stores a burst of deliveries arriving together each once, and counts copies of one key as redeliveries", async () => {
+    const distinct = Array.from({ length: 40 }, (_, i) => JSON.stringify(event({ link_id: `mk_hook_burst_${i}` })));
+    const copied = JSON.stringify(event({ link_id: "mk_hook_burst_copied" }));
+    const bodies = [...distinct, copied, copied, copied, copied];
+    // All at once: the writer puts what arrives while one INSERT runs into the next.
+    const answers = await Promise.all(bodies.map((body) => receive(body, signer.signatureFor(body))));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    expect(answers.slice(0, 40).every((answer) => answer.stored === true)).toBe(true);
+    expect(answers.slice(40).filter((answer) => answer.stored === true)).toHaveLength(1);
+    for (const body of distinct) expect(await rowsByKey(JSON.parse(body).webhook_idempotency_key)).toHaveLength(1);
+    const [copy, ...more] = await rowsByKey(JSON.parse(copied).webhook_idempotency_key);
+    expect(more).toHaveLength(0);
+    expect(copy).toMatchObject({ verification: "verified", redeliveries: 3 });
+  });
+
+  it("keeps one event's database failure its own: the rest of the batch is processed, that one is tried again", async () => {
+    const { db } = target.database;
+    // A stand-in for any failure inside the database while applying one event.
+    await db.execute(sql`create or replace function refuse_mk_hook_boom() returns trigger language plpgsql as $$ begin raise exception 'boom'; end $$`);
+    await db.execute(sql`create trigger refuse_mk_hook_boom before insert or update on links for each row when (new.link_id = 'mk_hook_boom') execute function refuse_mk_hook_boom()`);
+    try {
+      const bodies = ["mk_hook_before_boom", "mk_hook_boom", "mk_hook_after_boom"].map((linkId) => JSON.stringify(event({ link_id: linkId, state: "connected", error: null })));
+      for (const body of bodies) expect((await receive(body, signer.signatureFor(body))).status).toBe(200);
+      let batch;
+      do batch = await processWebhookBatch(db, { now: () => new Date(clock) });
+      while (batch.claimed > batch.failed);
+      const [before, boom, after] = await Promise.all(bodies.map(async (body) => (await rowsByKey(JSON.parse(body).webhook_idempotency_key))[0]!));
+      expect(before).toMatchObject({ outcome: "processed", processAttempts: 1 });
+      expect(after).toMatchObject({ outcome: "processed", processAttempts: 1 });
+      expect(boom).toMatchObject({ outcome: "pending", processAttempts: 1, detail: "Processing failed (see the server log). Tried 1 time; trying again." });
+      expect(boom!.nextAttemptAt!.getTime()).toBeGreaterThan(clock);
+      expect(warned).toContain("processing a webhook event failed");
+      const learned = await db.select({ linkId: links.linkId, state: links.state }).from(links).where(inArray(links.linkId, ["mk_hook_before_boom", "mk_hook_boom", "mk_hook_after_boom"]));
+      expect(learned.map((link) => link.linkId).sort()).toEqual(["mk_hook_after_boom", "mk_hook_before_boom"]);
+    } finally {
+      await db.execute(sql`drop trigger refuse_mk_hook_boom on links`);
+      await db.execute(sql`drop function refuse_mk_hook_boom()`);
+    }
   });
 });
 
