@@ -2,9 +2,10 @@ import type { LinkListItem, LinkProductStatus } from "@/lib/links/query";
 
 // What the links table needs of a page of rows, and nothing more: the rows cross to the browser in the page's RSC
 // payload (inline in the HTML as well), so fields the table does not show (read times, deprecated fields, the product
-// error codes the filters use) and a product's empty fields stay on the server. Two things are written once instead of
-// once a row: times are epoch milliseconds (13 digits, not 24 characters of ISO text with its quotes escaped in the
-// HTML), and an institution's name and picture address sit in one table by id that the rows point into. The browser
+// error codes the filters use) and a product's empty fields stay on the server. Three things keep the rest short:
+// times are epoch milliseconds (13 digits, not 24 characters of ISO text with its quotes escaped in the
+// HTML), an institution's name and picture address sit in one table by id that the rows point into, and a row and a
+// product are arrays of their fields in a set order rather than objects repeating every field's name. The browser
 // puts the rows back together (linkTableRows) before the columns read them.
 
 /** A time as epoch milliseconds; a value the upstream sent that is not a time stays the text it was. */
@@ -37,8 +38,26 @@ export interface LinkTableInstitution {
   avatar: string | null;
 }
 
-/** A row as it crosses to the browser: its institution's name and picture only when the page's table lacks them. */
-export type LinkTablePageRow = Omit<LinkTableRow, "institutionName" | "institutionAvatar"> & Partial<Pick<LinkTableRow, "institutionName" | "institutionAvatar">>;
+/** A product's status as it crosses to the browser: its name, then its fields in LinkTableProduct's order, the trailing
+ * empty ones left out (null stands for an empty one before a filled one). */
+export type LinkTablePageProduct = [product: string, refreshedAt?: TableTime | null, errorCode?: string | null, errorMessage?: string | null, unavailable?: string | null];
+
+/** A row as it crosses to the browser: its fields by position, not by name (50 rows would repeat every name 50 times),
+ * then its institution's name and picture only when the page's table lacks them. */
+export type LinkTablePageRow = [
+  linkId: string,
+  createdAt: TableTime | null,
+  institutionId: string | null,
+  state: string | null,
+  errorCode: string | null,
+  provider: string | null,
+  linkTags: string[],
+  lastRefreshedAt: TableTime | null,
+  learnedFrom: LinkTableRow["learnedFrom"],
+  learnedAt: TableTime | null,
+  products: LinkTablePageProduct[],
+  ownInstitution?: Partial<LinkTableInstitution>,
+];
 
 /** One page of the table, as it crosses to the browser. */
 export interface LinkTablePage {
@@ -51,49 +70,67 @@ export function linkTablePage(items: LinkListItem[]): LinkTablePage {
   const institutions = new Map<string, LinkTableInstitution>();
   const rows = items.map((item): LinkTablePageRow => {
     const { linkId, createdAt, institutionId, institutionName, institutionAvatar, state, errorCode, provider, linkTags, lastRefreshedAt, learnedFrom, learnedAt } = item;
-    const row: LinkTablePageRow = {
+    const row: LinkTablePageRow = [
       linkId,
-      createdAt: createdAt === null ? null : tableTime(createdAt),
+      createdAt === null ? null : tableTime(createdAt),
       institutionId,
       state,
       errorCode,
       provider,
       linkTags,
-      lastRefreshedAt: lastRefreshedAt === null ? null : tableTime(lastRefreshedAt),
+      lastRefreshedAt === null ? null : tableTime(lastRefreshedAt),
       learnedFrom,
-      learnedAt: learnedAt === null ? null : tableTime(learnedAt),
-      products: item.products.map(tableProduct),
-    };
+      learnedAt === null ? null : tableTime(learnedAt),
+      item.products.map(tableProduct),
+    ];
     // A row whose institution reads differently from the table's (read at another time, say) keeps its own words.
     let known: LinkTableInstitution | undefined;
     if (institutionId !== null) {
       known = institutions.get(institutionId);
       if (!known) institutions.set(institutionId, (known = { name: institutionName, avatar: institutionAvatar }));
     }
-    if (known?.name !== institutionName) row.institutionName = institutionName;
-    if (known?.avatar !== institutionAvatar) row.institutionAvatar = institutionAvatar;
+    const own: Partial<LinkTableInstitution> = {};
+    if (known?.name !== institutionName) own.name = institutionName;
+    if (known?.avatar !== institutionAvatar) own.avatar = institutionAvatar;
+    if ("name" in own || "avatar" in own) row.push(own);
     return row;
   });
   return { rows, institutions };
 }
 
-function tableProduct(p: LinkProductStatus): LinkTableProduct {
-  const product: LinkTableProduct = { product: p.product };
-  if (p.refreshedAt) product.refreshedAt = tableTime(p.refreshedAt);
-  if (p.errorCode) product.errorCode = p.errorCode;
-  if (p.errorMessage) product.errorMessage = p.errorMessage;
-  if (p.unavailable) product.unavailable = p.unavailable;
-  return product;
+function tableProduct(p: LinkProductStatus): LinkTablePageProduct {
+  const fields = [p.refreshedAt ? tableTime(p.refreshedAt) : null, p.errorCode || null, p.errorMessage || null, p.unavailable || null];
+  while (fields.length > 0 && fields.at(-1) === null) fields.pop();
+  return [p.product, ...fields] as LinkTablePageProduct;
 }
 
-/** The page's rows with their institutions filled back in, for the columns. */
+function productOf([product, refreshedAt, errorCode, errorMessage, unavailable]: LinkTablePageProduct): LinkTableProduct {
+  const status: LinkTableProduct = { product };
+  if (refreshedAt !== undefined && refreshedAt !== null) status.refreshedAt = refreshedAt;
+  if (errorCode) status.errorCode = errorCode;
+  if (errorMessage) status.errorMessage = errorMessage;
+  if (unavailable) status.unavailable = unavailable;
+  return status;
+}
+
+/** The page's rows by name again, with their institutions filled back in, for the columns. */
 export function linkTableRows({ rows, institutions }: LinkTablePage): LinkTableRow[] {
-  return rows.map((row) => {
-    const known = row.institutionId === null ? undefined : institutions.get(row.institutionId);
+  return rows.map(([linkId, createdAt, institutionId, state, errorCode, provider, linkTags, lastRefreshedAt, learnedFrom, learnedAt, products, own]) => {
+    const known = institutionId === null ? undefined : institutions.get(institutionId);
     return {
-      ...row,
-      institutionName: row.institutionName !== undefined ? row.institutionName : (known?.name ?? null),
-      institutionAvatar: row.institutionAvatar !== undefined ? row.institutionAvatar : (known?.avatar ?? null),
+      linkId,
+      createdAt,
+      institutionId,
+      institutionName: own && "name" in own ? (own.name ?? null) : (known?.name ?? null),
+      institutionAvatar: own && "avatar" in own ? (own.avatar ?? null) : (known?.avatar ?? null),
+      state,
+      errorCode,
+      provider,
+      linkTags,
+      lastRefreshedAt,
+      learnedFrom,
+      learnedAt,
+      products: products.map(productOf),
     };
   });
 }
