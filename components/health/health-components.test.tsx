@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { HealthTrend, WhoActsShare } from "@/lib/links/health";
@@ -57,8 +59,11 @@ describe("Health widgets", () => {
     expect(html).toContain('aria-hidden="true"');
     // Sized by the list's width: in a narrow card the bar takes a row of its own rather than shrinking to a dot.
     expect(html).toContain("@container");
-    expect(html).toContain("@md:grid-cols-[minmax(8rem,14rem)_minmax(6rem,1fr)_auto]");
-    expect(html).toContain("col-span-2");
+    expect(html).toContain('class="group bar-row"');
+    expect(html).toContain('class="bar-track"');
+    const css = readFileSync(path.join(process.cwd(), "app/globals.css"), "utf8");
+    expect(css).toMatch(/\.bar-row \{\s*@apply [^;]*@md:grid-cols-\[minmax\(8rem,14rem\)_minmax\(6rem,1fr\)_auto\]/);
+    expect(css).toMatch(/\.bar-track \{\s*@apply [^;]*col-span-2/);
   });
 });
 

@@ -194,11 +194,9 @@ export function TagsCell({ tags }: { tags: string[] }) {
 export function LearnedFromCell({ source, at, now }: { source: LinkSource | null; at: number | string | null; now: number }) {
   if (!source) return muted;
   return (
-    <span className="inline-flex items-center gap-1.5 whitespace-nowrap">
-      <HintTrigger hint={`${SOURCE_HINT}${source}`} className="text-slate-700 underline decoration-dotted underline-offset-2">
-        {LINK_SOURCE_LABELS[source] ?? source}
-      </HintTrigger>
-      {at ? <RelativeTime value={at} now={now} className="text-xs text-slate-500" /> : null}
+    <span className="learned-cell">
+      <HintTrigger hint={`${SOURCE_HINT}${source}`}>{LINK_SOURCE_LABELS[source] ?? source}</HintTrigger>
+      {at ? <RelativeTime value={at} now={now} /> : null}
     </span>
   );
 }
