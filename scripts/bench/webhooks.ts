@@ -1,6 +1,6 @@
 // Webhooks into the built dashboard with 100,000 links in the read model (issue 24), and beside them the links sync
 // alone at Linkdesk's configured pace. On loopback, the sandbox (in this process) signs and delivers link.state_changed
-// to POST /api/webhooks/upstream of a production `next start`, whose sync is off (SYNC_INTERVAL_MINUTES=0) so only
+// to POST /api/webhooks/upstream of a production `next start` (answered beside Next.js), whose sync is off (SYNC_INTERVAL_MINUTES=0) so only
 // webhooks change the read model. The sandbox runs here rather than as its program so that every delivery's record
 // stays in hand (GET /_sandbox/webhooks keeps the last 1,000). Each row changes links no row touched before:
 //   - verified events accepted per second, from the first to the last 2xx the sandbox received;
@@ -92,10 +92,10 @@ export async function benchWebhooks({ port = 3178, events = EVENTS_PER_ROW, poll
       note: refused.length ? refused.map((r) => `${r.count} × ${r.reason}`).join("; ") : "none",
     });
     figures.push({
-      label: `${setup}: a request that does nothing (GET /api/health), 8 in flight: dashboard CPU per request`,
+      label: `${setup}: beside it, a request through Next.js that does nothing (GET /api/health), 8 in flight: dashboard CPU per request`,
       value: baseline.cpuMsPerRequest,
       unit: "ms",
-      note: `${baseline.perSecond.toFixed(0)} requests/s: what Next.js's request handling and the proxy cost before the receiver does anything`,
+      note: `${baseline.perSecond.toFixed(0)} requests/s: what a webhook would cost before the receiver did anything, were it answered by Next.js (it is answered beside it: docs/decisions/direct-webhooks.md)`,
     });
   }
   if (!serverUrl) figures.push(skipped("PostgreSQL", "DATABASE_URL is not set"));
