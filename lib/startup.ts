@@ -4,12 +4,13 @@ import { getDb } from "./db/client";
 import { ConfigError, getEnv } from "./env";
 import { drainHttpRequests, trackHttpRequests } from "./http/in-flight-requests";
 import { takeStartSnapshots } from "./links/history";
+import { recordUpstreamAnswers } from "./links/read-model";
 import { flushLogger, logger } from "./logger";
 import { drainPeriodMs, installShutdownSignals, loadBalancerDrain, onShutdown } from "./shutdown";
 
 /**
- * Runs once per server start: refuses to serve with missing or invalid configuration (naming the variable), takes
- * over SIGTERM/SIGINT for the graceful shutdown (lib/shutdown.ts), brings the database up to date, in demo mode creates
+ * Runs once per server start: refuses to serve with missing or invalid configuration (naming the variable), wires the
+ * read model to every upstream answer that carries a link (lib/links/read-model.ts), takes over SIGTERM/SIGINT for the graceful shutdown (lib/shutdown.ts), brings the database up to date, in demo mode creates
  * the demo accounts, takes a snapshot of the links read model for the Health trends (and in demo mode, once, seeds their
  * history), then starts the links sync's scheduler, the webhook processor and the job engine.
  */
@@ -22,6 +23,8 @@ export async function startServer(): Promise<void> {
     console.error(`Linkdesk cannot start. ${error.message}\nSee README.md, "Configuration".`);
     process.exit(1);
   }
+  // Before anything calls the upstream: every answer that carries a link keeps the read model current.
+  recordUpstreamAnswers();
   const shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_S * 1000;
   installShutdownSignals({ timeoutMs: shutdownTimeoutMs, log: () => logger().child({ component: "shutdown" }) });
   trackHttpRequests();

@@ -37,6 +37,8 @@ beforeAll(async () => {
     LOG_LEVEL: "silent",
   });
   database = await createDatabase({ dataDir: "memory" });
+  // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
+  (await import("../links/read-model")).recordUpstreamAnswers();
   for (const role of ["viewer", "support", "admin"] as const) {
     const [row] = await database.db.insert(staff).values({ email: `${role}@discovery.test`, role }).returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };

@@ -1,7 +1,8 @@
 import "server-only";
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { type Db, getDb } from "../db/client";
 import { type LinkSource, links } from "../db/schema";
+import { observeLinkAnswers } from "../upstream";
 import type { WireLink } from "../upstream/schemas";
 
 /** The columns Linkdesk derives from one Link object. */
@@ -57,4 +58,12 @@ export async function recordLinks(db: Db, wireLinks: WireLink[], seenAt = new Da
         updatedAt: sql`excluded.updated_at`,
       },
     });
+}
+
+/**
+ * Has every answer of the dashboard's upstream that carries a Link object recorded here (`learnedFrom` as the call
+ * said): wired once where the app starts. A failed write is logged by the door and never fails the call.
+ */
+export function recordUpstreamAnswers(): void {
+  observeLinkAnswers("read model", async (wireLinks, learnedFrom) => recordLinks((await getDb()).db, wireLinks, new Date(), learnedFrom));
 }

@@ -39,6 +39,8 @@ beforeAll(async () => {
     BUDGET_INTERACTIVE_MAX_WAIT_MS: "0",
   });
   database = await createDatabase({ dataDir: "memory" });
+  // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
+  (await import("../links/read-model")).recordUpstreamAnswers();
   for (const role of ["viewer", "support"] as const) {
     const [row] = await database.db.insert(staff).values({ email: `${role}@sync.test`, role }).returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };

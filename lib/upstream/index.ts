@@ -1,10 +1,8 @@
 import "server-only";
 import { z } from "zod";
 import { budgetGate } from "../budget";
-import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import type { LinkSource } from "../db/schema";
-import { recordLinks } from "../links/read-model";
 import { logger } from "../logger";
 import { type BudgetWait, type CallMode, UpstreamClient } from "./client";
 import {
@@ -59,6 +57,21 @@ function id(value: string): string {
 
 /** Told of every Link object an upstream answer carries, e.g. to keep the read model current. */
 export type LinkObserver = (links: WireLink[], learnedFrom?: LinkSource) => Promise<void>;
+
+// The door only calls: what must happen with an answer is an observer, wired where the app starts (lib/startup.ts).
+// On globalThis: Next.js may evaluate this module more than once in one process, and start-up wires them once.
+const linkObservers: Map<string, LinkObserver> = ((globalThis as { [key: symbol]: Map<string, LinkObserver> })[
+  Symbol.for("linkdesk.upstream-link-observers")
+] ??= new Map());
+
+/** Has `observer` told of the Link objects in every answer of the dashboard's upstream; a second one by `name` replaces it. */
+export function observeLinkAnswers(name: string, observer: LinkObserver): void {
+  linkObservers.set(name, observer);
+}
+
+async function tellLinkObservers(links: WireLink[], learnedFrom?: LinkSource): Promise<void> {
+  await Promise.all([...linkObservers.values()].map((observer) => observer(links, learnedFrom)));
+}
 
 export class UpstreamApi {
   constructor(
@@ -367,9 +380,7 @@ export function upstream(): UpstreamApi {
       gate: budgetGate,
       onCall: (call) => (call.status !== undefined && call.status < 400 ? log.info(call, "upstream call") : log.warn(call, "upstream call failed")),
     });
-    instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS, async (links, learnedFrom) =>
-      recordLinks((await getDb()).db, links, new Date(), learnedFrom),
-    );
+    instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS, tellLinkObservers);
   }
   return instance;
 }
