@@ -17,6 +17,13 @@ const upstreamSchema = {
   UPSTREAM_CLIENT_SECRET: z.string().min(1, "must not be empty"),
   /** Set by the launcher when UPSTREAM_BASE_URL is the bundled sandbox (demo mode). */
   UPSTREAM_SANDBOX: flag.default(false),
+  /**
+   * Demo mode only, for the made-up Health history: how many links the demo's upstream holds (the history's size when
+   * the read model knows none yet), and the share of its links it deals each error code. The defaults are the bundled
+   * sandbox's seed: 2,000 links, each error code on one link in 64.
+   */
+  DEMO_HISTORY_LINKS: z.coerce.number().int().min(0).default(2000),
+  DEMO_HISTORY_ERROR_CODE_SHARE: z.coerce.number().min(0).max(1).default(1 / 64),
   UPSTREAM_TIMEOUT_MS: milliseconds.default(10_000),
   /** Imports are synchronous upstream and may take 10 s, so they get a longer read timeout. */
   UPSTREAM_IMPORT_TIMEOUT_MS: milliseconds.default(30_000),

@@ -3,7 +3,7 @@ import { ensureDemoAccounts } from "./auth/demo-accounts";
 import { getDb } from "./db/client";
 import { ConfigError, getEnv } from "./env";
 import { drainHttpRequests, trackHttpRequests } from "./http/in-flight-requests";
-import { takeStartSnapshots } from "./links/history";
+import { takeStartSnapshots } from "./links/trend-snapshots";
 import { recordUpstreamAnswers } from "./links/read-model";
 import { flushLogger, logger } from "./logger";
 import { drainPeriodMs, installShutdownSignals, loadBalancerDrain, onShutdown } from "./shutdown";
@@ -49,7 +49,8 @@ export async function startServer(): Promise<void> {
   }
   try {
     const { db } = await getDb();
-    const taken = await takeStartSnapshots(db, { demo: env.UPSTREAM_SANDBOX });
+    const demo = env.UPSTREAM_SANDBOX && { links: env.DEMO_HISTORY_LINKS, errorCodeShare: env.DEMO_HISTORY_ERROR_CODE_SHARE };
+    const taken = await takeStartSnapshots(db, { demo });
     if (taken.demoSeeded > 0) logger().info({ snapshots: taken.demoSeeded }, "demo mode: seeded the Health trends with made-up history");
   } catch (error) {
     // The trends are not worth refusing to start over; the next sync takes a snapshot anyway.

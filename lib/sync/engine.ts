@@ -6,11 +6,12 @@ import type { Db } from "../db/client";
 import { HEARTBEAT_MS } from "../leases/timing";
 import { purgeDeletedLinks } from "../links/discovery";
 import { recordLinks } from "../links/read-model";
+import { type LinkSnapshot, writeLinkSnapshot } from "../links/trend-snapshots";
 import { type UpstreamError, isUpstreamError } from "../upstream/errors";
 import type { UpstreamApi } from "../upstream/index";
 import { acquireSyncLease, finishSyncRun, readSyncState, releaseSyncLease, renewSyncLease, type SyncProgressColumns, type SyncStateRow } from "./lease";
 import { type SyncPace, SyncPacer, syncPaceOf } from "./pacer";
-import { type LinkSnapshot, markLinkDeleted, newlyLearnedLinkIds, staleLinkIds, upsertListedLinks, writeLinkSnapshot } from "./queries";
+import { markLinkDeleted, newlyLearnedLinkIds, staleLinkIds, upsertListedLinks } from "./queries";
 
 // The sync of the links read model. GET /links gives only ids, so a run has two phases:
 //   listing: walk GET /links page by page, recording each id with created_at and listed_at; the cursor is saved

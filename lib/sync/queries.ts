@@ -1,11 +1,12 @@
 import "server-only";
-import { and, count, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type LinkSnapshotSource, linkSnapshots, links } from "../db/schema";
+import { links } from "../db/schema";
 import type { WireLinksPage } from "../upstream/schemas";
 
 // What the sync writes into the read model beyond whole Link objects (those go through recordLinks): the listing's
-// ids, a link learnt deleted from a 410, and the snapshots of counts. Plus the order it reads details in.
+// ids and a link learnt deleted from a 410 (the snapshots of counts: lib/links/trend-snapshots.ts). Plus the order it
+// reads details in.
 
 // Rows per INSERT: five parameters each, far below PostgreSQL's 65,535 per statement.
 const UPSERT_CHUNK = 1000;
@@ -86,31 +87,4 @@ export async function markLinkDeleted(db: Db, linkId: string, seenAt: Date): Pro
       updatedAt: seenAt,
     })
     .where(eq(links.linkId, linkId));
-}
-
-export interface LinkSnapshot {
-  id: number;
-  at: Date;
-  total: number;
-  byState: Record<string, number>;
-  byErrorCode: Record<string, number>;
-  source: LinkSnapshotSource;
-}
-
-/**
- * Counts of the read model by state and by error_code, kept for the Health trends. `total` is every row, deleted and
- * not-yet-read links included; links whose details were never read have no state and are left out of `byState`.
- */
-export async function writeLinkSnapshot(db: Db, at = new Date(), source: LinkSnapshotSource = "sync"): Promise<LinkSnapshot> {
-  const rows = await db.select({ state: links.state, errorCode: links.errorCode, n: count() }).from(links).groupBy(links.state, links.errorCode);
-  const byState: Record<string, number> = {};
-  const byErrorCode: Record<string, number> = {};
-  let total = 0;
-  for (const row of rows) {
-    total += row.n;
-    if (row.state !== null) byState[row.state] = (byState[row.state] ?? 0) + row.n;
-    if (row.errorCode !== null) byErrorCode[row.errorCode] = (byErrorCode[row.errorCode] ?? 0) + row.n;
-  }
-  const [snapshot] = await db.insert(linkSnapshots).values({ at, total, byState, byErrorCode, source }).returning();
-  return snapshot!;
 }

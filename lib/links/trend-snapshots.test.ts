@@ -7,15 +7,17 @@ import { upsertListedLinks } from "../sync/queries";
 import { wireLink } from "../upstream/fixtures";
 import { LINK_ERROR_CODES } from "../upstream/schemas";
 import { demoHistoryUntil, healthTrend } from "./health";
-import { DEMO_HISTORY_DAYS, demoHistory, takeStartSnapshots } from "./history";
+import { DEMO_HISTORY_DAYS, demoHistory, takeStartSnapshots } from "./trend-snapshots";
 import { recordLinks } from "./read-model";
 
 const databases = withTestDatabases();
 const NOW = new Date("2026-11-20T12:00:00.000Z");
 const DAY_MS = 86_400_000;
+// The bundled sandbox's seed, as lib/env.ts gives it by default: each error code on one link in 64.
+const DEMO = { links: 2000, errorCodeShare: 1 / 64 };
 
 describe("demoHistory", () => {
-  const days = demoHistory({ now: NOW, total: 2000 });
+  const days = demoHistory({ now: NOW, total: 2000, errorCodeShare: DEMO.errorCodeShare });
 
   it("gives one consistent snapshot a day for 90 days, ending a day before now at about the size asked", () => {
     expect(days).toHaveLength(DEMO_HISTORY_DAYS);
@@ -34,7 +36,7 @@ describe("demoHistory", () => {
   it("tells something: an institution outage stands out of its usual level, and the history is the same on every run", () => {
     const outage = days.map((d) => d.byErrorCode.institution_error!);
     expect(Math.max(...outage)).toBeGreaterThan(4 * outage[5]!);
-    expect(demoHistory({ now: NOW, total: 2000 })).toEqual(days);
+    expect(demoHistory({ now: NOW, total: 2000, errorCodeShare: DEMO.errorCodeShare })).toEqual(days);
   });
 });
 
@@ -47,8 +49,8 @@ describe.each(databases)("$kind", (target) => {
   });
 
   it("seeds the demo history on a first start, once, and the trend marks it as demo", async () => {
-    expect(await takeStartSnapshots(db, { demo: true, now: NOW })).toEqual({ demoSeeded: DEMO_HISTORY_DAYS, startSnapshot: false });
-    expect(await takeStartSnapshots(db, { demo: true, now: new Date(NOW.getTime() + DAY_MS) })).toEqual({ demoSeeded: 0, startSnapshot: false });
+    expect(await takeStartSnapshots(db, { demo: DEMO, now: NOW })).toEqual({ demoSeeded: DEMO_HISTORY_DAYS, startSnapshot: false });
+    expect(await takeStartSnapshots(db, { demo: DEMO, now: new Date(NOW.getTime() + DAY_MS) })).toEqual({ demoSeeded: 0, startSnapshot: false });
     const rows = await db.select().from(linkSnapshots).orderBy(asc(linkSnapshots.at));
     expect(rows).toHaveLength(DEMO_HISTORY_DAYS);
     expect(new Set(rows.map((r) => r.source))).toEqual(new Set(["demo"]));
@@ -61,7 +63,7 @@ describe.each(databases)("$kind", (target) => {
     expect(await takeStartSnapshots(db, { demo: false, now: NOW })).toEqual({ demoSeeded: 0, startSnapshot: false });
     expect(await db.select().from(linkSnapshots)).toHaveLength(0);
     await db.insert(linkSnapshots).values({ at: NOW, total: 1, byState: {}, byErrorCode: {} });
-    expect((await takeStartSnapshots(db, { demo: true, now: NOW })).demoSeeded).toBe(0);
+    expect((await takeStartSnapshots(db, { demo: DEMO, now: NOW })).demoSeeded).toBe(0);
   });
 
   it("takes a snapshot at start of what the read model holds, once it holds a read link, the unread ones in its total", async () => {
