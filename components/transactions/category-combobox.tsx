@@ -2,7 +2,7 @@
 
 import { useCombobox } from "downshift";
 import { useId, useMemo, useState } from "react";
-import type { CategoryPair } from "@/lib/jobs/correction";
+import type { CategoryPair } from "@/lib/transactions/categories";
 import { CATEGORIES, type Category, TAXONOMY, categoryLabel, subcategoriesOf, subcategoryLabel } from "@/lib/upstream/taxonomy";
 
 // The category control: one searchable combobox (downshift: ARIA 1.2 combobox and listbox, arrow keys, Enter, Escape)

@@ -4,7 +4,7 @@ import { createColumnHelper, metaHelper, rowSelectionFeature, tableFeatures } fr
 import Link from "next/link";
 import { formatAgo, exactUtc } from "@/components/data-table/relative-time";
 import { EntityAvatar } from "@/components/ui/entity-avatar";
-import type { CategoryPair } from "@/lib/jobs/correction";
+import type { CategoryPair } from "@/lib/transactions/categories";
 import { LOW_CONFIDENCE, type TransactionRow, confidenceOf, formatAmount } from "@/lib/transactions/rows";
 import type { CorrectionMark } from "@/lib/transactions/view";
 import { categoryLabel, subcategoryLabel } from "@/lib/upstream/taxonomy";

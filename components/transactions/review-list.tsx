@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ScrollTable } from "@/components/ui/scroll-table";
 import { correctCategoryBulk } from "@/lib/actions/transactions";
-import type { CategoryPair } from "@/lib/jobs/correction";
+import type { CategoryPair } from "@/lib/transactions/categories";
 import { BULK_MAX_ITEMS } from "@/lib/schemas/transactions";
 import { type TransactionRow, confidenceOf, formatAmount, isInCategory } from "@/lib/transactions/rows";
 import { categoryLabel, subcategoryLabel } from "@/lib/upstream/taxonomy";

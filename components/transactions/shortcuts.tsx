@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import type { CategoryPair } from "@/lib/jobs/correction";
+import type { CategoryPair } from "@/lib/transactions/categories";
 import { isCategory, isSubcategory } from "@/lib/upstream/taxonomy";
 
 // Keyboard-first triage: the keys, as data (the help dialog and the README list the same), and the rule that no

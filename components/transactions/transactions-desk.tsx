@@ -5,7 +5,7 @@ import { useSearchParams } from "next/navigation";
 import Link from "next/link";
 import { useCallback, useEffect, useEffectEvent, useMemo, useRef, useState } from "react";
 import { undoJob } from "@/lib/actions/jobs";
-import type { CategoryPair } from "@/lib/jobs/correction";
+import type { CategoryPair } from "@/lib/transactions/categories";
 import { parseTransactionFilters, transactionViewQuery } from "@/lib/transactions/filters";
 import type { TransactionRow } from "@/lib/transactions/rows";
 import type { CorrectionMark } from "@/lib/transactions/view";

@@ -2,7 +2,7 @@
 
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { correctCategory, undoCorrection } from "@/lib/actions/transactions";
-import type { CategoryPair } from "@/lib/jobs/correction";
+import type { CategoryPair } from "@/lib/transactions/categories";
 import type { CorrectCategoryInput } from "@/lib/schemas/transactions";
 import type { DroppedTransactionParam } from "@/lib/transactions/filters";
 import type { TransactionRow } from "@/lib/transactions/rows";

@@ -2,7 +2,7 @@
 
 import { getBudget } from "../budget";
 import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom";
-import { CORRECTION_ENDPOINT } from "../jobs/correction";
+import { CORRECTION_ENDPOINT } from "../transactions/categories";
 import { getDb } from "../db/client";
 import { wakeJobRunner } from "../jobs";
 import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, type ImportJobParams, importConcurrency, resumeCancelledImport, startImportJob } from "../jobs/import";

@@ -465,7 +465,7 @@ describe("what gets through is validated with the form's schema", () => {
     signedIn = people.support;
     const { upstream } = await import("../upstream");
     const { findTransactions } = await import("../transactions/read");
-    const { pairOf } = await import("../jobs/correction");
+    const { pairOf } = await import("../transactions/categories");
     const before = pairOf((await findTransactions(upstream(), linkId, [{ transactionId }])).get(transactionId));
     // The browser cannot choose what the audit records as "before": it is read from the upstream.
     const result = (await action("correctCategory")({ linkId, transactionId, category: "charity", subcategory: "other_charity" })) as { data?: unknown };

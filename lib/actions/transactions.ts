@@ -5,20 +5,10 @@ import { getDb } from "../db/client";
 import { auditLog } from "../db/schema";
 import { getBudget } from "../budget";
 import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom";
-import {
-  CORRECTION_ENDPOINT,
-  type CategoryPair,
-  PlanRefused,
-  categoryPairSchema,
-  correctionItemSchema,
-  describePair,
-  duplicatesDropped,
-  hasPair,
-  pairOf,
-  startCorrectionJob,
-} from "../jobs/correction";
+import { PlanRefused, correctionItemSchema, duplicatesDropped, startCorrectionJob } from "../jobs/correction";
 import { wakeJobRunner } from "../jobs";
 import { correctCategoryBulkSchema, correctCategorySchema, toWireCorrection, undoCorrectionSchema } from "../schemas/transactions";
+import { CORRECTION_ENDPOINT, type CategoryPair, categoryPairSchema, describePair, hasPair, pairOf } from "../transactions/categories";
 import { noteCorrectedTransactions } from "../transactions/history";
 import { findTransactions } from "../transactions/read";
 import { splitCorrectionAnswer, toTransactionRow } from "../transactions/rows";

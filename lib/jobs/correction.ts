@@ -5,8 +5,8 @@ import type { Job } from "../db/schema";
 import { forgetTransactionHistory, noteCorrectedTransactions } from "../transactions/history";
 import { findTransactions } from "../transactions/read";
 import type { CallOptions, UpstreamApi } from "../upstream";
-import { categorySchema, subcategorySchema, type WireTransaction } from "../upstream/schemas";
-import { categoryLabel, subcategoryLabel } from "../upstream/taxonomy";
+import { type CategoryPair, CORRECTION_ENDPOINT, categoryPairSchema, describePair, hasPair, pairOf } from "../transactions/categories";
+import type { WireTransaction } from "../upstream/schemas";
 import { type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind";
 import { type Actor, type NewJobItem, insertJob, readJob } from "./store";
 import { jobItems, jobs } from "../db/schema";
@@ -17,10 +17,8 @@ import { and, asc, eq } from "drizzle-orm";
 // job is planned), never from the browser.
 
 export const CORRECTION_KIND = "correction";
-export const CORRECTION_ENDPOINT = "POST /links/{id}/transactions/{txn_id}/enrichment";
-
-export const categoryPairSchema = z.object({ category: categorySchema, subcategory: subcategorySchema.optional() });
-export type CategoryPair = z.infer<typeof categoryPairSchema>;
+/** The endpoint a correction item calls (the kind's, for the budget and the job's page). */
+export { CORRECTION_ENDPOINT };
 
 export const correctionItemSchema = z.object({
   transactionId: z.string().min(1),
@@ -56,23 +54,6 @@ export function knownAs(t: WireTransaction | undefined): Pick<CorrectionItem, "d
     ...(t.description ? { description: t.description } : {}),
     ...(Number.isFinite(t.amount) && t.currency ? { amount: Math.abs(t.amount), currency: t.currency, direction: t.type === "credit" ? ("credit" as const) : ("debit" as const) } : {}),
   };
-}
-
-export function pairOf(t: WireTransaction | undefined): CategoryPair | null {
-  const category = t?.enrichment?.category?.value;
-  if (!category) return null;
-  const subcategory = t?.enrichment?.subcategory?.value;
-  return { category, ...(subcategory ? { subcategory } : {}) } as CategoryPair;
-}
-
-/** Whether a transaction's category is `pair` (a pair without subcategory matches any subcategory of it). */
-export function hasPair(current: CategoryPair | null, pair: CategoryPair): boolean {
-  return current !== null && current.category === pair.category && (pair.subcategory === undefined || current.subcategory === pair.subcategory);
-}
-
-export function describePair(pair: CategoryPair | null | undefined): string {
-  if (!pair) return "no category";
-  return pair.subcategory ? `${categoryLabel(pair.category)} › ${subcategoryLabel(pair.subcategory)}` : categoryLabel(pair.category);
 }
 
 /**

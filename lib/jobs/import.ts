@@ -12,7 +12,7 @@ import { readAllTransactions } from "../transactions/read";
 import { isUpstreamError } from "../upstream/errors";
 import { categorySchema, importLinkRequestSchema, importTransactionSchema, subcategorySchema, type WireLink, type WireTransaction } from "../upstream/schemas";
 import type { LegacyCorrection } from "../import/analyze";
-import { hasPair, pairOf } from "./correction";
+import { hasPair, pairOf } from "../transactions/categories";
 import { type KnownIdentity, claimIdentity, heldReason, identityTag, lookupImported, recordImportedLink, recordedLinkOf, reserveIdentities } from "./imported-links";
 import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem, type Verification } from "./kind";
 import { type Actor, type NewJobItem, insertJobStreamed } from "./store";

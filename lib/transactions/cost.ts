@@ -1,7 +1,7 @@
 import "server-only";
 import { getBudget } from "../budget";
 import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom";
-import { CORRECTION_ENDPOINT } from "../jobs/correction";
+import { CORRECTION_ENDPOINT } from "./categories";
 
 // What a bulk correction costs before anyone starts it: one Correct Enrichment call per transaction, paced by the
 // tightest budget key of that endpoint for the link (usually the per-link limit).

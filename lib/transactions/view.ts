@@ -2,7 +2,7 @@ import "server-only";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type AuditEntry, auditLog } from "../db/schema";
-import { type CategoryPair, categoryPairSchema } from "../jobs/correction";
+import { type CategoryPair, categoryPairSchema } from "./categories";
 import { type TransactionFilters, TRANSACTIONS_VIEW_PAGE_SIZE, filterTransactions, pageOf } from "./filters";
 import type { CachedHistory } from "./history";
 import { type AccountOption, type TransactionRow, accountLabel, toTransactionRow } from "./rows";
