@@ -5,7 +5,7 @@ import { PERMISSION_LABELS, ROLE_LABELS, can } from "../auth/roles";
 import { getDb } from "../db/client";
 import { wakeJobRunner } from "../jobs";
 import { PlanRefused, startUndoJob } from "../jobs/correction";
-import { jobKind } from "../jobs/kinds";
+import { jobKind } from "../jobs/kind-registry";
 import { type JobControl, applyControl, readJob } from "../jobs/store";
 import { jobIdSchema } from "../schemas/jobs";
 import { upstream } from "../upstream";

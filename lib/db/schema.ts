@@ -188,7 +188,7 @@ export const jobs = pgTable(
   "jobs",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    /** A kind of lib/jobs/kinds.ts: what an item does and how its outcome is checked. */
+    /** A kind of lib/jobs/kind-registry.ts: what an item does and how its outcome is checked. */
     kind: text("kind").notNull(),
     state: text("state", { enum: jobStates }).notNull().default("running"),
     /** What the job does, in words, for lists. */

@@ -4,7 +4,7 @@ import { logger } from "../logger";
 import { closeReserveMs, onShutdown } from "../shutdown";
 import { upstream } from "../upstream";
 import { JobRunner, type JobRunnerOptions } from "./engine";
-import { JOB_KINDS } from "./kinds";
+import { JOB_KINDS } from "./kind-registry";
 import { releaseOrphanedLeases } from "./store";
 
 // The job engine in the server process: one runner per process, started with the server. It resumes every unfinished

@@ -6,7 +6,7 @@ import type { Job, JobItem } from "../db/schema";
 import type { CallOptions, UpstreamApi } from "../upstream";
 
 // What a kind of job is to the engine: what one item does upstream, how an item whose outcome is unknown is checked,
-// and what its audit row says. One file per kind beside this one (correction.ts, import.ts); kinds.ts lists them.
+// and what its audit row says. One file per kind beside this one (correction.ts, import.ts); kind-registry.ts lists them.
 
 /** Handed to a kind for one item: where to call, and the options every upstream call of the item must carry. */
 export interface ItemContext {

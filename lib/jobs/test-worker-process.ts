@@ -22,7 +22,7 @@ import { pairOf } from "../transactions/categories";
 import { CORRECTION_KIND, type CorrectionItem, createCorrectionKind } from "./correction";
 import { createImportKind, startImportJob } from "./import";
 import type { JobKind } from "./kind";
-import { JOB_KINDS } from "./kinds";
+import { JOB_KINDS } from "./kind-registry";
 import { insertJob } from "./store";
 import { readJobView } from "./view";
 

@@ -10,7 +10,7 @@ import { csvRecord } from "../http/csv";
 import { formatAmount } from "../transactions/rows";
 import { CORRECTION_KIND } from "./correction";
 import { IMPORT_KIND } from "./import";
-import { jobKind } from "./kinds";
+import { jobKind } from "./kind-registry";
 import type { JobListQuery } from "./filters";
 import { type JobControl, controlsFor } from "./store";
 import { itemReasonNow, readWaitReason } from "./waits";

@@ -9,7 +9,7 @@ import { can } from "@/lib/auth/roles";
 import { jobStates } from "@/lib/db/schema";
 import { getDb } from "@/lib/db/client";
 import { parseJobListFilters } from "@/lib/jobs/filters";
-import { JOB_KINDS } from "@/lib/jobs/kinds";
+import { JOB_KINDS } from "@/lib/jobs/kind-registry";
 import { listJobs } from "@/lib/jobs/view";
 
 export const metadata: Metadata = { title: "Jobs" };

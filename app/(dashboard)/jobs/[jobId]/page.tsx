@@ -9,7 +9,7 @@ import { currentStaff } from "@/lib/auth";
 import { can } from "@/lib/auth/roles";
 import { jobItemStates } from "@/lib/db/schema";
 import { getDb } from "@/lib/db/client";
-import { jobKind } from "@/lib/jobs/kinds";
+import { jobKind } from "@/lib/jobs/kind-registry";
 import { ITEMS_PAGE_SIZE, isItemState, listJobItems, readJobView } from "@/lib/jobs/view";
 
 export const metadata: Metadata = { title: "Job" };
