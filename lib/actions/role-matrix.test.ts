@@ -425,6 +425,22 @@ describe("the lists cover every route handler", () => {
   });
 });
 
+describe("every staff route handler is built from withStaff", () => {
+  // The sign-in, the role and no-store in one place (lib/auth/with-staff.ts), as the action client does for actions:
+  // a handler that checked them itself could forget one.
+  it("exports each method of a route that a signed-in role needs as withStaff(permission, words, handler)", () => {
+    for (const [file, row] of Object.entries(routes)) {
+      if ("publicBecause" in row) continue;
+      const source = readFileSync(path.join(ROOT, file), "utf8");
+      for (const [method, c] of Object.entries(row)) {
+        if (c!.allowed === "everyone") continue;
+        expect(source, `${method} ${file}`).toMatch(new RegExp(`export const ${method} = withStaff(<[^>]*>)?\\(`));
+        expect(source, file).not.toMatch(/currentStaff|sessionAccount/);
+      }
+    }
+  });
+});
+
 const routeRows = Object.entries(routes).flatMap(([file, row]) =>
   "publicBecause" in row ? [] : Object.entries(row).map(([method, c]) => ({ name: `${method} ${file}`, file, method, ...c! })),
 );

@@ -1,6 +1,4 @@
 import "server-only";
-import { currentStaff } from "../auth";
-import { can } from "../auth/roles";
 import type { Db } from "../db/client";
 import { getDb } from "../db/client";
 import { logger } from "../logger";
@@ -8,23 +6,18 @@ import { logger } from "../logger";
 const noStore = { "Cache-Control": "no-store" };
 
 /**
- * A page's "Export CSV": checks sign-in and the read permission, refuses invalid filters (exporting a wider view than
+ * A page's "Export CSV", inside a staff route (lib/auth/with-staff.ts checks sign-in and role): refuses invalid filters (exporting a wider view than
  * asked for, silently, would mislead), answers 404 when the one thing exported (a job) is not there or not of the
  * export's kind (an empty 200 would read as "nothing to export"), then streams every row of the view, batch by batch,
  * so a large export costs the server no more memory than one batch.
  */
 export async function csvExport<F, S = undefined>(opts: {
-  what: string;
   filename: string;
   parse: () => { filters: F; dropped: { param: string; reason: string }[] };
   /** The one thing the export is of, looked up before anything is sent: null answers 404 with `notFound`. */
   subject?: { find: (db: Db, filters: F) => Promise<S | null>; notFound: string };
   rows: (db: Db, filters: F, subject: S) => AsyncGenerator<string, void, unknown>;
 }): Promise<Response> {
-  const staff = await currentStaff();
-  if (!staff) return Response.json({ error: `Sign in to export ${opts.what}.` }, { status: 401, headers: noStore });
-  if (!can(staff.role, "read")) return Response.json({ error: `Your role may not read ${opts.what}.` }, { status: 403, headers: noStore });
-
   const { filters, dropped } = opts.parse();
   if (dropped.length > 0) {
     return Response.json(

@@ -1,19 +1,15 @@
-import type { NextRequest } from "next/server";
+import { withStaff } from "@/lib/auth/with-staff";
 import { csvExport } from "@/lib/http/csv-export";
-import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { parseLinkListParams, streamLinksCsv } from "@/lib/links/query";
 
 // The Links page's "Export CSV": every row of the filtered view in its order, the page number aside.
-export async function GET(request: NextRequest) {
-  const unreadable = await refuseUnreadableInput(request);
-  if (unreadable) return unreadable;
-  return csvExport({
-    what: "the links",
+export const GET = withStaff("read", { signIn: "Sign in to export the links.", mayNot: "read the links" }, async (request) =>
+  csvExport({
     filename: "links",
     parse: () => {
       const { params, dropped } = parseLinkListParams(request.nextUrl.searchParams);
       return { filters: params, dropped };
     },
     rows: (db, params) => streamLinksCsv(db, params),
-  });
-}
+  }),
+);

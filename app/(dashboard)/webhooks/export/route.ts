@@ -1,17 +1,12 @@
-import type { NextRequest } from "next/server";
+import { withStaff } from "@/lib/auth/with-staff";
 import { csvExport } from "@/lib/http/csv-export";
-import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { parseWebhookFilters, streamWebhookCsv } from "@/lib/webhooks/query";
 
-// The Webhooks page's "Export CSV": every request of the filtered view (sign-in and the read permission checked by
-// csvExport), streamed in keyset batches.
-export async function GET(request: NextRequest) {
-  const unreadable = await refuseUnreadableInput(request);
-  if (unreadable) return unreadable;
-  return csvExport({
-    what: "the webhook events",
+// The Webhooks page's "Export CSV": every request of the filtered view, streamed in keyset batches.
+export const GET = withStaff("read", { signIn: "Sign in to export the webhook events.", mayNot: "read the webhook events" }, async (request) =>
+  csvExport({
     filename: "webhooks",
     parse: () => parseWebhookFilters(request.nextUrl.searchParams),
     rows: streamWebhookCsv,
-  });
-}
+  }),
+);

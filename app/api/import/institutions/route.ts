@@ -1,12 +1,8 @@
 import { z } from "zod";
-import { currentStaff } from "@/lib/auth";
-import { can } from "@/lib/auth/roles";
-import { refuseUnreadableInput } from "@/lib/http/storable-input";
+import { withStaff } from "@/lib/auth/with-staff";
 import { MAX_INSTITUTION_NAMES } from "@/lib/import/limits";
 import { institutionNames } from "@/lib/upstream/institutions";
 import { importInstitutionIdSchema } from "@/lib/upstream/schemas";
-
-const noStore = { "Cache-Control": "no-store" };
 
 const idsSchema = z.array(importInstitutionIdSchema).min(1).max(MAX_INSTITUTION_NAMES);
 
@@ -14,16 +10,11 @@ const idsSchema = z.array(importInstitutionIdSchema).min(1).max(MAX_INSTITUTION_
 // distinct id is looked up once through the rate budget and cached in this process; an id the upstream does not know
 // is null, and ids not looked up (the budget said no, or the upstream failed) are listed as unresolved: the page then
 // shows the id alone.
-export async function GET(request: Request) {
-  const unreadable = await refuseUnreadableInput(request);
-  if (unreadable) return unreadable;
-  const staff = await currentStaff();
-  if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
-  if (!can(staff.role, "import")) return Response.json({ error: "Your role may not import links." }, { status: 403, headers: noStore });
+export const GET = withStaff("import", { mayNot: "import links" }, async (request) => {
   const parsed = idsSchema.safeParse([...new Set(new URL(request.url).searchParams.getAll("id"))]);
   if (!parsed.success) {
-    return Response.json({ error: `Give 1 to ${MAX_INSTITUTION_NAMES} institution ids (id=…), each an institution id or <provider>.<id>.` }, { status: 400, headers: noStore });
+    return Response.json({ error: `Give 1 to ${MAX_INSTITUTION_NAMES} institution ids (id=…), each an institution id or <provider>.<id>.` }, { status: 400 });
   }
   const { names, missing } = await institutionNames(parsed.data);
-  return Response.json({ names: Object.fromEntries(names), unresolved: missing }, { headers: noStore });
-}
+  return Response.json({ names: Object.fromEntries(names), unresolved: missing });
+});

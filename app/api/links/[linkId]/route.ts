@@ -1,20 +1,12 @@
-import { currentStaff } from "@/lib/auth";
-import { can } from "@/lib/auth/roles";
+import { withStaff } from "@/lib/auth/with-staff";
 import { getBudget, isBudgetExceeded, isBudgetUnavailable, secondsUntil } from "@/lib/budget";
 import { rateLimitHeaders } from "@/lib/budget/headers";
 import { callHeadroom } from "@/lib/budget/headroom";
-import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { describeUpstreamError, isUpstreamError, upstream } from "@/lib/upstream";
 
 // A link as JSON for scripts (signed-in session required, any role that may read). The response carries the
 // RateLimit-Policy / RateLimit headers of the budget keys the call used, so a script can pace itself.
-export async function GET(request: Request, { params }: { params: Promise<{ linkId: string }> }) {
-  const unreadable = await refuseUnreadableInput(request, params);
-  if (unreadable) return unreadable;
-  const staff = await currentStaff();
-  if (!staff) return Response.json({ error: "Sign in first." }, { status: 401 });
-  if (!can(staff.role, "read")) return Response.json({ error: "Your role may not read links." }, { status: 403 });
-  const { linkId } = await params;
+export const GET = withStaff<{ linkId: string }>("read", { mayNot: "read links" }, async (_request, _staff, { linkId }) => {
   const endpoint = "GET /links/{id}";
   const headers = async () => rateLimitHeaders(await callHeadroom(await getBudget(), endpoint, { linkId }));
   try {
@@ -34,4 +26,4 @@ export async function GET(request: Request, { params }: { params: Promise<{ link
     }
     throw error;
   }
-}
+});

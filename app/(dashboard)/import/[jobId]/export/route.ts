@@ -1,3 +1,4 @@
+import { withStaff } from "@/lib/auth/with-staff";
 import { csvExport } from "@/lib/http/csv-export";
 import { IMPORT_KIND, streamImportOutcomesCsv } from "@/lib/jobs/import";
 import { readJob } from "@/lib/jobs/store";
@@ -6,10 +7,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // An import job's results per link as CSV: where each link of the file stands, the link it made, and why it failed.
 // (Every call, with its upstream status: the job's own export, /jobs/{id}/export.)
-export async function GET(_request: Request, { params }: { params: Promise<{ jobId: string }> }) {
-  const { jobId } = await params;
-  return csvExport({
-    what: "import results",
+export const GET = withStaff<{ jobId: string }>("read", { signIn: "Sign in to export import results.", mayNot: "read import results" }, async (_request, _staff, { jobId }) =>
+  csvExport({
     filename: `import-${jobId.slice(0, 8)}-links`,
     parse: () => ({ filters: { jobId }, dropped: UUID.test(jobId) ? [] : [{ param: "jobId", reason: "not a job id" }] }),
     // A job of another kind is no import: 404, as GET /api/import/{id} answers.
@@ -23,5 +22,5 @@ export async function GET(_request: Request, { params }: { params: Promise<{ job
     async *rows(db, _filters, job) {
       yield* streamImportOutcomesCsv(db, job.id);
     },
-  });
-}
+  }),
+);

@@ -1,4 +1,4 @@
-import type { NextRequest } from "next/server";
+import { withStaff } from "@/lib/auth/with-staff";
 import { csvExport } from "@/lib/http/csv-export";
 import { isItemState, streamJobItemsCsv } from "@/lib/jobs/view";
 import { readJob } from "@/lib/jobs/store";
@@ -6,11 +6,9 @@ import { readJob } from "@/lib/jobs/store";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // A job's items as CSV: all of them (results), or one state (?state=failed for the failures).
-export async function GET(request: NextRequest, { params }: { params: Promise<{ jobId: string }> }) {
-  const { jobId } = await params;
+export const GET = withStaff<{ jobId: string }>("read", { signIn: "Sign in to export jobs.", mayNot: "read jobs" }, async (request, _staff, { jobId }) => {
   const state = request.nextUrl.searchParams.get("state") ?? undefined;
   return csvExport({
-    what: "jobs",
     filename: `job-${jobId.slice(0, 8)}${state ? `-${state}` : ""}`,
     parse: () => ({
       filters: { jobId, state: isItemState(state) ? state : undefined },
@@ -24,4 +22,4 @@ export async function GET(request: NextRequest, { params }: { params: Promise<{ 
       yield* streamJobItemsCsv(db, job, filters.state);
     },
   });
-}
+});

@@ -1,9 +1,7 @@
-import { currentStaff } from "@/lib/auth";
-import { can } from "@/lib/auth/roles";
+import { withStaff } from "@/lib/auth/with-staff";
 import { getDb } from "@/lib/db/client";
 import { storedLink } from "@/lib/links/health";
 import { upstreamFailureResponse } from "@/lib/http/api-errors";
-import { refuseUnreadableInput } from "@/lib/http/storable-input";
 import { parseTransactionFilters } from "@/lib/transactions/filters";
 import { transactionHistory } from "@/lib/transactions/history";
 import { transactionsPage } from "@/lib/transactions/view";
@@ -14,13 +12,7 @@ const noStore = { "Cache-Control": "no-store" };
 // A link's transactions as the correction desk shows them: filtered (the desk's URL parameters), one page of up to
 // 1,000, with the marks of earlier corrections. `all=1` answers every matching row (a bulk correction of the whole
 // filter). Served from the link's briefly cached history, so filtering and paging spend no upstream calls.
-export async function GET(request: Request, { params }: { params: Promise<{ linkId: string }> }) {
-  const unreadable = await refuseUnreadableInput(request, params);
-  if (unreadable) return unreadable;
-  const staff = await currentStaff();
-  if (!staff) return Response.json({ error: "Sign in first." }, { status: 401, headers: noStore });
-  if (!can(staff.role, "read")) return Response.json({ error: "Your role may not read transactions." }, { status: 403, headers: noStore });
-  const { linkId } = await params;
+export const GET = withStaff<{ linkId: string }>("read", { mayNot: "read transactions" }, async (request, _staff, { linkId }) => {
   const search = new URL(request.url).searchParams;
   const all = search.get("all") === "1";
   search.delete("all");
@@ -34,4 +26,4 @@ export async function GET(request: Request, { params }: { params: Promise<{ link
   } catch (error) {
     return upstreamFailureResponse(error, noStore);
   }
-}
+});
