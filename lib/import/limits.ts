@@ -1,6 +1,8 @@
 // Limits of an import file, checked in the browser before and while reading it, and again on the server. The upstream's
 // own limits per call (1 MB, 4000 transactions) are in lib/upstream/schemas.ts: a file is split to fit them.
 
+export { IMPORT_MAX_TRANSACTIONS } from "../upstream/schemas";
+
 /** The largest file Linkdesk takes: a legacy fleet export of about 20 MB fits with room to spare. */
 export const UPLOAD_MAX_BYTES = 25 * 1024 * 1024;
 export const UPLOAD_MAX_LABEL = "25 MB";

@@ -1,4 +1,4 @@
-import type { WireAccount } from "@/lib/upstream/schemas";
+import type { LinkAccount } from "@/lib/links/types";
 import { ScrollTable } from "@/components/ui/scroll-table";
 import { Time } from "./format";
 
@@ -29,7 +29,7 @@ export function money(amount: number | null | undefined, currency: string | null
 const none = <span className="text-slate-500">—</span>;
 
 /** The link's accounts as the upstream reports them. Names are the institution's or the user's: text only. */
-export function AccountsTable({ accounts }: { accounts: WireAccount[] }) {
+export function AccountsTable({ accounts }: { accounts: LinkAccount[] }) {
   if (accounts.length === 0) return <p className="text-sm text-slate-500">The upstream reports no accounts for this link.</p>;
   return (
     <ScrollTable>

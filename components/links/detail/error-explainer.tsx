@@ -1,12 +1,12 @@
 import { Callout } from "@/components/ui/callout";
 import { LINK_ERROR_INFO, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
-import type { WireLink } from "@/lib/upstream/schemas";
+import type { LinkDetails } from "@/lib/links/types";
 
 /**
  * What the link's error code means and what to do, from the one table of meanings (LINK_ERROR_INFO). For codes the
  * end user must fix, the relink path: the same link is repaired through a new link session naming it.
  */
-export function ErrorExplainer({ link }: { link: WireLink }) {
+export function ErrorExplainer({ link }: { link: LinkDetails }) {
   if (!link.error_code) {
     if (link.state === "connecting") return <Callout title="Still connecting">The end user has not finished linking yet; nothing to do on our side.</Callout>;
     if (link.state === "awaiting_token_exchange") {

@@ -1,7 +1,7 @@
 import { CopyButton } from "@/components/ui/copy-button";
 import { EntityAvatar } from "@/components/ui/entity-avatar";
 import { LINK_ERROR_INFO, LINK_STATE_LABELS } from "@/lib/links/error-codes";
-import type { WireLink } from "@/lib/upstream/schemas";
+import type { LinkDetails } from "@/lib/links/types";
 import { Time } from "./format";
 import { httpUrl } from "@/lib/http/safe-url";
 
@@ -36,7 +36,7 @@ const chips = (values: string[]) => (
 /** The deprecated `tags` are untyped upstream: strings as they are, anything else as JSON text. */
 const tagText = (tag: unknown) => (typeof tag === "string" ? tag : JSON.stringify(tag));
 
-export function LinkFields({ link, createdAt }: { link: WireLink; createdAt?: Date | null }) {
+export function LinkFields({ link, createdAt }: { link: LinkDetails; createdAt?: Date | null }) {
   const webhook = httpUrl(link.webhook);
   return (
     <div className="rounded-lg border border-slate-200 bg-white px-4 py-3 text-sm">

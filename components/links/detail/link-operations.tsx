@@ -4,7 +4,7 @@ import { type Role, can } from "@/lib/auth/roles";
 import { type RefreshOffer, refreshOffers } from "@/lib/links/operations";
 import { logger } from "@/lib/logger";
 import { updateLinkDefaults } from "@/lib/schemas/link-operations";
-import type { WireLink } from "@/lib/upstream/schemas";
+import type { LinkDetails } from "@/lib/links/types";
 import { LinkSettingsForm } from "./link-settings-form";
 import { ProductRefreshList } from "./product-refresh-list";
 import { TestWebhookForm } from "./test-webhook-form";
@@ -13,7 +13,7 @@ import { TestWebhookForm } from "./test-webhook-form";
 // refreshes. A role without the permission sees none of it, as the server would refuse it anyway.
 
 /** When each product may be refreshed needs the rate budget: read apart, so the rest of the page does not wait. */
-async function ProductRefresh({ link }: { link: WireLink }) {
+async function ProductRefresh({ link }: { link: LinkDetails }) {
   let offers: RefreshOffer[];
   try {
     offers = await refreshOffers(link);
@@ -28,7 +28,7 @@ async function ProductRefresh({ link }: { link: WireLink }) {
   return <ProductRefreshList linkId={link.link_id} offers={offers} />;
 }
 
-export function LinkOperations({ link, role, deleted }: { link: WireLink; role: Role; deleted: boolean }) {
+export function LinkOperations({ link, role, deleted }: { link: LinkDetails; role: Role; deleted: boolean }) {
   if (!can(role, "operateLink")) return null;
   return (
     <section aria-labelledby="link-operations-heading" className="space-y-2" data-testid="link-operations">

@@ -1,13 +1,13 @@
-import { PRODUCTS, type WireLink, type WireProductStatus } from "@/lib/upstream/schemas";
+import { type LinkDetails, PRODUCTS, type ProductStatus } from "@/lib/links/types";
 import { ScrollTable } from "@/components/ui/scroll-table";
 import { Time } from "./format";
 
 const COLUMNS = ["Product", "Refreshed", "Last attempt", "Error code", "Error message", "Unavailable", "Last enriched"] as const;
 
 /** Each granted product's refresh status, as the upstream reported it (its messages are text only). */
-export function ProductStatusTable({ products }: { products: WireLink["products"] }) {
+export function ProductStatusTable({ products }: { products: LinkDetails["products"] }) {
   const rows = PRODUCTS.flatMap((product) => {
-    const status: WireProductStatus | undefined = products[product];
+    const status: ProductStatus | undefined = products[product];
     return status ? [{ product, status }] : [];
   });
   if (rows.length === 0) return <p className="text-sm text-slate-500">No product granted.</p>;
