@@ -1,9 +1,9 @@
 // What a page view costs the server, one view at a time: the built dashboard with the sandbox's 2,000 links synced,
 // then each page viewed `views` times a round by one signed-in session, the pages taking turns 10 views at a time: the
 // CPU time of the dashboard's process tree per view (/proc), and the weight of /links as HTML and as RSC payload. The
-// floor is /account, an almost empty signed-in page (the shell, the session, the framework) measured in the same rounds: each page's cost
-// is also given as a ratio to it, round by round, so a busy machine moves both sides alike. One session and no
-// concurrency, so two builds can be compared back to back: the figures are steadier than the load suite's.
+// floor is /account, an almost empty signed-in page (the shell, the session, the framework) measured in the same
+// rounds: each page's cost is also given as a ratio to it, round by round, so a busy machine moves both sides alike.
+// One session and no concurrency, so two builds can be compared back to back: steadier figures than the load suite's.
 // In `npm run bench` (`npm run bench -- page-cost`), or alone with more rounds:
 //   tsx --conditions=react-server scripts/bench/page-cost.ts [views, default 60] [rounds, default 3]
 // PAGE_COST_PAGES=/jobs,/api/ready views those paths (after /account) instead of the default pages.
