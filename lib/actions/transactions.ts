@@ -3,15 +3,14 @@
 import { and, eq } from "drizzle-orm";
 import { getDb } from "../db/client";
 import { auditLog } from "../db/schema";
-import { getBudget } from "../budget";
-import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom";
 import { PlanRefused, correctionItemSchema, duplicatesDropped, startCorrectionJob } from "../jobs/correction";
 import { wakeJobRunner } from "../jobs";
 import { correctCategoryBulkSchema, correctCategorySchema, toWireCorrection, undoCorrectionSchema } from "../schemas/transactions";
-import { CORRECTION_ENDPOINT, type CategoryPair, categoryPairSchema, describePair, hasPair, pairOf } from "../transactions/categories";
+import { type CategoryPair, categoryPairSchema, describePair, hasPair, pairOf } from "../transactions/categories";
 import { noteCorrectedTransactions } from "../transactions/history";
 import { findTransactions } from "../transactions/read";
-import { splitCorrectionAnswer, toTransactionRow } from "../transactions/rows";
+import { correctTransactionCategory } from "../transactions/correct";
+import { toTransactionRow } from "../transactions/rows";
 import type { CorrectionMark } from "../transactions/view";
 import { upstream } from "../upstream";
 import { ActionRefused, actionClient, noteUpstream } from "./safe-action";
@@ -23,44 +22,15 @@ export const correctCategory = actionClient
   .action(async ({ parsedInput: input, ctx }) => {
     const wire = toWireCorrection(input);
     ctx.note({ targetType: "transaction", targetId: input.transactionId, linkId: input.linkId, input: wire, after: wire });
-    // What the transaction has now, from the upstream: the audit's "before" (so the correction can be undone) never
-    // comes from the browser, and a transaction id that is not on the link is refused before anything is changed.
-    const current = (await findTransactions(upstream(), input.linkId, [input], { correlationId: ctx.correlationId })).get(input.transactionId);
-    if (!current) throw new ActionRefused(`Transaction ${input.transactionId} is not on link ${input.linkId}.`);
-    const before = pairOf(current);
-    ctx.note({ before });
-    const result = await noteUpstream(ctx.note, () =>
-      upstream().correctEnrichment(input.linkId, input.transactionId, wire, { correlationId: ctx.correlationId }),
-    );
-    noteCorrectedTransactions(input.linkId, result.transactions);
-    const accounts = new Map(result.accounts.map((a) => [a.account_id, a]));
-    const { updated, similar, toChange } = splitCorrectionAnswer(
-      result.transactions.map((t) => toTransactionRow(t, accounts)),
-      input.transactionId,
-      wire,
-    );
-    // What applying the same correction to the similar ones would cost, before anyone starts it.
-    const estimate = estimateCost(toChange, await callHeadroom(await getBudget(), CORRECTION_ENDPOINT, { linkId: input.linkId }));
-    const mark: CorrectionMark = {
-      kind: "corrected",
+    const corrected = await correctTransactionCategory(upstream(), input, wire, {
+      correlationId: ctx.correlationId,
       by: ctx.staff.email,
-      at: new Date().toISOString(),
-      correlationId: ctx.correlationId,
-      jobId: null,
-      before,
-      after: wire as CategoryPair,
-      undoable: before !== null,
-    };
+      onBefore: (before) => ctx.note({ before }),
+      send: (call) => noteUpstream(ctx.note, call),
+    });
+    if ("refused" in corrected) throw new ActionRefused(corrected.refused);
     // The correlation id names this correction's audit row, so the person can undo it.
-    return {
-      updated: updated ?? null,
-      mark,
-      /** Similar transactions not in that category yet: the ones the review ticks. */
-      similarCount: toChange,
-      similar,
-      bulkCost: estimate && toChange > 0 ? `${toChange} calls, ${describeDuration(estimate.seconds)} at the per-${estimate.scope} limit (${estimate.limit}/min, ${estimate.remaining} left now)` : null,
-      correlationId: ctx.correlationId,
-    };
+    return { ...corrected, correlationId: ctx.correlationId };
   });
 
 /**
