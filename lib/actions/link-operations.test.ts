@@ -43,6 +43,8 @@ beforeAll(async () => {
     LINKDESK_DATA_DIR: dataDir,
   });
   database = await createDatabase({ dataDir: "memory" });
+  // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
+  (await import("../links/read-model")).recordUpstreamAnswers();
   const [row] = await database.db.insert(staff).values({ email: "support@operations.test", role: "support" }).returning();
   signedIn = { id: row!.id, email: row!.email, name: null, role: "support" };
   fixtures = (await (await fetch(`${sandboxUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
