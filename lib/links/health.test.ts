@@ -4,7 +4,7 @@ import { links, linkSnapshots } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
 import { wireLink } from "../upstream/fixtures";
 import { LINK_STATES, type WireLink } from "../upstream/schemas";
-import { errorCodeBands, healthSummary, healthTrend, STALE_DAYS, staleBefore, storedLink, TOP_ERROR_SOURCES, type TrendPoint, whoActsOverTime } from "./health";
+import { cachedHealthTrend, errorCodeBands, healthSummary, healthTrend, STALE_DAYS, staleBefore, storedLink, TOP_ERROR_SOURCES, type TrendPoint, whoActsOverTime } from "./health";
 import type { LinkListParams } from "../schemas/links";
 import { listLinks } from "./query";
 import { recordLinks } from "./read-model";
@@ -315,6 +315,15 @@ describe.each(databases)("$kind", (target) => {
       });
       const { points } = await healthTrend(db, { days: 1, now: NOW });
       expect(points).toEqual([{ at: NOW, total: 3, byState: { connected: 2 }, byErrorCode: { auth_expired: 1 }, source: "sync" }]);
+    });
+
+    it("is shared by the views of a few seconds, one read per window", async () => {
+      await db.insert(linkSnapshots).values(snapshot(new Date(Date.now() - DAY_MS), 4, 1));
+      const first = cachedHealthTrend(db, 30);
+      expect(cachedHealthTrend(db, 30)).toBe(first);
+      expect(cachedHealthTrend(db, 7)).not.toBe(first);
+      expect((await first).points.map((p) => p.total)).toEqual([5]);
+      expect((await cachedHealthTrend(db, 7)).points.map((p) => p.total)).toEqual([5]);
     });
   });
 
