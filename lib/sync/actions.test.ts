@@ -5,7 +5,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, links, staff, syncState } from "../db/schema";
 
 // "Refresh now" and "Refresh all" as a direct POST would call them: who may, what they write, what a refusal says.
@@ -38,7 +39,7 @@ beforeAll(async () => {
     LINKDESK_DATA_DIR: dataDir,
     BUDGET_INTERACTIVE_MAX_WAIT_MS: "0",
   });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   for (const role of ["viewer", "support"] as const) {
     const [row] = await database.db.insert(staff).values({ email: `${role}@sync.test`, role }).returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };
