@@ -39,6 +39,9 @@ export default defineConfig({
   test: {
     environment: "node",
     testTimeout: 60_000,
+    // vitest's default is one worker fewer than the cores: one, on CI's two. Most integration files spend their time
+    // waiting (on child processes, sandboxes, lease and settle windows), so three files at a time fill two cores.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
