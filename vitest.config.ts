@@ -26,7 +26,12 @@ function integrationFiles(): string[] {
   return found.sort();
 }
 
-const integration = integrationFiles();
+/**
+ * Files that assert a pace measured on the wall clock (a sync keeping its share of the rate limit, with a few seconds'
+ * slack): they run after the others, one at a time, so that the busy integration files do not starve them.
+ */
+const paced = ["lib/sync/sync-rate-limits.test.ts"];
+const integration = integrationFiles().filter((file) => !paced.includes(file));
 
 export default defineConfig({
   resolve: {
@@ -45,7 +50,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include, exclude: integration },
+        test: { name: "unit", include, exclude: [...integration, ...paced] },
       },
       {
         extends: true,
@@ -55,6 +60,10 @@ export default defineConfig({
           // Migrated PGlite and PostgreSQL templates, made once per run (lib/db/test-pglite.ts copies them).
           globalSetup: ["lib/db/test-global-setup.ts"],
         },
+      },
+      {
+        extends: true,
+        test: { name: "paced", include: paced, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
   },
