@@ -40,7 +40,11 @@ export function withTestDatabases(options: { fromEmpty?: boolean } = {}): TestDa
       }),
     );
   }
-  beforeAll(() => Promise.all(targets.map((t) => t.open())), 60_000);
+  // One after the other, PostgreSQL first: PGlite's start blocks the event loop for seconds at a time (WASM), and a
+  // PostgreSQL connection opened beside it could see its 10 s connect timeout fire on a busy machine.
+  beforeAll(async () => {
+    for (const target of [...targets].reverse()) await target.open();
+  }, 60_000);
   afterAll(() => Promise.all(targets.map((t) => t.close())), 60_000);
   return targets.map((t) => t.target);
 }
