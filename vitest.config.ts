@@ -1,17 +1,70 @@
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+const include = ["{lib,sandbox,components,app,scripts}/**/*.test.{ts,tsx}"];
+
+/**
+ * Test files that need a database, real processes or real-time waits: they open PGlite or PostgreSQL (through
+ * lib/db/test-databases.ts, test-pglite.ts or createDatabase) or spawn processes. Found by what a file imports, so a
+ * new storage test joins the integration project by itself. Everything else is the fast `unit` project.
+ */
+const INTEGRATION_MARKERS = /\b(test-databases|test-pglite|createDatabase|child_process)\b/;
+
+function integrationFiles(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const file = path.posix.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (/\.test\.tsx?$/.test(entry.name) && INTEGRATION_MARKERS.test(readFileSync(path.join(root, file), "utf8"))) found.push(file);
+    }
+  };
+  for (const dir of ["lib", "sandbox", "components", "app", "scripts"]) walk(dir);
+  return found.sort();
+}
+
+/**
+ * Files that assert a pace measured on the wall clock (a sync keeping its share of the rate limit, with a few seconds'
+ * slack): they run after the others, one at a time, so that the busy integration files do not starve them.
+ */
+const paced = ["lib/sync/sync-rate-limits.test.ts"];
+const integration = integrationFiles().filter((file) => !paced.includes(file));
 
 export default defineConfig({
   resolve: {
     alias: {
-      "@": fileURLToPath(new URL(".", import.meta.url)),
+      "@": root,
       // server-only throws outside React Server Components; unit tests run server code directly.
       "server-only": fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)),
     },
   },
   test: {
-    include: ["{lib,sandbox,components,app,scripts}/**/*.test.{ts,tsx}"],
     environment: "node",
     testTimeout: 60_000,
+    // vitest's default is one worker fewer than the cores: one, on CI's two. Most integration files spend their time
+    // waiting (on child processes, sandboxes, lease and settle windows), so three files at a time fill two cores.
+    maxWorkers: 3,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include, exclude: [...integration, ...paced] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: integration,
+          // Migrated PGlite and PostgreSQL templates, made once per run (lib/db/test-pglite.ts copies them).
+          globalSetup: ["lib/db/test-global-setup.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: { name: "paced", include: paced, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -3,7 +3,8 @@ import { format } from "node:util";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "./audit/append";
-import { type Database, createDatabase } from "./db/client";
+import { type Database } from "./db/client";
+import { openTestPglite } from "./db/test-pglite";
 import { databaseErrorOf } from "./db/errors";
 import { staff } from "./db/schema";
 import { loggableError, loggerOptions, withholdQueryDetailsFromConsole } from "./logger";
@@ -18,7 +19,7 @@ let database: Database;
 const failures: { name: string; error: unknown }[] = [];
 
 beforeAll(async () => {
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   await database.db.insert(staff).values({ email: EMAIL, role: "viewer" });
   const fail = async (name: string, query: () => Promise<unknown>) => {
     const error = await query().then(

@@ -2,7 +2,8 @@ import { and, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SessionAccount } from "../auth";
 import { hashPassword, verifyPassword } from "../auth/password";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, staff } from "../db/schema";
 
 // Changing one's own password, called as the form (or a direct POST) calls it.
@@ -28,7 +29,7 @@ const CHOSEN = "my own long password";
 
 beforeAll(async () => {
   Object.assign(process.env, { LOG_LEVEL: "silent" });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
 }, 60_000);
 afterAll(async () => {
   await database?.close();

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import type { Role } from "../auth/roles";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, links, staff } from "../db/schema";
 import { REGISTER_FILE_MAX_IDS } from "../schemas/discovery";
 
@@ -36,7 +37,7 @@ beforeAll(async () => {
     AUTH_SECRET: "discovery-secret-0123456789abcdef0123456789",
     LOG_LEVEL: "silent",
   });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
   (await import("../links/read-model")).recordUpstreamAnswers();
   for (const role of ["viewer", "support", "admin"] as const) {

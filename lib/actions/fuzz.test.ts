@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import { ROLES, type Role } from "../auth/roles";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, staff } from "../db/schema";
 import { type AnyAction, loadActions, loadRoute, routeFiles, routeParams, routePath } from "./test-surface";
 
@@ -83,7 +84,7 @@ beforeAll(async () => {
     LOG_LEVEL: "silent",
     LINKDESK_DATA_DIR: dataDir,
   });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   for (const role of ROLES) {
     const [row] = await database.db.insert(staff).values({ email: `${role}@fuzz.test`, role }).returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };

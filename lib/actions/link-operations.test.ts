@@ -5,7 +5,8 @@ import { and, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, staff } from "../db/schema";
 import { updateLinkDefaults } from "../schemas/link-operations";
 
@@ -42,7 +43,7 @@ beforeAll(async () => {
     DATABASE_URL: "",
     LINKDESK_DATA_DIR: dataDir,
   });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
   (await import("../links/read-model")).recordUpstreamAnswers();
   const [row] = await database.db.insert(staff).values({ email: "support@operations.test", role: "support" }).returning();

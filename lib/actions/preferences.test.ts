@@ -1,7 +1,8 @@
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { SignedInStaff } from "../auth/credentials";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, staff, staffPreferences } from "../db/schema";
 import { readTableView } from "../preferences/table-views";
 import { DEFAULT_TABLE_VIEWS } from "../schemas/preferences";
@@ -24,7 +25,7 @@ const people: SignedInStaff[] = [];
 
 beforeAll(async () => {
   process.env.LOG_LEVEL = "silent";
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   for (const role of ["viewer", "admin"] as const) {
     const [row] = await database.db.insert(staff).values({ email: `${role}@prefs.test`, role }).returning();
     people.push({ id: row!.id, email: row!.email, name: null, role });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import { PERMISSIONS, type Permission, ROLES, type Role } from "../auth/roles";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, staff } from "../db/schema";
 
 // Every server action and every route handler, called as every role and as nobody, the way a direct request would
@@ -71,7 +72,7 @@ beforeAll(async () => {
     LOG_LEVEL: "silent",
     LINKDESK_DATA_DIR: dataDir,
   });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   for (const role of ROLES) {
     const [row] = await database.db.insert(staff).values({ email: `${role}@matrix.test`, role }).returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };

@@ -2,7 +2,8 @@ import { and, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, jobItems, staff } from "../db/schema";
 
 // The correction actions as a direct POST would call them, against the sandbox: what they refuse, what they send, and
@@ -49,7 +50,7 @@ beforeAll(async () => {
     AUTH_SECRET: "actions-secret-0123456789abcdef0123456789",
     LOG_LEVEL: "silent",
   });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   const [row] = await database.db.insert(staff).values({ email: "support@desk.test", role: "support" }).returning();
   signedIn = { id: row!.id, email: row!.email, name: null, role: "support" };
   const fixtures = (await (await fetch(`${sandboxUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;

@@ -6,7 +6,7 @@ import { createDatabase, type Db } from "./client";
 import { defaultMigrationsFolder, migrateDatabase } from "./migrate";
 import { createScratchPostgresDatabase, withTestDatabases } from "./test-databases";
 
-const databases = withTestDatabases();
+const databases = withTestDatabases({ fromEmpty: true });
 
 const journal = JSON.parse(readFileSync(path.join(defaultMigrationsFolder(), "meta", "_journal.json"), "utf8")) as {
   entries: { tag: string; when: number }[];

@@ -1,7 +1,10 @@
-import { afterAll, beforeAll } from "vitest";
+import { randomBytes } from "node:crypto";
+import { Client } from "pg";
+import { afterAll, beforeAll, inject } from "vitest";
 import { parseStorageEnv } from "../env";
 import { createDatabase, type Database } from "./client";
 import { createScratchPostgresDatabase as createScratchDatabaseOn } from "./scratch-database";
+import { openTestPglite } from "./test-pglite";
 
 // Only the storage settings: unit tests have no upstream or session secret to configure.
 const serverUrl = parseStorageEnv().DATABASE_URL;
@@ -18,13 +21,16 @@ export interface TestDatabase {
  * The databases every storage test runs against: PGlite in memory always, and a PostgreSQL scratch database when
  * DATABASE_URL is set. Call it once at the top of a test file, then `describe.each(databases)("$kind", ...)`.
  * The databases live for the whole file (a new PGlite costs seconds), so tests must not expect empty tables.
+ * They start migrated, copied from the run's templates (test-global-setup.ts); `fromEmpty` opens them empty and lets
+ * createDatabase apply every migration, for the tests of migrating itself.
  */
-export function withTestDatabases(): TestDatabase[] {
-  const targets = [openTarget("pglite", async () => ({ database: await createDatabase({ dataDir: "memory" }) }))];
+export function withTestDatabases(options: { fromEmpty?: boolean } = {}): TestDatabase[] {
+  const pglite = () => (options.fromEmpty ? createDatabase({ dataDir: "memory" }) : openTestPglite());
+  const targets = [openTarget("pglite", async () => ({ database: await pglite() }))];
   if (serverUrl) {
     targets.push(
       openTarget("postgres", async () => {
-        const scratch = await createScratchPostgresDatabase();
+        const scratch = options.fromEmpty ? await createScratchPostgresDatabase() : await createMigratedScratchPostgresDatabase();
         try {
           return { database: await createDatabase({ url: scratch.url }), url: scratch.url, drop: scratch.drop };
         } catch (error) {
@@ -34,7 +40,11 @@ export function withTestDatabases(): TestDatabase[] {
       }),
     );
   }
-  beforeAll(() => Promise.all(targets.map((t) => t.open())), 60_000);
+  // One after the other, PostgreSQL first: PGlite's start blocks the event loop for seconds at a time (WASM), and a
+  // PostgreSQL connection opened beside it could see its 10 s connect timeout fire on a busy machine.
+  beforeAll(async () => {
+    for (const target of [...targets].reverse()) await target.open();
+  }, 60_000);
   afterAll(() => Promise.all(targets.map((t) => t.close())), 60_000);
   return targets.map((t) => t.target);
 }
@@ -79,4 +89,30 @@ export const hasPostgresServer = serverUrl !== undefined;
 export async function createScratchPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!serverUrl) throw new Error("DATABASE_URL is not set: there is no PostgreSQL server to test against.");
   return createScratchDatabaseOn(serverUrl);
+}
+
+/**
+ * A new database on the DATABASE_URL server with every migration applied: a copy of the run's migrated template
+ * (test-global-setup.ts) when there is one, else an empty scratch database (createDatabase migrates it on opening).
+ */
+export async function createMigratedScratchPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const template = inject("postgresTemplate");
+  if (!serverUrl) throw new Error("DATABASE_URL is not set: there is no PostgreSQL server to test against.");
+  if (!template) return createScratchDatabaseOn(serverUrl);
+  const name = `linkdesk_test_${randomBytes(6).toString("hex")}`;
+  await onServer(serverUrl, `create database "${name}" template "${template}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  // FORCE ends sessions a failed test may have left open (PostgreSQL 13 and later).
+  return { url: url.toString(), drop: () => onServer(serverUrl, `drop database if exists "${name}" with (force)`) };
+}
+
+async function onServer(serverUrl: string, statement: string): Promise<void> {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }

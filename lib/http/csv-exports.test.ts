@@ -5,7 +5,8 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { appendAudit } from "../audit/append";
 import type { SignedInStaff } from "../auth/credentials";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { recordLinks } from "../links/read-model";
 import { wireLink } from "../upstream/fixtures";
 import { csvField, parseCsv } from "./csv";
@@ -116,7 +117,7 @@ const exports: Record<string, ExportCase> = {
 };
 
 beforeAll(async () => {
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
 }, 60_000);
 afterAll(() => database?.close());
 

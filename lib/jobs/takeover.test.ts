@@ -257,14 +257,18 @@ describe.each(databases)("$kind", (target) => {
   it("claims in two lanes: a dead holder's sent items to check beside pending items to call, each up to its own limit", async () => {
     const db = target.database.db;
     const job = await insertJob(db, { kind: CORRECTION_KIND, title: "lanes", linkId: `mk_${randomUUID()}`, createdBy: actor, concurrency: 2, items: unsent(6) });
-    // A dead instance marked two calls sent; a live one holds two items waiting for their slots.
-    const dead = await claimItems(db, job.id, "dead-instance", 2, 200);
+    // A dead instance marked two calls sent; a live one holds two items waiting for their slots. The dead leases are
+    // long enough to outlast the statements below on a busy machine (at 200 ms they once lapsed before the check).
+    const deadLeaseMs = 1_500;
+    const dead = await claimItems(db, job.id, "dead-instance", 2, deadLeaseMs);
+    // The leases were set before this, so they lapse by claimedAt + deadLeaseMs.
+    const claimedAt = Date.now();
     for (const item of dead) expect(await markSent(db, item.id, "dead-instance", randomUUID())).toBe(true);
     const waiting = await claimItems(db, job.id, "live-instance", 2);
     expect(waiting.map((i) => i.seq)).toEqual([2, 3]);
     // Before the dead leases lapse, only never-claimed pending items are workable.
     expect((await claimWork(db, job.id, "survivor", { checks: 2, calls: 0 })).map((i) => i.seq)).toEqual([]);
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, Math.max(0, claimedAt + deadLeaseMs + 100 - Date.now())));
 
     const first = await claimWork(db, job.id, "survivor", { checks: 1, calls: 1 });
     expect(first.map((i) => [i.seq, i.state])).toEqual([

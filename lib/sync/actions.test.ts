@@ -5,7 +5,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { auditLog, links, staff, syncState } from "../db/schema";
 
 // "Refresh now" and "Refresh all" as a direct POST would call them: who may, what they write, what a refusal says.
@@ -38,7 +39,7 @@ beforeAll(async () => {
     LINKDESK_DATA_DIR: dataDir,
     BUDGET_INTERACTIVE_MAX_WAIT_MS: "0",
   });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
   // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
   (await import("../links/read-model")).recordUpstreamAnswers();
   for (const role of ["viewer", "support"] as const) {

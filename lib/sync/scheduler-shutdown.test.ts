@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { syncState } from "../db/schema";
 import { shutDownNow } from "../shutdown";
 import type { SyncDeps } from "./engine";
@@ -32,7 +33,7 @@ vi.mock("./engine", async (importOriginal) => ({
 }));
 
 beforeAll(async () => {
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
 }, 60_000);
 afterAll(() => database.close());
 

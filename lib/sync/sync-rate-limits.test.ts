@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startSandbox, type TestSandbox } from "../../sandbox/test-support";
 import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
-import { createDatabase, type Database } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import { links } from "../db/schema";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
@@ -17,7 +18,7 @@ let database: Database;
 
 beforeAll(async () => {
   upstream = await startSandbox({ links: 50, rateLimits: true });
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
 }, 60_000);
 afterAll(async () => {
   await database?.close();

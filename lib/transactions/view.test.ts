@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "../audit/append";
-import { type Database, createDatabase } from "../db/client";
+import { type Database } from "../db/client";
+import { openTestPglite } from "../db/test-pglite";
 import type { WireAccount, WireTransaction } from "../upstream/schemas";
 import type { CachedHistory } from "./history";
 import { correctionMarks, transactionsPage } from "./view";
@@ -11,7 +12,7 @@ import { correctionMarks, transactionsPage } from "./view";
 
 let database: Database;
 beforeAll(async () => {
-  database = await createDatabase({ dataDir: "memory" });
+  database = await openTestPglite();
 }, 60_000);
 afterAll(async () => database?.close());
 
