@@ -67,6 +67,7 @@ test("a slow upstream is cut off at the timeout with a clear message", async ({ 
 });
 
 test("an upstream that is down is named as unreachable on every page", async ({ page, downDashboardUrl: down }) => {
+  expect(down, "the downDashboardUrl fixture starts a dashboard with a dead upstream").toBeTruthy();
   await signInAs(page, "viewer", { baseURL: down });
   await page.goto(`${down}/links`);
   await expect(page.getByTestId("upstream-reachability")).toHaveText("Unreachable");
