@@ -50,7 +50,7 @@ interface WorkerFixtures {
   /** This worker's dashboard whose upstream is down (nothing listens on its port), started on first use. */
   downDashboardUrl: string;
   /** One session per role, made by signing in through the sign-in page once per worker, on first use. */
-  roleSessions: { of(role: Role): Promise<StorageState> };
+  roleSessions: { of(role: Role): Promise<StorageState>; renew(role: Role, stale: Promise<StorageState>): Promise<StorageState> };
   /**
    * Resolves once the first sync of this worker's dashboard has listed the links and reads their details (its progress
    * bar shows), before the worker's first test: a link a spec makes upstream is then new to the dashboard until a
@@ -67,8 +67,8 @@ interface WorkerFixtures {
 interface TestFixtures {
   /**
    * Signs `page` in as the demo account of `role` with the worker's saved session of that role (its cookies added to
-   * the page's context) and opens `from` (default "/"). For specs where being signed in is the setting, not the
-   * subject; those about signing in use `signInAs`.
+   * the page's context) and opens `from` (default "/links", where "/" leads). For specs where being signed in is
+   * the setting, not the subject; those about signing in use `signInAs`.
    */
   signIn: (page: Page, role: Role, opts?: { from?: string }) => Promise<(typeof DEMO_ACCOUNTS)[number]>;
 }
@@ -163,24 +163,26 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   roleSessions: [
     async ({ browser, stack }, provide) => {
       const made = new Map<Role, Promise<StorageState>>();
-      const of = (role: Role) => {
-        let session = made.get(role);
-        if (!session) {
-          session = (async () => {
-            const context = await browser.newContext({ baseURL: stack.dashboardUrl });
-            try {
-              await signInAs(await context.newPage(), role);
-              return await context.storageState();
-            } finally {
-              await context.close();
-            }
-          })();
-          made.set(role, session);
-          session.catch(() => made.delete(role));
-        }
+      const signInOnce = (role: Role) => {
+        const session = (async () => {
+          const context = await browser.newContext({ baseURL: stack.dashboardUrl });
+          try {
+            await signInAs(await context.newPage(), role);
+            return await context.storageState();
+          } finally {
+            await context.close();
+          }
+        })();
+        made.set(role, session);
+        session.catch(() => made.delete(role));
         return session;
       };
-      await provide({ of });
+      await provide({
+        of: (role) => made.get(role) ?? signInOnce(role),
+        // Signing out ends every session of the account (its sessions_valid_after moves): a spec that signs a role out
+        // ends the saved one too, and the next spec of that role signs in afresh.
+        renew: (role, stale) => (made.get(role) === stale ? signInOnce(role) : made.get(role) ?? signInOnce(role)),
+      });
     },
     { scope: "worker" },
   ],
@@ -211,8 +213,17 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await provide(async (page, role, opts = {}) => {
       const account = DEMO_ACCOUNTS.find((a) => a.role === role);
       if (!account) throw new Error(`no demo account for ${role}`);
-      await page.context().addCookies((await roleSessions.of(role)).cookies);
-      await page.goto(opts.from ?? "/");
+      // The links list, where "/" leads (straight there: "/" redirects once the page streams, and a navigation the
+      // spec starts meanwhile would be cut short).
+      const from = opts.from ?? "/links";
+      const session = roleSessions.of(role);
+      await page.context().addCookies((await session).cookies);
+      await page.goto(from);
+      if (/\/sign-in/.test(new URL(page.url()).pathname)) {
+        await page.context().clearCookies();
+        await page.context().addCookies((await roleSessions.renew(role, session)).cookies);
+        await page.goto(from);
+      }
       await expect(page).not.toHaveURL(/\/sign-in/);
       return account;
     });
