@@ -13,15 +13,15 @@ export default defineConfig({
   testDir: "./e2e",
   testMatch: "**/*.spec.ts",
   globalSetup: "./e2e/global-setup.ts",
-  // One worker: specs share one sandbox, and some switch its fault injection on for a moment.
-  workers: 1,
+  // Each worker owns a sandbox and a dashboard (e2e/fixtures.ts), so specs that switch the sandbox's faults on meet
+  // only their own worker's traffic. The tests of one file run in order, in one worker.
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
   use: {
-    baseURL: `http://127.0.0.1:${process.env.E2E_PORT ?? 3110}`,
     trace: "retain-on-failure",
     ...devices["Desktop Chrome"],
     launchOptions: {

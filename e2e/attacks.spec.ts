@@ -1,12 +1,12 @@
 import http from "node:http";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { type APIRequestContext, type APIResponse, type Browser, expect, test } from "@playwright/test";
+import type { APIRequestContext, APIResponse, Browser } from "@playwright/test";
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import { ROLES, type Role } from "../lib/auth/roles";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { appPaths } from "./app-paths";
-import { E2E_AUTH_SECRET, E2E_SERVICE_TOKEN } from "./global-setup";
+import { E2E_AUTH_SECRET, E2E_SERVICE_TOKEN, expect, test } from "./fixtures";
 import { type BuiltAction, builtActions, postAction } from "./server-actions";
 import { signInAs } from "./session";
 

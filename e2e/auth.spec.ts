@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import { visibleNavItems } from "../components/shell/nav-items";
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import { ROLES } from "../lib/auth/roles";
+import { expect, test } from "./fixtures";
 import { plainLinkId, signInAs } from "./session";
 
 test("a visitor without a session is sent to sign in and then back to the page", async ({ page }) => {

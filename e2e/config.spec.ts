@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -24,7 +24,7 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
 }
 
 test("the dashboard refuses to start with an invalid upstream URL and names the variable", async () => {
-  const { code, output } = await run(path.join(root, "node_modules/.bin/next"), ["start", "-p", "3119", "-H", "127.0.0.1"], {
+  const { code, output } = await run(path.join(root, "node_modules/.bin/next"), ["start", "-p", String(Number(process.env.E2E_PORT ?? 3110) + 9), "-H", "127.0.0.1"], {
     UPSTREAM_BASE_URL: "ftp://files.example.com",
     UPSTREAM_CLIENT_ID: "id",
     UPSTREAM_CLIENT_SECRET: "secret",

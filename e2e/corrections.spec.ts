@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { type Locator, type Page, expect, test } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { type Category, categoryLabel, subcategoriesOf, subcategoryLabel } from "../lib/upstream/taxonomy";
 import { matchCatalog } from "../sandbox/enrich";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
+import { expect, test } from "./fixtures";
 import { clearFaults, setFaults } from "./sandbox-control";
-import { plainLinkId, signInAs } from "./session";
+import { plainLinkId } from "./session";
 
 // The correction desk as support staff use it: find a plainly miscategorised transaction, fix it from the keyboard,
 // fix the similar ones as a job that survives a reload, undo the job; and what a viewer can (not) do.
@@ -83,11 +84,11 @@ async function pickCategory(combobox: Locator, page: Page, category: string, sub
 
 test.describe.configure({ mode: "serial" });
 
-test("support finds a miscategorised transaction, fixes it and the similar ones from the keyboard, reloads mid-job, and undoes the job", async ({ page }) => {
+test("support finds a miscategorised transaction, fixes it and the similar ones from the keyboard, reloads mid-job, and undoes the job", async ({ page, signIn }) => {
   test.setTimeout(180_000);
   const target = await findMiscategorised();
   const wrong = categoryLabel(target.transaction.enrichment!.category.value);
-  await signInAs(page, "support");
+  await signIn(page, "support");
   await page.goto(`/links/${target.linkId}`);
   await expect(page.getByTestId("transactions-summary")).toContainText("transactions");
 
@@ -177,8 +178,8 @@ test("support finds a miscategorised transaction, fixes it and the similar ones 
   await expect(page).toHaveURL(new RegExp(`/jobs\\?link=${target.linkId}`));
 });
 
-test("a category pasted and entered at once is the one picked, not the first of the list before the filter", async ({ page }) => {
-  await signInAs(page, "support");
+test("a category pasted and entered at once is the one picked, not the first of the list before the filter", async ({ page, signIn }) => {
+  await signIn(page, "support");
   await page.goto(`/links/${await plainLinkId()}`);
   const row = page.getByTestId("transaction-row").nth(5);
   await row.getByRole("button", { name: /^Change category of/ }).click();
@@ -199,9 +200,9 @@ test("a category pasted and entered at once is the one picked, not the first of 
   await expect(row.getByRole("combobox")).toHaveCount(0);
 });
 
-test("a failed correction rolls back and says why in words", async ({ page }) => {
+test("a failed correction rolls back and says why in words", async ({ page, signIn }) => {
   const target = await findMiscategorised();
-  await signInAs(page, "support");
+  await signIn(page, "support");
   await page.goto(`/links/${target.linkId}`);
   const row = rowOf(page, target.transaction.transaction_id);
   const before = (await row.getByTestId("transaction-category").textContent())!;
@@ -216,9 +217,9 @@ test("a failed correction rolls back and says why in words", async ({ page }) =>
   }
 });
 
-test("a viewer sees the transactions and their marks, but no control to correct, and a direct POST is refused", async ({ page, baseURL }) => {
+test("a viewer sees the transactions and their marks, but no control to correct, and a direct POST is refused", async ({ page, baseURL, signIn }) => {
   const target = await findMiscategorised();
-  await signInAs(page, "viewer");
+  await signIn(page, "viewer");
   await page.goto(`/links/${target.linkId}`);
   await expect(page.getByTestId("transaction-row").first()).toBeVisible();
   await expect(page.getByRole("button", { name: /^Change category of/ })).toHaveCount(0);
@@ -253,7 +254,7 @@ function actionId(name: string): string {
   return entry[0];
 }
 
-test("the desk fits the window at 1024 and 1440 px, merchant logos load with no CSP report, and failed ones give way to initials", async ({ page }) => {
+test("the desk fits the window at 1024 and 1440 px, merchant logos load with no CSP report, and failed ones give way to initials", async ({ page, signIn }) => {
   const fixtures = (await (await fetch(`${process.env.E2E_SANDBOX_URL!}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
   const linkId = fixtures.plain![1]!;
   // Every Content-Security-Policy refusal on the page, as the browser reports it.
@@ -266,7 +267,7 @@ test("the desk fits the window at 1024 and 1440 px, merchant logos load with no 
   page.on("console", (message) => {
     if (message.type() === "error") consoleErrors.push(message.text());
   });
-  await signInAs(page, "support");
+  await signIn(page, "support");
   const accountHeader = page.getByTestId("transactions-scroll").getByRole("columnheader", { name: "Account", exact: true });
 
   for (const width of [1024, 1440]) {

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { LINK_ERROR_INFO } from "../lib/links/error-codes";
-import { E2E_SERVICE_TOKEN } from "./global-setup";
+import { E2E_SERVICE_TOKEN, expect, test } from "./fixtures";
 import { type SandboxLink, upstreamCall } from "./sandbox-control";
-import { signInAs } from "./session";
 
 // How Linkdesk learns of every link, not only the ones the upstream lists. The sandbox lists active links only, as the
 // upstream does: a link imported without credentials or one whose first connection failed is never listed. Yet staff
@@ -46,7 +45,7 @@ async function failedFirstConnection(customerId: string): Promise<string> {
 
 /** The product's back end registering ids it knows, through the dashboard's door (POST /api/links/register). */
 function register(linkIds: unknown[], token = E2E_SERVICE_TOKEN) {
-  return fetch(`${test.info().project.use.baseURL}/api/links/register`, {
+  return fetch(`${process.env.E2E_DASHBOARD_URL}/api/links/register`, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
     body: JSON.stringify({ link_ids: linkIds }),
@@ -78,7 +77,7 @@ test("the sandbox's GET /links lists active links only: not a disconnected impor
   expect(backEnd.link_ids).toEqual(expect.arrayContaining([imported.link_id, failed, fixtures.connecting![0]!]));
 });
 
-test("links the listing leaves out, registered by the back end, show on /links with their state and error code in words", async ({ page }) => {
+test("links the listing leaves out, registered by the back end, show on /links with their state and error code in words", async ({ page, signIn }) => {
   const imported = await importDisconnected(`discovery-import-${randomUUID()}`);
   const failed = await failedFirstConnection(`discovery-failed-${randomUUID()}`);
 
@@ -96,7 +95,7 @@ test("links the listing leaves out, registered by the back end, show on /links w
     invalid: [{ index: 3, reason: "does not start with mk_ (a link id looks like mk_eqkWN34UEoa2NxyALG8pcV)" }],
   });
 
-  await signInAs(page, "viewer");
+  await signIn(page, "viewer");
   const importedRow = await rowOnLinksPage(page, imported.link_id, LINK_ERROR_INFO.auth_expired.label);
   await expect(importedRow).toContainText("Error");
   await expect(importedRow).toContainText("Registration");
@@ -111,7 +110,7 @@ test("links the listing leaves out, registered by the back end, show on /links w
   await expect(page.getByRole("table", { name: "Links" }).getByRole("row")).toHaveCount(2);
 });
 
-test("support looks up a customer and sees all of the customer's links in words, each then in the list as learned by the lookup", async ({ page }) => {
+test("support looks up a customer and sees all of the customer's links in words, each then in the list as learned by the lookup", async ({ page, signIn }) => {
   const customer = `discovery-customer-${randomUUID().slice(0, 8)}`;
   const disconnected = await importDisconnected(customer);
   const connected = await upstreamCall<SandboxLink>("POST", "/links/import", {
@@ -121,7 +120,7 @@ test("support looks up a customer and sees all of the customer's links in words,
   });
   expect(connected.state).toBe("connected");
 
-  await signInAs(page, "support");
+  await signIn(page, "support");
   await page.goto("/links");
   const lookup = page.getByRole("form", { name: "Look up a customer's links" });
   // Bad input is refused in words before anything is sent.
@@ -160,30 +159,30 @@ test("support looks up a customer and sees all of the customer's links in words,
   await expect(page.getByRole("main")).toContainText(customer);
 });
 
-test("a viewer has no customer lookup, and only an admin may register a file of ids", async ({ browser }) => {
+test("a viewer has no customer lookup, and only an admin may register a file of ids", async ({ browser, signIn }) => {
   const viewer = await (await browser.newContext()).newPage();
-  await signInAs(viewer, "viewer");
+  await signIn(viewer, "viewer");
   await viewer.goto("/links");
   await expect(viewer.getByRole("table", { name: "Links" })).toBeVisible();
   await expect(viewer.getByRole("form", { name: "Look up a customer's links" })).toHaveCount(0);
   await viewer.context().close();
 
   const support = await (await browser.newContext()).newPage();
-  await signInAs(support, "support");
+  await signIn(support, "support");
   await expect(support.getByRole("navigation").getByRole("link", { name: "Register links" })).toHaveCount(0);
   await support.goto("/admin/link-ids");
   await expect(support.getByRole("main")).toContainText("Only admins register link ids");
   await support.context().close();
 });
 
-test("an admin uploads a file of ids: lines without a link id by number, then counts of new, already known and invalid", async ({ page }) => {
+test("an admin uploads a file of ids: lines without a link id by number, then counts of new, already known and invalid", async ({ page, signIn }) => {
   const fresh = await importDisconnected(`discovery-file-${randomUUID()}`);
   const fixtures = (await (await fetch(`${sandboxUrl()}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
   // Known already: the listing or the back end's registration at start brought it in.
   const known = fixtures.plain![0]!;
   const file = [fresh.link_id, known, "not-a-link", "", fresh.link_id, "mk_short"].join("\n");
 
-  await signInAs(page, "admin");
+  await signIn(page, "admin");
   await page.getByRole("navigation").getByRole("link", { name: "Register links" }).click();
   await expect(page).toHaveURL(/\/admin\/link-ids$/);
   await page.getByLabel("File of link ids", { exact: true }).setInputFiles({ name: "ids.txt", mimeType: "text/plain", buffer: Buffer.from(file) });

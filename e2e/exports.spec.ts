@@ -1,9 +1,8 @@
-import { expect, test } from "@playwright/test";
 import { parseCsv } from "../lib/http/csv";
-import { signInAs } from "./session";
+import { expect, test } from "./fixtures";
 
-test("the Audit export holds exactly the filtered view", async ({ page }) => {
-  await signInAs(page, "admin");
+test("the Audit export holds exactly the filtered view", async ({ page, signIn }) => {
+  await signIn(page, "admin");
   await page.goto("/audit?action=auth.sign_in&outcome=ok");
   const shown = await page.getByRole("row").filter({ hasText: "Sign-in" }).count();
   const href = await page.getByRole("link", { name: "Export CSV" }).getAttribute("href");
@@ -20,8 +19,8 @@ test("the Audit export holds exactly the filtered view", async ({ page }) => {
   }
 });
 
-test("the Links export holds exactly the filtered view, and refuses bad filters", async ({ page }) => {
-  await signInAs(page, "viewer");
+test("the Links export holds exactly the filtered view, and refuses bad filters", async ({ page, signIn }) => {
+  await signIn(page, "viewer");
   let parsed: string[][] = [];
   // The background sync fills the read model; wait until the view has rows to compare.
   await expect(async () => {

@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { sandboxTransactions } from "./sandbox-control";
-import { signInAs } from "./session";
 
 // The upstream's import takes no category: ops who tick "Carry the file's legacy categories over" get each imported
 // transaction whose legacy category differs upstream corrected to it, as part of the same job.
 
-test("ops carry a file's legacy categories over to the imported transactions", async ({ page }) => {
+test("ops carry a file's legacy categories over to the imported transactions", async ({ page, signIn }) => {
   test.setTimeout(120_000);
   const m = randomUUID();
   // Descriptions the upstream does not file under clothing; the old system did, in its deprecated dotted form.
@@ -20,7 +19,7 @@ test("ops carry a file's legacy categories over to the imported transactions", a
   }));
   const link = { customer_user: { id: `${m}-ivy` }, institution_id: "chase", accounts: [{ account_id: "a1", name: "Checking", type: "checking", balances: { current: 10 } }], transactions };
 
-  await signInAs(page, "ops");
+  await signIn(page, "ops");
   await page.goto("/import");
   await page.locator("#import-file").setInputFiles({ name: "with-categories.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(link)) });
   const carry = page.getByTestId("carry-categories");

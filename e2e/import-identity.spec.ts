@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { type Locator, type Page, expect, test } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { parseCsv } from "../lib/http/csv";
+import { expect, test } from "./fixtures";
 import { clearFaults, customerLinks, sandboxRequests, setFaults, standingFaults } from "./sandbox-control";
-import { signInAs } from "./session";
 
 // Imports know each link by its identity (customer user, institution, account ids; or a link_tags field ops name),
 // whatever the file's bytes. Ops upload the same links again minified, extended with one more, corrected after a bad
@@ -61,7 +61,7 @@ test.describe("as ops", () => {
     await clearFaults();
   });
 
-  test("the same links re-uploaded minified, extended, corrected and listed twice are each imported once", async ({ page }) => {
+  test("the same links re-uploaded minified, extended, corrected and listed twice are each imported once", async ({ page, signIn }) => {
     test.setTimeout(180_000);
     const m = randomUUID();
     const customer = { ada: `${m}-ada`, bob: `${m}-bob`, cy: `${m}-cy`, dee: `${m}-dee`, eve: `${m}-eve` };
@@ -75,7 +75,7 @@ test.describe("as ops", () => {
     const eveAgain = reordered({ ...eve, accounts: [account("x2"), account("x1")] });
     const importCallsBefore = await sandboxRequests("POST /links/import");
 
-    await signInAs(page, "ops");
+    await signIn(page, "ops");
     await page.goto("/import");
 
     // 1. The first export: pretty-printed, one link with an amount written with a decimal comma.
@@ -197,7 +197,7 @@ test.describe("as ops", () => {
     expect(await sandboxRequests("POST /links/import")).toBe(importCallsBefore + 5);
   });
 
-  test("a link_tags field ops name knows links whose account ids changed between exports", async ({ page }) => {
+  test("a link_tags field ops name knows links whose account ids changed between exports", async ({ page, signIn }) => {
     test.setTimeout(120_000);
     const m = randomUUID();
     const link = (legacyId: string, customerUserId: string, accountId: string) => ({
@@ -211,7 +211,7 @@ test.describe("as ops", () => {
     // The old system renumbered its accounts between the two exports; the legacy link ids stayed.
     const second = [link(`${m}-1`, `${m}-fay`, "acc-1"), link(`${m}-2`, `${m}-gus`, "acc-2")];
 
-    await signInAs(page, "ops");
+    await signIn(page, "ops");
     await page.goto("/import");
     await page.getByLabel("Know each link by").fill("legacy_id");
     await choose(page, "tagged.ndjson", ndjson(first));

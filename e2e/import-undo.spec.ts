@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { customerLinks, reconnectLink, sandboxLink } from "./sandbox-control";
-import { signInAs } from "./session";
 
 // Undoing an import as ops do it: "Delete the links this import created…" names how many links go and which were
 // reconnected since (kept unless ticked); the deletions run as a job, each audited; the upstream then answers those
@@ -25,7 +25,7 @@ async function auditRows(page: Page, action: string, linkId: string) {
   return page.getByRole("row").filter({ hasText: action });
 }
 
-test("ops undo an import: its links are deleted upstream and audited, one reconnected since is kept until ticked", async ({ page }) => {
+test("ops undo an import: its links are deleted upstream and audited, one reconnected since is kept until ticked", async ({ page, signIn }) => {
   test.setTimeout(180_000);
   const m = randomUUID();
   const customer = { kim: `${m}-kim`, lou: `${m}-lou`, max: `${m}-max` };
@@ -37,7 +37,7 @@ test("ops undo an import: its links are deleted upstream and audited, one reconn
     .map((l) => JSON.stringify(l))
     .join("\n");
 
-  await signInAs(page, "ops");
+  await signIn(page, "ops");
   await page.goto("/import");
   await upload(page, "small.ndjson", file);
   await page.getByRole("button", { name: "Import 3 new links" }).click();

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { parseCsv } from "../lib/http/csv";
 import { IMPORT_MAX_BYTES } from "../lib/upstream/schemas";
+import { expect, test } from "./fixtures";
 import { clearFaults, sandboxRequests, setFaults } from "./sandbox-control";
 import { signInAs } from "./session";
 
@@ -31,9 +32,9 @@ test.describe("as ops", () => {
     await clearFaults();
   });
 
-  test("imports a fleet file with one broken link, survives a reload mid-job, and never imports the file twice", async ({ page }) => {
+  test("imports a fleet file with one broken link, survives a reload mid-job, and never imports the file twice", async ({ page, signIn }) => {
     test.setTimeout(120_000);
-    await signInAs(page, "ops");
+    await signIn(page, "ops");
     await page.getByRole("link", { name: "Import" }).click();
     await expect(page).toHaveURL(/\/import$/);
     await expect(page.getByText("up to 25 MB").first()).toBeVisible();
@@ -144,8 +145,8 @@ test.describe("as ops", () => {
 });
 
 test.describe("as support", () => {
-  test("has no Import page, and the page refuses them", async ({ page }) => {
-    await signInAs(page, "support");
+  test("has no Import page, and the page refuses them", async ({ page, signIn }) => {
+    await signIn(page, "support");
     await expect(page.getByRole("navigation").getByRole("link", { name: "Import" })).toHaveCount(0);
     await page.goto("/import");
     await expect(page.getByText("Your role may not import links.")).toBeVisible();

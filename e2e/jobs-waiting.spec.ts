@@ -1,7 +1,7 @@
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { categoryLabel, subcategoryLabel } from "../lib/upstream/taxonomy";
+import { expect, test } from "./fixtures";
 import { upstreamCall } from "./sandbox-control";
-import { signInAs } from "./session";
 
 // A big job on one link, as staff see it: while it waits for the per-link limit its page says so and when the next
 // slot frees, then settles to finished (chips, progress and items agree, nothing pending) without a reload; and a
@@ -76,10 +76,10 @@ async function startBulkCorrection(page: Page, plan: Plan) {
   await expect(page.getByTestId("job-progress")).toBeVisible();
 }
 
-test("a job waiting for the per-link limit says so, with its next slot, and its page settles to finished without a reload", async ({ page }) => {
+test("a job waiting for the per-link limit says so, with its next slot, and its page settles to finished without a reload", async ({ page, signIn }) => {
   test.setTimeout(240_000);
   const plan = await planOn(1);
-  await signInAs(page, "support");
+  await signIn(page, "support");
   await startBulkCorrection(page, plan);
   await page.getByTestId("job-progress").getByRole("link", { name: "Job details" }).click();
   await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
@@ -113,10 +113,10 @@ test("a job waiting for the per-link limit says so, with its next slot, and its 
   expect(loads).toBe(0);
 });
 
-test("a long job that ends while its starter is elsewhere in the dashboard is told of once, with a link to it", async ({ page }) => {
+test("a long job that ends while its starter is elsewhere in the dashboard is told of once, with a link to it", async ({ page, signIn }) => {
   test.setTimeout(240_000);
   const plan = await planOn(2);
-  await signInAs(page, "support");
+  await signIn(page, "support");
   await startBulkCorrection(page, plan);
   await expect(page.getByTestId("job-progress")).toContainText(/Waiting for the per-link limit/, { timeout: 60_000 });
   const jobUrl = await page.getByTestId("job-progress").getByRole("link", { name: "Job details" }).getAttribute("href");

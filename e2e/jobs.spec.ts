@@ -1,6 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { clearFaults, setFaults } from "./sandbox-control";
-import { plainLinkId, signInAs } from "./session";
+import { plainLinkId } from "./session";
 
 // Jobs as staff meet them: a bulk correction started from a link's transactions runs on the server; its page shows
 // progress, survives a reload, and offers pause, resume and undo to those who may correct, and nothing to a viewer.
@@ -9,9 +9,9 @@ test.describe.configure({ mode: "serial" });
 
 test.afterEach(() => clearFaults());
 
-test("support pauses, reloads, resumes and undoes a bulk correction job from its page", async ({ page }) => {
+test("support pauses, reloads, resumes and undoes a bulk correction job from its page", async ({ page, signIn }) => {
   test.setTimeout(180_000);
-  await signInAs(page, "support");
+  await signIn(page, "support");
   const linkId = await plainLinkId();
   await page.goto(`/links/${linkId}`);
   await expect(page.getByTestId("transaction-description").first()).toBeVisible();
@@ -52,8 +52,8 @@ test("support pauses, reloads, resumes and undoes a bulk correction job from its
   await expect(page.getByRole("row").filter({ hasText: "support@demo.linkdesk.test" }).first()).toContainText("Done");
 });
 
-test("a viewer sees jobs and their progress, and no control", async ({ page }) => {
-  await signInAs(page, "viewer");
+test("a viewer sees jobs and their progress, and no control", async ({ page, signIn }) => {
+  await signIn(page, "viewer");
   await page.goto("/jobs");
   const first = page.getByRole("table", { name: "Jobs" }).getByRole("link").first();
   await first.click();

@@ -1,9 +1,9 @@
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { PRODUCT_LABELS } from "../lib/schemas/link-operations";
 import { PRODUCT_REFRESH_INTERVAL_MS } from "../lib/upstream/rate-limits";
 import { PRODUCTS, type Product } from "../lib/upstream/schemas";
+import { expect, test } from "./fixtures";
 import { sandboxLink, upstreamCall } from "./sandbox-control";
-import { signInAs } from "./session";
 
 // The link page's operations as support staff use them: the link's tags and webhook, a test webhook the sandbox
 // records, a product refresh that is then offered again only after its interval; and a viewer, who sees none of it.
@@ -54,10 +54,10 @@ function timeIn(text: string): number {
 
 const operations = (page: Page) => page.getByRole("region", { name: "Operations" });
 
-test("support edits a link's tags and webhook, sends a test webhook and refreshes a product", async ({ page }) => {
+test("support edits a link's tags and webhook, sends a test webhook and refreshes a product", async ({ page, signIn }) => {
   const { linkId, product } = await linkWithRefreshableProduct();
   const webhook = `https://hooks.linkdesk-e2e.example/${linkId}`;
-  await signInAs(page, "support");
+  await signIn(page, "support");
   await page.goto(`/links/${linkId}`);
   const ops = operations(page);
   const settings = ops.getByRole("form", { name: "Tags and webhook" });
@@ -123,9 +123,9 @@ test("support edits a link's tags and webhook, sends a test webhook and refreshe
   expect(Math.abs(timeIn(await reloaded.innerText()) - next)).toBeLessThan(2 * 60_000);
 });
 
-test("a viewer sees the link but none of its operations", async ({ page }) => {
+test("a viewer sees the link but none of its operations", async ({ page, signIn }) => {
   const [linkId] = await plainLinks();
-  await signInAs(page, "viewer");
+  await signIn(page, "viewer");
   await page.goto(`/links/${linkId}`);
   await expect(page.getByRole("region", { name: "Link", exact: true })).toContainText(linkId!);
   await expect(page.getByRole("region", { name: "Products", exact: true })).toBeVisible();

@@ -1,6 +1,6 @@
-import { type BrowserContext, type Page, expect, test } from "@playwright/test";
+import type { BrowserContext, Page } from "@playwright/test";
 import { LINK_ERROR_INFO } from "../lib/links/error-codes";
-import { signInAs } from "./session";
+import { expect, test } from "./fixtures";
 
 // The links list as managers scan it: what a chip means on hover or focus, the whole id one click away, their own
 // columns and row height kept for them, and a name's initials wherever a logo cannot load. One viewer signs in once;
@@ -11,11 +11,12 @@ test.describe.configure({ mode: "serial", timeout: 120_000 });
 let context: BrowserContext;
 let page: Page;
 
-test.beforeAll(async ({ browser }) => {
+test.beforeAll(async ({ browser, signIn, linksSynced }) => {
+  void linksSynced;
   test.setTimeout(180_000);
   context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
   page = await context.newPage();
-  await signInAs(page, "viewer");
+  await signIn(page, "viewer");
   await expect(async () => {
     await page.goto("/links?state=error");
     await expect(page.getByTestId("error-code-chip").first()).toBeVisible({ timeout: 2_000 });
@@ -61,7 +62,7 @@ test("the copy button puts the whole link id on the clipboard", async () => {
   await expect(page.getByRole("button", { name: `Copied link id ${id}` })).toBeVisible();
 });
 
-test("a person's columns and row height are kept for them, and only for them", async ({ browser }) => {
+test("a person's columns and row height are kept for them, and only for them", async ({ browser, signIn }) => {
   const table = page.getByRole("table", { name: "Links" });
   await expect(table.getByRole("columnheader", { name: /Provider/ })).toBeVisible();
   await page.getByRole("button", { name: /Columns and rows/ }).click();
@@ -85,7 +86,7 @@ test("a person's columns and row height are kept for them, and only for them", a
   await expect(page.getByRole("table", { name: "Links" })).toHaveAttribute("data-density", "compact");
 
   const other = await browser.newPage();
-  await signInAs(other, "support", { from: "/sign-in?callbackUrl=%2Flinks" });
+  await signIn(other, "support", { from: "/links" });
   await other.goto("/links");
   await expect(other.getByRole("table", { name: "Links" }).getByRole("columnheader", { name: /Provider/ })).toBeVisible();
   await expect(other.getByRole("table", { name: "Links" })).toHaveAttribute("data-density", "comfortable");

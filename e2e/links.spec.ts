@@ -1,10 +1,9 @@
-import { expect, test } from "@playwright/test";
 import { LINK_ERROR_INFO } from "../lib/links/error-codes";
 import type { LinkErrorCode } from "../lib/upstream/schemas";
-import { signInAs } from "./session";
+import { expect, test } from "./fixtures";
 
-test("a viewer filters to the error links of one institution, opens one and reads what its error code means", async ({ page }) => {
-  await signInAs(page, "viewer");
+test("a viewer filters to the error links of one institution, opens one and reads what its error code means", async ({ page, signIn }) => {
+  await signIn(page, "viewer");
   // The background sync reads error-state links first: wait until some are in the read model.
   await expect(async () => {
     await page.goto("/links?state=error");
@@ -42,8 +41,8 @@ test("a viewer filters to the error links of one institution, opens one and read
   await expect(page.getByTestId("error-meaning")).toContainText(LINK_ERROR_INFO[code!].remedy);
 });
 
-test("ops exchanges a sandbox token and finds the new link in the list", async ({ page }) => {
-  await signInAs(page, "ops");
+test("ops exchanges a sandbox token and finds the new link in the list", async ({ page, signIn }) => {
+  await signIn(page, "ops");
   await page.goto("/exchange");
   await page.getByRole("button", { name: "Get a sandbox token" }).click();
   await expect(page.getByLabel("Exchangeable token")).toHaveValue(/^[0-9a-f-]{36}$/);
@@ -63,8 +62,8 @@ test("ops exchanges a sandbox token and finds the new link in the list", async (
   await expect(row).toContainText("Connected");
 });
 
-test("a link that does not exist, and one with a hostile avatar, are shown in words without loading the avatar", async ({ page }) => {
-  await signInAs(page, "viewer");
+test("a link that does not exist, and one with a hostile avatar, are shown in words without loading the avatar", async ({ page, signIn }) => {
+  await signIn(page, "viewer");
   await page.goto("/links/mk_doesnotexist0000000000");
   await expect(page.getByRole("main")).toContainText("This link does not exist upstream");
 
@@ -81,7 +80,7 @@ test("a link that does not exist, and one with a hostile avatar, are shown in wo
   await expect(page.locator('img[src^="javascript:"]')).toHaveCount(0);
 });
 
-test("people opening the same link at once share its reads: every view shows the accounts, from one upstream read", async ({ browser }) => {
+test("people opening the same link at once share its reads: every view shows the accounts, from one upstream read", async ({ browser, signIn }) => {
   const sandbox = process.env.E2E_SANDBOX_URL!;
   const fixtures = (await (await fetch(`${sandbox}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
   const linkId = fixtures.plain?.[0];
@@ -95,7 +94,7 @@ test("people opening the same link at once share its reads: every view shows the
   for (const role of ["viewer", "support", "ops", "admin"] as const) {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await signInAs(page, role);
+    await signIn(page, role);
     await page.goto(`/links/${linkId}`);
     await expect(page.getByTestId("link-freshness")).toHaveText("Read live from the upstream just now.");
     const accounts = page.locator('section[aria-labelledby="link-accounts-heading"]');

@@ -1,8 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
-import { type Browser, type Page, expect, test } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { visibleNavItems } from "../components/shell/nav-items";
 import { can, ROLES, type Role } from "../lib/auth/roles";
-import { signInAs } from "./session";
+import { type SignIn, expect, test } from "./fixtures";
 
 // Every page as each role sees it, at a laptop's and a small screen's width: nothing logged as an error, no broken
 // image, nothing wider than the window, the main table's rows within their height budget (one line a row), the columns
@@ -145,21 +145,22 @@ function keyColumnProblems(names: string[]): string[] {
 }
 
 /** A page signed in as `role`, kept for every check of that role (in a context of its own: axe needs one). */
-async function signedInPage(browser: Browser, role: Role): Promise<Page> {
+async function signedInPage(browser: Browser, signIn: SignIn, role: Role): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
-  await signInAs(page, role);
+  await signIn(page, role);
   return page;
 }
 
 let linkPath = "";
 
-// Each test visits many pages: generous time for a loaded machine, while each page still has the usual 10 s.
-test.describe.configure({ timeout: 300_000 });
+// Each test visits many pages: generous time for a loaded machine, while each page still has the usual 10 s. The
+// tests share nothing but the link the set-up finds, so they spread over the workers (each runs the set-up once).
+test.describe.configure({ mode: "parallel", timeout: 300_000 });
 
-test.beforeAll(async ({ browser }) => {
+test.beforeAll(async ({ browser, signIn }) => {
   test.setTimeout(180_000);
   // The background sync reads error-state links first: wait for the read model to hold some, and take one to open.
-  const page = await signedInPage(browser, "viewer");
+  const page = await signedInPage(browser, signIn, "viewer");
   await expect(async () => {
     await page.goto("/links?state=error");
     await expect(page.getByRole("table").getByRole("link", { name: /^mk_/ }).first()).toBeVisible({ timeout: 2_000 });
@@ -178,8 +179,8 @@ test("the sign-in page is clean at every width", async ({ page }) => {
 });
 
 for (const role of ROLES) {
-  test(`every page ${role} sees is clean and dense at ${WIDTHS.join(" and ")} px`, async ({ browser }) => {
-    const page = await signedInPage(browser, role);
+  test(`every page ${role} sees is clean and dense at ${WIDTHS.join(" and ")} px`, async ({ browser, signIn }) => {
+    const page = await signedInPage(browser, signIn, role);
     const paths = [...visibleNavItems(role).map((item) => item.href), linkPath];
     const problems: string[] = [];
     for (const width of WIDTHS) {
@@ -202,8 +203,8 @@ for (const role of ROLES) {
   });
 }
 
-test("fifty links fit in about 2,500 px at 1440 px wide, one line a row", async ({ browser }) => {
-  const page = await signedInPage(browser, "viewer");
+test("fifty links fit in about 2,500 px at 1440 px wide, one line a row", async ({ browser, signIn }) => {
+  const page = await signedInPage(browser, signIn, "viewer");
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto("/links");
   const rows = page.getByRole("table", { name: "Links" }).locator("tbody tr");
@@ -217,9 +218,9 @@ test("fifty links fit in about 2,500 px at 1440 px wide, one line a row", async 
   await page.context().close();
 });
 
-test("the main pages have no serious or critical accessibility problem, every table has headers, focus always shows", async ({ browser }) => {
+test("the main pages have no serious or critical accessibility problem, every table has headers, focus always shows", async ({ browser, signIn }) => {
   for (const role of ["viewer", "admin"] as const) {
-    const page = await signedInPage(browser, role);
+    const page = await signedInPage(browser, signIn, role);
     await page.setViewportSize({ width: 1440, height: 900 });
     const paths = [...visibleNavItems(role).map((item) => item.href), linkPath];
     for (const path of paths) {

@@ -1,4 +1,5 @@
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./session";
 
 // The open redirects an outside test found, tried again in Chromium: a page's target (?callbackUrl=) that a browser
@@ -41,10 +42,10 @@ async function watchForeignRequests(page: Page, dashboard: string): Promise<stri
   return foreign;
 }
 
-test("a signed-in person sent to /sign-in with a hostile callbackUrl stays on the dashboard", async ({ page, baseURL }) => {
+test("a signed-in person sent to /sign-in with a hostile callbackUrl stays on the dashboard", async ({ page, baseURL, signIn }) => {
   test.setTimeout(120_000);
   const dashboard = new URL(baseURL!).origin;
-  await signInAs(page, "viewer");
+  await signIn(page, "viewer");
   const foreign = await watchForeignRequests(page, dashboard);
   for (const value of HOSTILE) {
     // The answer itself: a redirect to the start page, never to another host, never a 500.
@@ -61,10 +62,10 @@ test("a signed-in person sent to /sign-in with a hostile callbackUrl stays on th
   expect(foreign).toEqual([]);
 });
 
-test("a signed-in person sent to /change-password with a hostile callbackUrl stays on the dashboard", async ({ page, baseURL }) => {
+test("a signed-in person sent to /change-password with a hostile callbackUrl stays on the dashboard", async ({ page, baseURL, signIn }) => {
   test.setTimeout(120_000);
   const dashboard = new URL(baseURL!).origin;
-  await signInAs(page, "support");
+  await signIn(page, "support");
   const foreign = await watchForeignRequests(page, dashboard);
   for (const value of HOSTILE) {
     const answer = await page.request.get(`/change-password?callbackUrl=${value}`, { maxRedirects: 0 });

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { Client } from "pg";
 import { createScratchPostgresDatabase } from "../lib/db/scratch-database";
 import { LEASE_TTL_MS, TAKEOVER_POLL_MS } from "../lib/leases/timing";
 import { SPEC_ENDPOINTS } from "../lib/upstream/spec-endpoints";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { type Started, startDashboard, startSandbox } from "../scripts/processes";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./session";
 
 // Two dashboard instances on one PostgreSQL database and one sandbox, as an operator scales out: one rate budget (no

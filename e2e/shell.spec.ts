@@ -1,11 +1,11 @@
-import { expect, test } from "@playwright/test";
 import { NAV_ITEMS } from "../components/shell/nav-items";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
+import { expect, test } from "./fixtures";
 import { clearFaults, setFaults } from "./sandbox-control";
 import { signInAs } from "./session";
 
-test.beforeEach(async ({ page }) => {
-  await signInAs(page, "admin");
+test.beforeEach(async ({ page, signIn }) => {
+  await signIn(page, "admin");
 });
 
 test.afterEach(async () => {
@@ -66,9 +66,8 @@ test("a slow upstream is cut off at the timeout with a clear message", async ({ 
   await expect(page.getByTestId("status-read")).toContainText("The upstream did not answer in time");
 });
 
-test("an upstream that is down is named as unreachable on every page", async ({ page }) => {
-  const down = process.env.E2E_DOWN_URL;
-  expect(down, "global set-up starts a dashboard with a dead upstream").toBeTruthy();
+test("an upstream that is down is named as unreachable on every page", async ({ page, downDashboardUrl: down }) => {
+  expect(down, "the downDashboardUrl fixture starts a dashboard with a dead upstream").toBeTruthy();
   await signInAs(page, "viewer", { baseURL: down });
   await page.goto(`${down}/links`);
   await expect(page.getByTestId("upstream-reachability")).toHaveText("Unreachable");

@@ -1,5 +1,5 @@
-import { type Locator, type Page, expect, test } from "@playwright/test";
-import { signInAs } from "./session";
+import type { Locator, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 
 /** An admin adds an account on the Staff page; returns the one-time password it shows. */
 async function addStaffMember(page: Page, email: string, name: string, role: string): Promise<{ password: string; row: Locator }> {
@@ -29,8 +29,8 @@ async function choosePassword(page: Page, current: string, chosen: string, submi
   await form.getByRole("button", { name: submit }).click();
 }
 
-test("an admin adds a staff member whose one-time password serves only to choose their own, then disables them", async ({ page, browser, baseURL }) => {
-  await signInAs(page, "admin");
+test("an admin adds a staff member whose one-time password serves only to choose their own, then disables them", async ({ page, browser, baseURL, signIn }) => {
+  await signIn(page, "admin");
   const email = `casey.${Date.now()}@example.com`;
   const { password, row } = await addStaffMember(page, email, "Casey Support", "support");
   await expect(row).toContainText("Support");
@@ -80,8 +80,8 @@ test("an admin adds a staff member whose one-time password serves only to choose
   await expect(page.getByRole("table")).toContainText(email);
 });
 
-test("a signed-in person changes their own password from the user menu", async ({ page, browser, baseURL }) => {
-  await signInAs(page, "admin");
+test("a signed-in person changes their own password from the user menu", async ({ page, browser, baseURL, signIn }) => {
+  await signIn(page, "admin");
   const email = `dana.${Date.now()}@example.com`;
   const { password } = await addStaffMember(page, email, "Dana Ops", "ops");
   const theirs = await browser.newContext({ baseURL });
@@ -114,8 +114,8 @@ test("a signed-in person changes their own password from the user menu", async (
   await theirs.close();
 });
 
-test("a bad email on the Staff form is explained and the input kept", async ({ page }) => {
-  await signInAs(page, "admin");
+test("a bad email on the Staff form is explained and the input kept", async ({ page, signIn }) => {
+  await signIn(page, "admin");
   await page.goto("/admin/staff");
   const form = page.getByRole("form", { name: "Add staff" });
   await form.getByLabel("Email").fill("not-an-email");

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Page, expect, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { LINK_ERROR_INFO } from "../lib/links/error-codes";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { type Started, startDashboard, startSandbox } from "../scripts/processes";
+import { expect, test } from "./fixtures";
 import { signInAs } from "./session";
 
 // Every link live, by webhooks alone: a dashboard of its own whose sync is switched off (SYNC_INTERVAL_MINUTES=0)

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import { type Browser, type Page, expect, test } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { parseCsv } from "../lib/http/csv";
 import type { Role } from "../lib/auth/roles";
+import { type SignIn, expect, test } from "./fixtures";
 import { upstreamCall } from "./sandbox-control";
-import { signInAs } from "./session";
 
 // The Webhooks page as staff use it, with rows made only the real way: requests to the dashboard's receiver. One
 // unsigned request sent straight to it (refused), and one event the sandbox signs and delivers to it after a link's
@@ -26,9 +26,9 @@ function sandboxUrl(): string {
   return url;
 }
 
-async function pageAs(browser: Browser, role: Role): Promise<Page> {
+async function pageAs(browser: Browser, signIn: SignIn, role: Role): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
-  await signInAs(page, role);
+  await signIn(page, role);
   return page;
 }
 
@@ -60,8 +60,8 @@ test.afterAll(async () => {
   if (linkId) await upstreamCall("PATCH", `/links/${encodeURIComponent(linkId)}`, { webhook: originalWebhook });
 });
 
-test("a request without a signature is refused in words, listed as refused with its reason and counted by reason", async ({ browser, request, baseURL }) => {
-  const page = await pageAs(browser, "viewer");
+test("a request without a signature is refused in words, listed as refused with its reason and counted by reason", async ({ browser, request, baseURL, signIn }) => {
+  const page = await pageAs(browser, signIn, "viewer");
   await page.goto("/webhooks");
   const refusedBefore = await summaryCount(page, "summary-refused");
 
@@ -105,13 +105,13 @@ test("a request without a signature is refused in words, listed as refused with 
   await page.context().close();
 });
 
-test("an event the upstream signs shows as verified and processed, with its body as text, on the Webhooks page and the link's page", async ({ browser }) => {
+test("an event the upstream signs shows as verified and processed, with its body as text, on the Webhooks page and the link's page", async ({ browser, signIn }) => {
   // The sandbox changes the link's state (to the one it has) and delivers link.state_changed, signed, to its webhook.
   const changed = await upstreamCall<{ delivery_token: string | null }>("POST", `/_sandbox/links/${encodeURIComponent(linkId)}/state`, { state: "connected" });
   expect(changed.delivery_token).toBeTruthy();
   signedToken = changed.delivery_token!;
 
-  const page = await pageAs(browser, "viewer");
+  const page = await pageAs(browser, signIn, "viewer");
   // Delivery and processing take a moment: look again as a person would, by reloading.
   await expect(async () => {
     await page.goto(`/webhooks?link=${encodeURIComponent(linkId)}`);
@@ -155,15 +155,15 @@ test("an event the upstream signs shows as verified and processed, with its body
   await page.context().close();
 });
 
-test("ops reprocess the event, audited; a viewer has no Reprocess, and a refused request offers none", async ({ browser }) => {
-  const viewer = await pageAs(browser, "viewer");
+test("ops reprocess the event, audited; a viewer has no Reprocess, and a refused request offers none", async ({ browser, signIn }) => {
+  const viewer = await pageAs(browser, signIn, "viewer");
   await viewer.goto(`/webhooks?link=${encodeURIComponent(linkId)}`);
   await expect(dataRow(viewer, 0)).toContainText("Link state changed");
   await expect(viewer.getByRole("button", { name: /Reprocess/ })).toHaveCount(0);
   await expect(table(viewer).getByRole("columnheader", { name: "Reprocess" })).toHaveCount(0);
   await viewer.context().close();
 
-  const ops = await pageAs(browser, "ops");
+  const ops = await pageAs(browser, signIn, "ops");
   await ops.goto("/webhooks?verification=refused");
   await expect(dataRow(ops, 0)).toContainText("Nothing to process");
   await expect(dataRow(ops, 0).getByRole("button", { name: /Reprocess/ })).toHaveCount(0);
@@ -185,8 +185,8 @@ test("ops reprocess the event, audited; a viewer has no Reprocess, and a refused
   await ops.context().close();
 });
 
-test("the CSV export of the filtered view holds the event as processed twice", async ({ browser }) => {
-  const page = await pageAs(browser, "viewer");
+test("the CSV export of the filtered view holds the event as processed twice", async ({ browser, signIn }) => {
+  const page = await pageAs(browser, signIn, "viewer");
   await page.goto(`/webhooks?link=${encodeURIComponent(linkId)}&verification=verified`);
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
   expect(download.suggestedFilename()).toMatch(/^linkdesk-webhooks-\d{8}T\d{6}Z\.csv$/);
