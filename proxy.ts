@@ -29,11 +29,22 @@ const NONCE_HEADER = "x-nonce";
 
 // The webhook receiver and the back end's link registration have credentials of their own (a signature, a service
 // token), checked by their route handlers; so does Auth.js.
-const PUBLIC = [/^\/sign-in(\/|$)/, /^\/api\/auth\//, /^\/api\/health$/, /^\/api\/ready$/, /^\/api\/webhooks\/upstream$/, /^\/api\/links\/register$/];
+const PUBLIC = [
+  /^\/sign-in(\/|$)/,
+  /^\/api\/auth\//,
+  /^\/api\/health$/,
+  /^\/api\/ready$/,
+  /^\/api\/webhooks\/upstream$/,
+  /^\/api\/links\/register$/,
+];
 
 const { auth } = NextAuth(() => {
   const env = getEnv();
-  return authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS, demoMode: env.UPSTREAM_SANDBOX });
+  return authConfig({
+    secret: env.AUTH_SECRET,
+    maxAgeHours: env.SESSION_MAX_AGE_HOURS,
+    demoMode: env.UPSTREAM_SANDBOX,
+  });
 });
 
 type AuthedRequest = NextRequest & { auth: { user?: { id?: string } } | null };

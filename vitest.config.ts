@@ -19,7 +19,11 @@ function integrationFiles(): string[] {
     for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
       const file = path.posix.join(dir, entry.name);
       if (entry.isDirectory()) walk(file);
-      else if (/\.test\.tsx?$/.test(entry.name) && INTEGRATION_MARKERS.test(readFileSync(path.join(root, file), "utf8"))) found.push(file);
+      else if (
+        /\.test\.tsx?$/.test(entry.name) &&
+        INTEGRATION_MARKERS.test(readFileSync(path.join(root, file), "utf8"))
+      )
+        found.push(file);
     }
   };
   for (const dir of ["lib", "sandbox", "components", "app", "scripts"]) walk(dir);

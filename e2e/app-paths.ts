@@ -20,7 +20,8 @@ export function appPaths(kind: "page" | "route", samples: Record<string, string>
           const dynamic = /^\[(?:\.\.\.)?(\w+)\]$/.exec(segment);
           if (!dynamic) return segment;
           const sample = samples[dynamic[1]!];
-          if (sample === undefined) throw new Error(`app/${entry}: no sample value for [${dynamic[1]}]; add one where appPaths is called`);
+          if (sample === undefined)
+            throw new Error(`app/${entry}: no sample value for [${dynamic[1]}]; add one where appPaths is called`);
           return sample;
         });
       return `/${segments.join("/")}`;

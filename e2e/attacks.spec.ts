@@ -27,7 +27,9 @@ async function samples() {
 // ---------------------------------------------------------------------------------------------------------------------
 // Headers
 
-test("every page runs only scripts carrying its own nonce, may not be framed, and names no server version", async ({ page }) => {
+test("every page runs only scripts carrying its own nonce, may not be framed, and names no server version", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const violations: string[] = [];
   page.on("console", (message) => {
@@ -80,7 +82,9 @@ test("markup and javascript: addresses from the upstream are shown as text and n
   await signInAs(page, "support");
   const ids = await fixtures();
   await page.goto(`/links/${ids.hostile_name![0]}`);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`<script>alert("linkdesk")</script> Savings & "Loan"`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    `<script>alert("linkdesk")</script> Savings & "Loan"`,
+  );
   // The link's data carries markup too: an account name, a transaction's description.
   await expect(page.getByTestId("account-row").first()).toContainText(`<script>alert("account")</script> Checking`);
   await expect(page.getByText(`<script>alert("transaction")</script> Coffee`).first()).toBeVisible();
@@ -92,7 +96,9 @@ test("markup and javascript: addresses from the upstream are shown as text and n
   await expect(page.getByRole("region", { name: "Link" }).getByTestId("avatar-placeholder").first()).toBeVisible();
   for (const url of [`/links/${ids.hostile_name![0]}`, `/links/${ids.hostile_avatar![0]}`, "/links"]) {
     await page.goto(url);
-    const hostileAddresses = await page.locator('[src^="javascript:" i], [href^="javascript:" i], [action^="javascript:" i]').count();
+    const hostileAddresses = await page
+      .locator('[src^="javascript:" i], [href^="javascript:" i], [action^="javascript:" i]')
+      .count();
     expect(hostileAddresses, url).toBe(0);
   }
   expect(dialogs).toEqual([]);
@@ -101,7 +107,10 @@ test("markup and javascript: addresses from the upstream are shown as text and n
 // ---------------------------------------------------------------------------------------------------------------------
 // Cross-site requests and cookies
 
-test("an action posted from another site is refused in words and does nothing; the same request from Linkdesk works", async ({ page, baseURL }) => {
+test("an action posted from another site is refused in words and does nothing; the same request from Linkdesk works", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
   await signInAs(page, "admin");
   const addStaff = builtActions().find((action) => action.name === "addStaff")!;
@@ -111,9 +120,15 @@ test("an action posted from another site is refused in words and does nothing; t
   const forged = await postAction(page.request, addStaff, body, { Origin: "https://evil.example" });
   expect(forged.status()).toBe(403);
   expect(forged.headers()["content-type"]).toBe("text/plain");
-  expect(await forged.text()).toBe("Refused: this request came from another site (https://evil.example). Linkdesk accepts changes only from its own pages.");
+  expect(await forged.text()).toBe(
+    "Refused: this request came from another site (https://evil.example). Linkdesk accepts changes only from its own pages.",
+  );
   // A plain HTML form posted cross-site (no Next-Action header, the form-action kind) is refused the same way.
-  const form = await page.request.post("/sign-in", { headers: { Origin: "https://evil.example" }, multipart: { $ACTION_ID_x: "" }, maxRedirects: 0 });
+  const form = await page.request.post("/sign-in", {
+    headers: { Origin: "https://evil.example" },
+    multipart: { $ACTION_ID_x: "" },
+    maxRedirects: 0,
+  });
   expect(form.status()).toBe(403);
   await page.goto("/admin/staff");
   await expect(page.getByRole("row").filter({ hasText: email })).toHaveCount(0);
@@ -124,7 +139,11 @@ test("an action posted from another site is refused in words and does nothing; t
   await expect(page.getByRole("row").filter({ hasText: email })).toHaveCount(1);
 });
 
-test("session cookies are HttpOnly and SameSite=Lax, and Secure when Linkdesk is reached over https", async ({ page, context, baseURL }) => {
+test("session cookies are HttpOnly and SameSite=Lax, and Secure when Linkdesk is reached over https", async ({
+  page,
+  context,
+  baseURL,
+}) => {
   await signInAs(page, "viewer");
   const session = (await context.cookies()).find((cookie) => cookie.name.endsWith("authjs.session-token"));
   expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", secure: false });
@@ -136,7 +155,11 @@ test("session cookies are HttpOnly and SameSite=Lax, and Secure when Linkdesk is
   const account = DEMO_ACCOUNTS.find((a) => a.role === "viewer")!;
   const signedIn = await raw(baseURL!, "POST", "/api/auth/callback/credentials", {
     headers: { ...https, cookie: jar, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ csrfToken: JSON.parse(csrf.body).csrfToken, email: account.email, password: account.password }).toString(),
+    body: new URLSearchParams({
+      csrfToken: JSON.parse(csrf.body).csrfToken,
+      email: account.email,
+      password: account.password,
+    }).toString(),
   });
   expect(signedIn.status).toBe(302);
   const cookie = signedIn.setCookies.find((c) => c.startsWith("__Secure-authjs.session-token="));
@@ -153,17 +176,39 @@ const FIVE_MB = `[${JSON.stringify("x".repeat(5 * 1024 * 1024))}]`;
 const NESTED = `${"[".repeat(5000)}${"]".repeat(5000)}`;
 const TRUNCATED = '[{"linkId":"mk_';
 
-test("every server action answers an oversized, deeply nested, truncated or mistyped body in words, never a bare 500", async ({ page }) => {
+test("every server action answers an oversized, deeply nested, truncated or mistyped body in words, never a bare 500", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await signInAs(page, "admin");
   const actions = builtActions();
   expect(actions.length).toBeGreaterThanOrEqual(10);
   for (const action of actions) {
     const cases: { body: string; headers: Record<string, string>; status: number; words: RegExp }[] = [
-      { body: FIVE_MB, headers: {}, status: 413, words: /^Refused: the request body is [\d,]+ bytes, more than the 1 MB limit\.$/ },
-      { body: NESTED, headers: {}, status: 400, words: /^Refused: the request body nests more than \d+ levels deep\.$/ },
-      { body: TRUNCATED, headers: {}, status: 400, words: /^Refused: the request body is not valid JSON \(.+\); it may have been cut off\.$/ },
-      { body: "<xml/>", headers: { "Content-Type": "application/xml" }, status: 400, words: /^Refused: an action's body must be text\/plain or multipart\/form-data/ },
+      {
+        body: FIVE_MB,
+        headers: {},
+        status: 413,
+        words: /^Refused: the request body is [\d,]+ bytes, more than the 1 MB limit\.$/,
+      },
+      {
+        body: NESTED,
+        headers: {},
+        status: 400,
+        words: /^Refused: the request body nests more than \d+ levels deep\.$/,
+      },
+      {
+        body: TRUNCATED,
+        headers: {},
+        status: 400,
+        words: /^Refused: the request body is not valid JSON \(.+\); it may have been cut off\.$/,
+      },
+      {
+        body: "<xml/>",
+        headers: { "Content-Type": "application/xml" },
+        status: 400,
+        words: /^Refused: an action's body must be text\/plain or multipart\/form-data/,
+      },
     ];
     for (const c of cases) {
       const response = await postAction(page.request, action, c.body, c.headers);
@@ -175,7 +220,9 @@ test("every server action answers an oversized, deeply nested, truncated or mist
   }
 });
 
-test("every route handler answers an oversized, deeply nested or truncated JSON body in words, never a 500", async ({ page }) => {
+test("every route handler answers an oversized, deeply nested or truncated JSON body in words, never a 500", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await signInAs(page, "admin");
   const routes = appPaths("route", { ...(await samples()), nextauth: "callback/credentials" });
@@ -210,7 +257,11 @@ test("every route handler answers an oversized, deeply nested or truncated JSON 
       expect(truncated.status(), url).toBe(400);
       expect(await refusalText(truncated)).toMatch(/not valid JSON/);
     }
-    const mistyped = await page.request.post(url, { headers: { "Content-Type": "application/xml" }, data: Buffer.from("<xml/>"), maxRedirects: 0 });
+    const mistyped = await page.request.post(url, {
+      headers: { "Content-Type": "application/xml" },
+      data: Buffer.from("<xml/>"),
+      maxRedirects: 0,
+    });
     expect(mistyped.status(), url).toBeLessThan(500);
   }
 });
@@ -224,7 +275,10 @@ async function refusalText(response: APIResponse): Promise<string> {
 // ---------------------------------------------------------------------------------------------------------------------
 // The client address
 
-test("X-Forwarded-For sprayed by a client neither evades the sign-in throttle, nor locks out the address it names, nor reaches the audit", async ({ page, baseURL }) => {
+test("X-Forwarded-For sprayed by a client neither evades the sign-in throttle, nor locks out the address it names, nor reaches the audit", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
   // Loopback has many addresses: the attacker connects from one, the person it names from another.
   const attacker = "127.0.0.21";
@@ -234,7 +288,12 @@ test("X-Forwarded-For sprayed by a client neither evades the sign-in throttle, n
     const csrf = await raw(baseURL!, "GET", "/api/auth/csrf", { localAddress: from });
     const response = await raw(baseURL!, "POST", "/api/auth/callback/credentials", {
       localAddress: from,
-      headers: { cookie: cookieJar(csrf.setCookies), "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": forwardedFor, "x-real-ip": forwardedFor },
+      headers: {
+        cookie: cookieJar(csrf.setCookies),
+        "content-type": "application/x-www-form-urlencoded",
+        "x-forwarded-for": forwardedFor,
+        "x-real-ip": forwardedFor,
+      },
       body: new URLSearchParams({ csrfToken: JSON.parse(csrf.body).csrfToken, email, password }).toString(),
     });
     return response.headers.location ?? "";
@@ -271,9 +330,16 @@ test("X-Forwarded-For sprayed by a client neither evades the sign-in throttle, n
  * access token the sandbox issued.
  */
 async function secrets(): Promise<string[]> {
-  const { tokens } = (await (await fetch(`${process.env.E2E_SANDBOX_URL}/_sandbox/tokens`)).json()) as { tokens: { access_token: string }[] };
+  const { tokens } = (await (await fetch(`${process.env.E2E_SANDBOX_URL}/_sandbox/tokens`)).json()) as {
+    tokens: { access_token: string }[];
+  };
   expect(tokens.length, "the dashboard has minted an access token by now").toBeGreaterThan(0);
-  return [SANDBOX_DEFAULTS.clientSecret, E2E_AUTH_SECRET, E2E_SERVICE_TOKEN, ...tokens.map((token) => token.access_token)];
+  return [
+    SANDBOX_DEFAULTS.clientSecret,
+    E2E_AUTH_SECRET,
+    E2E_SERVICE_TOKEN,
+    ...tokens.map((token) => token.access_token),
+  ];
 }
 
 function expectNoSecret(texts: { where: string; text: string }[], secretValues: string[]) {
@@ -284,7 +350,9 @@ function expectNoSecret(texts: { where: string; text: string }[], secretValues: 
 
 test("no secret is in the client bundles", async () => {
   const dir = path.join(ROOT, ".next", "static");
-  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((file) => /\.(js|css|json|txt|html)$/.test(file));
+  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((file) =>
+    /\.(js|css|json|txt|html)$/.test(file),
+  );
   expect(files.length).toBeGreaterThan(10);
   expectNoSecret(
     files.map((file) => ({ where: `.next/static/${file}`, text: readFileSync(path.join(dir, file), "utf8") })),
@@ -319,16 +387,28 @@ async function newestTransactionId(linkId: string): Promise<string> {
   const minted = await fetch(`${sandbox}/auth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: SANDBOX_DEFAULTS.clientId, client_secret: SANDBOX_DEFAULTS.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: SANDBOX_DEFAULTS.clientId,
+      client_secret: SANDBOX_DEFAULTS.clientSecret,
+    }),
   });
   const { access_token } = (await minted.json()) as { access_token: string };
   const page = await fetch(`${sandbox}/links/${linkId}/transactions?size=1`, {
-    headers: { Authorization: `Bearer ${access_token}`, "X-Client-Id": SANDBOX_DEFAULTS.clientId, "X-Client-Secret": SANDBOX_DEFAULTS.clientSecret },
+    headers: {
+      Authorization: `Bearer ${access_token}`,
+      "X-Client-Id": SANDBOX_DEFAULTS.clientId,
+      "X-Client-Secret": SANDBOX_DEFAULTS.clientSecret,
+    },
   });
   return ((await page.json()) as { transactions: { transaction_id: string }[] }).transactions[0]!.transaction_id;
 }
 
-async function collectAs(browser: Browser, baseURL: string, role: Role | null): Promise<{ where: string; text: string }[]> {
+async function collectAs(
+  browser: Browser,
+  baseURL: string,
+  role: Role | null,
+): Promise<{ where: string; text: string }[]> {
   const context = await browser.newContext({ baseURL });
   const texts: { where: string; text: string }[] = [];
   try {
@@ -343,9 +423,13 @@ async function collectAs(browser: Browser, baseURL: string, role: Role | null): 
     }
     const args = await actionArguments();
     // Signing out last: it ends the session the other calls use.
-    const actions = builtActions().sort((a, b) => Number(a.name === "signOutAction") - Number(b.name === "signOutAction"));
+    const actions = builtActions().sort(
+      (a, b) => Number(a.name === "signOutAction") - Number(b.name === "signOutAction"),
+    );
     for (const action of actions) {
-      const response = await postAction(request, action, JSON.stringify(args[action.name] ?? [{}]), { Origin: baseURL });
+      const response = await postAction(request, action, JSON.stringify(args[action.name] ?? [{}]), {
+        Origin: baseURL,
+      });
       const text = await response.text();
       expect(response.status(), `${action.name} as ${role ?? "nobody"}: ${text.slice(0, 200)}`).toBeLessThan(500);
       texts.push({ where: `action ${action.name} as ${role ?? "nobody"}`, text });
@@ -357,7 +441,10 @@ async function collectAs(browser: Browser, baseURL: string, role: Role | null): 
 }
 
 for (const role of [null, ...ROLES] as const) {
-  test(`no secret in any page, its RSC payload or any action's answer, as ${role ?? "nobody"}`, async ({ browser, baseURL }) => {
+  test(`no secret in any page, its RSC payload or any action's answer, as ${role ?? "nobody"}`, async ({
+    browser,
+    baseURL,
+  }) => {
     test.setTimeout(120_000);
     const texts = await collectAs(browser, baseURL!, role);
     expect(texts.length).toBeGreaterThan(20);
@@ -389,13 +476,25 @@ function raw(
   const url = new URL(pathname, baseURL);
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, localAddress: opts.localAddress, headers: opts.headers },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        localAddress: opts.localAddress,
+        headers: opts.headers,
+      },
       (response) => {
         let body = "";
         response.setEncoding("utf8");
         response.on("data", (chunk: string) => (body += chunk));
         response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, setCookies: response.headers["set-cookie"] ?? [], body }),
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            setCookies: response.headers["set-cookie"] ?? [],
+            body,
+          }),
         );
       },
     );

@@ -15,7 +15,10 @@ test("a visitor without a session is sent to sign in and then back to the page",
   await expect(page).toHaveURL(/\/audit\?action=auth\.sign_in$/);
 });
 
-test("a sign-in sent before the page's script runs is posted, never put in the address, and signs in", async ({ browser, baseURL }) => {
+test("a sign-in sent before the page's script runs is posted, never put in the address, and signs in", async ({
+  browser,
+  baseURL,
+}) => {
   const context = await browser.newContext({ baseURL, javaScriptEnabled: false });
   const page = await context.newPage();
   const viewer = DEMO_ACCOUNTS.find((a) => a.role === "viewer")!;
@@ -30,13 +33,18 @@ test("a sign-in sent before the page's script runs is posted, never put in the a
   await context.close();
 });
 
-test("before the page's script runs, controls only it can answer are disabled: no click is lost, no token goes in the address", async ({ page }) => {
+test("before the page's script runs, controls only it can answer are disabled: no click is lost, no token goes in the address", async ({
+  page,
+}) => {
   await signInAs(page, "admin");
   const linkId = await plainLinkId();
   /** The server's HTML (streamed parts included) for the buttons named so: each must carry `disabled`. */
   const serverButtons = async (path: string, label: RegExp) => {
     const html = await (await page.request.get(path)).text();
-    return [...html.matchAll(/<button\b[^>]*>[\s\S]*?<\/button>/g)].map((m) => m[0]).filter((button) => label.test(button)).map((button) => button.slice(0, button.indexOf(">") + 1));
+    return [...html.matchAll(/<button\b[^>]*>[\s\S]*?<\/button>/g)]
+      .map((m) => m[0])
+      .filter((button) => label.test(button))
+      .map((button) => button.slice(0, button.indexOf(">") + 1));
   };
   const change = await serverButtons(`/links/${linkId}`, /aria-label="Change category of/);
   expect(change.length).toBeGreaterThan(0);
@@ -127,7 +135,9 @@ test("a tampered session cookie counts as signed out", async ({ page, context, b
 });
 
 function actionId(name: string): string {
-  const manifest = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+  const manifest = JSON.parse(
+    readFileSync(path.join(import.meta.dirname, "..", ".next", "server", "server-reference-manifest.json"), "utf8"),
+  ) as {
     node: Record<string, { exportedName?: string; filename?: string }>;
   };
   const entry = Object.entries(manifest.node).find(([, v]) => v.exportedName === name);
@@ -140,7 +150,11 @@ test("a viewer's direct POST to the correction action is refused and audited", a
   const linkId = await plainLinkId();
   // What a crafted request looks like: the action id from the JS bundle, the viewer's own cookies.
   const response = await page.request.post(`/links/${linkId}`, {
-    headers: { "Next-Action": actionId("correctCategory"), "Content-Type": "text/plain;charset=UTF-8", Origin: baseURL! },
+    headers: {
+      "Next-Action": actionId("correctCategory"),
+      "Content-Type": "text/plain;charset=UTF-8",
+      Origin: baseURL!,
+    },
     data: JSON.stringify([{ linkId, transactionId: "any", category: "banking", subcategory: "atm_fees" }]),
   });
   const body = await response.text();
@@ -194,8 +208,15 @@ test("support undoes a correction from the audit page; a second undo says it cha
   // The row's copy buttons announce through status regions of their own: the undo's is the one with words.
   await expect(entry.getByRole("status").filter({ hasText: "Put back" })).toBeVisible();
   await page.reload();
-  await page.getByRole("row").filter({ hasText: id! }).first().getByRole("button", { name: `Undo the correction of transaction ${id}` }).click();
-  await expect(page.getByRole("row").filter({ hasText: id! }).first().getByRole("alert")).toContainText("Changed since: it is now");
+  await page
+    .getByRole("row")
+    .filter({ hasText: id! })
+    .first()
+    .getByRole("button", { name: `Undo the correction of transaction ${id}` })
+    .click();
+  await expect(page.getByRole("row").filter({ hasText: id! }).first().getByRole("alert")).toContainText(
+    "Changed since: it is now",
+  );
 });
 
 test("ops exchanges a sandbox token and gets the new link", async ({ page }) => {

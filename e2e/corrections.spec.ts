@@ -16,7 +16,11 @@ interface WireTxn {
   raw_description: string;
   description: string;
   date: string;
-  enrichment: { category: { value: string }; subcategory: { value: string } | null; merchant: { id: string; name: string } | null } | null;
+  enrichment: {
+    category: { value: string };
+    subcategory: { value: string } | null;
+    merchant: { id: string; name: string } | null;
+  } | null;
 }
 
 interface Miscategorised {
@@ -35,7 +39,11 @@ async function findMiscategorised(): Promise<Miscategorised> {
     await fetch(`${sandbox}/auth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "client_credentials", client_id: SANDBOX_DEFAULTS.clientId, client_secret: SANDBOX_DEFAULTS.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: SANDBOX_DEFAULTS.clientId,
+        client_secret: SANDBOX_DEFAULTS.clientSecret,
+      }),
     })
   ).json()) as { access_token: string };
   const fixtures = (await (await fetch(`${sandbox}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
@@ -43,7 +51,11 @@ async function findMiscategorised(): Promise<Miscategorised> {
   for (const linkId of (fixtures.plain ?? []).slice(1)) {
     const page = (await (
       await fetch(`${sandbox}/links/${linkId}/transactions?start_date=1900-01-01&size=1000`, {
-        headers: { Authorization: `Bearer ${token.access_token}`, "X-Client-Id": SANDBOX_DEFAULTS.clientId, "X-Client-Secret": SANDBOX_DEFAULTS.clientSecret },
+        headers: {
+          Authorization: `Bearer ${token.access_token}`,
+          "X-Client-Id": SANDBOX_DEFAULTS.clientId,
+          "X-Client-Secret": SANDBOX_DEFAULTS.clientSecret,
+        },
       })
     ).json()) as { transactions: WireTxn[] };
     const txns = page.transactions;
@@ -55,8 +67,19 @@ async function findMiscategorised(): Promise<Miscategorised> {
       // The customer wants the merchant's payments under the right category but another subcategory than the one the
       // upstream gives the similar ones, so the similar ones differ and are proposed for the same change.
       const other = subcategoriesOf(entry.category as Category).find((s) => s !== entry.subcategory);
-      if (other && similar.length >= 2 && similar.length <= 12 && similar.every((o) => o.enrichment?.subcategory?.value !== other)) {
-        return { linkId, transaction: t, merchant: merchant.name, right: { category: entry.category, subcategory: other }, similar };
+      if (
+        other &&
+        similar.length >= 2 &&
+        similar.length <= 12 &&
+        similar.every((o) => o.enrichment?.subcategory?.value !== other)
+      ) {
+        return {
+          linkId,
+          transaction: t,
+          merchant: merchant.name,
+          right: { category: entry.category, subcategory: other },
+          similar,
+        };
       }
     }
   }
@@ -68,7 +91,8 @@ const rowOf = (page: Page, id: string) => page.locator(`[data-testid="transactio
 /** Moves the desk's active row with j until it is `id`, as a person would. */
 async function moveTo(page: Page, id: string) {
   for (let i = 0; i < 200; i++) {
-    if ((await page.locator('[data-testid="transaction-row"][data-active="true"]').getAttribute("data-row-id")) === id) return;
+    if ((await page.locator('[data-testid="transaction-row"][data-active="true"]').getAttribute("data-row-id")) === id)
+      return;
     await page.keyboard.press("j");
   }
   throw new Error(`row ${id} never became active`);
@@ -84,7 +108,10 @@ async function pickCategory(combobox: Locator, page: Page, category: string, sub
 
 test.describe.configure({ mode: "serial" });
 
-test("support finds a miscategorised transaction, fixes it and the similar ones from the keyboard, reloads mid-job, and undoes the job", async ({ page, signIn }) => {
+test("support finds a miscategorised transaction, fixes it and the similar ones from the keyboard, reloads mid-job, and undoes the job", async ({
+  page,
+  signIn,
+}) => {
   test.setTimeout(180_000);
   const target = await findMiscategorised();
   const wrong = categoryLabel(target.transaction.enrichment!.category.value);
@@ -122,7 +149,9 @@ test("support finds a miscategorised transaction, fixes it and the similar ones 
   await expect(review).toBeVisible();
   const reviewRows = review.getByTestId("review-row");
   await expect(reviewRows).toHaveCount(target.similar.length);
-  await expect(review.getByTestId("bulk-cost")).toContainText(/upstream calls?, .+ at the per-link limit \(30\/min, \d+ left now\)/);
+  await expect(review.getByTestId("bulk-cost")).toContainText(
+    /upstream calls?, .+ at the per-link limit \(30\/min, \d+ left now\)/,
+  );
   const ticked = review.getByRole("checkbox", { checked: true }).and(review.locator("tbody input"));
   const tickedBefore = await ticked.count();
   expect(tickedBefore).toBeGreaterThanOrEqual(1);
@@ -149,7 +178,9 @@ test("support finds a miscategorised transaction, fixes it and the similar ones 
 
   // The unticked one kept its category; the others took the new one.
   const keptTxn = target.similar.find((t) => t.transaction_id === keptId)!;
-  await expect(rowOf(page, keptId).getByTestId("transaction-category")).toContainText(categoryLabel(keptTxn.enrichment!.category.value));
+  await expect(rowOf(page, keptId).getByTestId("transaction-category")).toContainText(
+    categoryLabel(keptTxn.enrichment!.category.value),
+  );
 
   if (tickedBefore - 1 > 0) {
     // Undo the whole job: itself a job, which puts back every transaction not changed since.
@@ -169,7 +200,9 @@ test("support finds a miscategorised transaction, fixes it and the similar ones 
 
   // Undo the single correction from the row: back to what the upstream had.
   await page.goto(`/links/${target.linkId}?q=${encodeURIComponent(target.merchant)}`);
-  await rowOf(page, target.transaction.transaction_id).getByRole("button", { name: /^Undo the correction of/ }).click();
+  await rowOf(page, target.transaction.transaction_id)
+    .getByRole("button", { name: /^Undo the correction of/ })
+    .click();
   await expect(rowOf(page, target.transaction.transaction_id).getByTestId("transaction-category")).toContainText(wrong);
   await expect(page.getByTestId("desk-announcement")).toContainText("Undone");
 
@@ -178,7 +211,10 @@ test("support finds a miscategorised transaction, fixes it and the similar ones 
   await expect(page).toHaveURL(new RegExp(`/jobs\\?link=${target.linkId}`));
 });
 
-test("a category pasted and entered at once is the one picked, not the first of the list before the filter", async ({ page, signIn }) => {
+test("a category pasted and entered at once is the one picked, not the first of the list before the filter", async ({
+  page,
+  signIn,
+}) => {
   await signIn(page, "support");
   await page.goto(`/links/${await plainLinkId()}`);
   const row = page.getByTestId("transaction-row").nth(5);
@@ -217,7 +253,11 @@ test("a failed correction rolls back and says why in words", async ({ page, sign
   }
 });
 
-test("a viewer sees the transactions and their marks, but no control to correct, and a direct POST is refused", async ({ page, baseURL, signIn }) => {
+test("a viewer sees the transactions and their marks, but no control to correct, and a direct POST is refused", async ({
+  page,
+  baseURL,
+  signIn,
+}) => {
   const target = await findMiscategorised();
   await signIn(page, "viewer");
   await page.goto(`/links/${target.linkId}`);
@@ -234,7 +274,15 @@ test("a viewer sees the transactions and their marks, but no control to correct,
   await page.keyboard.press("Escape");
 
   for (const [name, input] of [
-    ["correctCategoryBulk", { linkId: target.linkId, category: "charity", subcategory: "other_charity", items: [{ transactionId: target.transaction.transaction_id }] }],
+    [
+      "correctCategoryBulk",
+      {
+        linkId: target.linkId,
+        category: "charity",
+        subcategory: "other_charity",
+        items: [{ transactionId: target.transaction.transaction_id }],
+      },
+    ],
     ["undoCorrection", { correlationId: "00000000-0000-4000-8000-000000000000" }],
   ] as const) {
     const response = await page.request.post(`/links/${target.linkId}`, {
@@ -246,7 +294,9 @@ test("a viewer sees the transactions and their marks, but no control to correct,
 });
 
 function actionId(name: string): string {
-  const manifest = JSON.parse(readFileSync(path.join(import.meta.dirname, "..", ".next", "server", "server-reference-manifest.json"), "utf8")) as {
+  const manifest = JSON.parse(
+    readFileSync(path.join(import.meta.dirname, "..", ".next", "server", "server-reference-manifest.json"), "utf8"),
+  ) as {
     node: Record<string, { exportedName?: string }>;
   };
   const entry = Object.entries(manifest.node).find(([, v]) => v.exportedName === name);
@@ -254,21 +304,31 @@ function actionId(name: string): string {
   return entry[0];
 }
 
-test("the desk fits the window at 1024 and 1440 px, merchant logos load with no CSP report, and failed ones give way to initials", async ({ page, signIn }) => {
-  const fixtures = (await (await fetch(`${process.env.E2E_SANDBOX_URL!}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+test("the desk fits the window at 1024 and 1440 px, merchant logos load with no CSP report, and failed ones give way to initials", async ({
+  page,
+  signIn,
+}) => {
+  const fixtures = (await (await fetch(`${process.env.E2E_SANDBOX_URL!}/_sandbox/fixtures`)).json()) as Record<
+    string,
+    string[]
+  >;
   const linkId = fixtures.plain![1]!;
   // Every Content-Security-Policy refusal on the page, as the browser reports it.
   await page.addInitScript(() => {
     const w = window as unknown as { cspReports: string[] };
     w.cspReports = [];
-    document.addEventListener("securitypolicyviolation", (event) => w.cspReports.push(`${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (event) =>
+      w.cspReports.push(`${event.violatedDirective} ${event.blockedURI}`),
+    );
   });
   const consoleErrors: string[] = [];
   page.on("console", (message) => {
     if (message.type() === "error") consoleErrors.push(message.text());
   });
   await signIn(page, "support");
-  const accountHeader = page.getByTestId("transactions-scroll").getByRole("columnheader", { name: "Account", exact: true });
+  const accountHeader = page
+    .getByTestId("transactions-scroll")
+    .getByRole("columnheader", { name: "Account", exact: true });
 
   for (const width of [1024, 1440]) {
     await page.setViewportSize({ width, height: 900 });
@@ -279,7 +339,10 @@ test("the desk fits the window at 1024 and 1440 px, merchant logos load with no 
     else await expect(accountHeader).toBeHidden();
     const overflow = await page.evaluate(() => {
       const box = document.querySelector<HTMLElement>('[data-testid="transactions-scroll"]')!;
-      return { page: document.documentElement.scrollWidth - document.documentElement.clientWidth, table: box.scrollWidth - box.clientWidth };
+      return {
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        table: box.scrollWidth - box.clientWidth,
+      };
     });
     expect(overflow, `horizontal overflow at ${width} px`).toEqual({ page: 0, table: 0 });
 
@@ -299,7 +362,12 @@ test("the desk fits the window at 1024 and 1440 px, merchant logos load with no 
     await expect(page.getByTestId("transaction-row").getByTestId("avatar-placeholder").first()).toBeVisible();
     await expect
       .poll(() =>
-        page.evaluate(() => [...document.querySelectorAll<HTMLImageElement>('[data-testid="transactions-scroll"] img')].filter((img) => img.complete && img.naturalWidth === 0).length),
+        page.evaluate(
+          () =>
+            [...document.querySelectorAll<HTMLImageElement>('[data-testid="transactions-scroll"] img')].filter(
+              (img) => img.complete && img.naturalWidth === 0,
+            ).length,
+        ),
       )
       .toBe(0);
   } finally {

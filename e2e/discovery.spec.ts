@@ -16,7 +16,10 @@ async function listedIds(): Promise<string[]> {
   const ids: string[] = [];
   let cursor = "";
   do {
-    const page = await upstreamCall<{ links: { link_id: string }[]; next_cursor: string }>("GET", `/links?limit=5000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const page = await upstreamCall<{ links: { link_id: string }[]; next_cursor: string }>(
+      "GET",
+      `/links?limit=5000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     ids.push(...page.links.map((link) => link.link_id));
     cursor = page.next_cursor;
   } while (cursor);
@@ -25,7 +28,10 @@ async function listedIds(): Promise<string[]> {
 
 /** A link imported by the product without credentials: the upstream makes it disconnected (error, auth_expired). */
 function importDisconnected(customerId: string): Promise<SandboxLink> {
-  return upstreamCall<SandboxLink>("POST", "/links/import", { customer_user: { id: customerId }, institution_id: "chase" });
+  return upstreamCall<SandboxLink>("POST", "/links/import", {
+    customer_user: { id: customerId },
+    institution_id: "chase",
+  });
 }
 
 /** A link whose first connection failed: the end user gave up in the linking flow (error, user_error). */
@@ -34,11 +40,14 @@ async function failedFirstConnection(customerId: string): Promise<string> {
     customer_user: { id: customerId },
     redirect_uri: "https://customer.example/linked",
   });
-  const done = await fetch(`${sandboxUrl()}/_sandbox/link-sessions/${encodeURIComponent(session.link_session_token)}/complete`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ outcome: "error" }),
-  });
+  const done = await fetch(
+    `${sandboxUrl()}/_sandbox/link-sessions/${encodeURIComponent(session.link_session_token)}/complete`,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ outcome: "error" }),
+    },
+  );
   expect(done.status).toBe(200);
   return ((await done.json()) as { link_id: string }).link_id;
 }
@@ -68,7 +77,13 @@ test("the sandbox's GET /links lists active links only: not a disconnected impor
   expect(imported).toMatchObject({ state: "error", error_code: "auth_expired" });
   const failed = await failedFirstConnection(`discovery-listing-${randomUUID()}`);
   const listed = new Set(await listedIds());
-  for (const id of [imported.link_id, failed, fixtures.connecting![0]!, fixtures["error:institution_error"]![0]!, fixtures.deleted![0]!]) {
+  for (const id of [
+    imported.link_id,
+    failed,
+    fixtures.connecting![0]!,
+    fixtures["error:institution_error"]![0]!,
+    fixtures.deleted![0]!,
+  ]) {
     expect(listed.has(id), id).toBe(false);
   }
   expect(listed.has(fixtures.plain![0]!)).toBe(true);
@@ -77,7 +92,10 @@ test("the sandbox's GET /links lists active links only: not a disconnected impor
   expect(backEnd.link_ids).toEqual(expect.arrayContaining([imported.link_id, failed, fixtures.connecting![0]!]));
 });
 
-test("links the listing leaves out, registered by the back end, show on /links with their state and error code in words", async ({ page, signIn }) => {
+test("links the listing leaves out, registered by the back end, show on /links with their state and error code in words", async ({
+  page,
+  signIn,
+}) => {
   const imported = await importDisconnected(`discovery-import-${randomUUID()}`);
   const failed = await failedFirstConnection(`discovery-failed-${randomUUID()}`);
 
@@ -110,7 +128,10 @@ test("links the listing leaves out, registered by the back end, show on /links w
   await expect(page.getByRole("table", { name: "Links" }).getByRole("row")).toHaveCount(2);
 });
 
-test("support looks up a customer and sees all of the customer's links in words, each then in the list as learned by the lookup", async ({ page, signIn }) => {
+test("support looks up a customer and sees all of the customer's links in words, each then in the list as learned by the lookup", async ({
+  page,
+  signIn,
+}) => {
   const customer = `discovery-customer-${randomUUID().slice(0, 8)}`;
   const disconnected = await importDisconnected(customer);
   const connected = await upstreamCall<SandboxLink>("POST", "/links/import", {
@@ -126,7 +147,7 @@ test("support looks up a customer and sees all of the customer's links in words,
   // Bad input is refused in words before anything is sent.
   await lookup.getByLabel("A customer's links").fill("user 42!");
   await lookup.getByRole("button", { name: "Look up" }).click();
-  await expect(page.getByText("A customer id holds only letters, digits and _ - . : @ + (not \" \").")).toBeVisible();
+  await expect(page.getByText('A customer id holds only letters, digits and _ - . : @ + (not " ").')).toBeVisible();
 
   await lookup.getByLabel("A customer's links").fill(customer);
   await lookup.getByRole("button", { name: "Look up" }).click();
@@ -175,7 +196,10 @@ test("a viewer has no customer lookup, and only an admin may register a file of 
   await support.context().close();
 });
 
-test("an admin uploads a file of ids: lines without a link id by number, then counts of new, already known and invalid", async ({ page, signIn }) => {
+test("an admin uploads a file of ids: lines without a link id by number, then counts of new, already known and invalid", async ({
+  page,
+  signIn,
+}) => {
   const fresh = await importDisconnected(`discovery-file-${randomUUID()}`);
   const fixtures = (await (await fetch(`${sandboxUrl()}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
   // Known already: the listing or the back end's registration at start brought it in.
@@ -185,9 +209,13 @@ test("an admin uploads a file of ids: lines without a link id by number, then co
   await signIn(page, "admin");
   await page.getByRole("navigation").getByRole("link", { name: "Register links" }).click();
   await expect(page).toHaveURL(/\/admin\/link-ids$/);
-  await page.getByLabel("File of link ids", { exact: true }).setInputFiles({ name: "ids.txt", mimeType: "text/plain", buffer: Buffer.from(file) });
+  await page
+    .getByLabel("File of link ids", { exact: true })
+    .setInputFiles({ name: "ids.txt", mimeType: "text/plain", buffer: Buffer.from(file) });
   const preview = page.getByTestId("link-ids-preview");
-  await expect(preview).toContainText("2 link ids to register (one id a line), 1 duplicate counted once, 2 lines without a link id (not registered).");
+  await expect(preview).toContainText(
+    "2 link ids to register (one id a line), 1 duplicate counted once, 2 lines without a link id (not registered).",
+  );
   const invalid = preview.getByTestId("invalid-line");
   await expect(invalid).toHaveCount(2);
   await expect(invalid.nth(0)).toContainText("3");

@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type BrowserContextOptions, type Page, type PlaywrightWorkerArgs, test as base, expect } from "@playwright/test";
+import {
+  type BrowserContextOptions,
+  type Page,
+  type PlaywrightWorkerArgs,
+  test as base,
+  expect,
+} from "@playwright/test";
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import type { Role } from "../lib/auth/roles";
 import { SPEC_ENDPOINTS } from "../lib/upstream/spec-endpoints";
@@ -50,7 +56,10 @@ interface WorkerFixtures {
   /** This worker's dashboard whose upstream is down (nothing listens on its port), started on first use. */
   downDashboardUrl: string;
   /** One session per role, made by signing in through the sign-in page once per worker, on first use. */
-  roleSessions: { of(role: Role): Promise<StorageState>; renew(role: Role, stale: Promise<StorageState>): Promise<StorageState> };
+  roleSessions: {
+    of(role: Role): Promise<StorageState>;
+    renew(role: Role, stale: Promise<StorageState>): Promise<StorageState>;
+  };
   /**
    * Resolves once the first sync of this worker's dashboard has listed the links and reads their details (its progress
    * bar shows), before the worker's first test: a link a spec makes upstream is then new to the dashboard until a
@@ -126,7 +135,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await provide({ sandboxUrl: sandbox.url, dashboardUrl: dashboard.url, dataRoot });
       // Every call this worker made to its sandbox (the dashboard's, and the specs' own fixtures) was to a route the
       // spec defines: a stray call shows up as "(unmatched) METHOD /path" (control routes are not counted).
-      const stats = (await (await fetch(`${sandbox.url}/_sandbox/stats`)).json()) as { byEndpoint: Record<string, unknown> };
+      const stats = (await (await fetch(`${sandbox.url}/_sandbox/stats`)).json()) as {
+        byEndpoint: Record<string, unknown>;
+      };
       await Promise.all([dashboard.stop(), sandbox.stop()]);
       rmSync(dataRoot, { recursive: true, force: true });
       const stray = Object.keys(stats.byEndpoint).filter((endpoint) => !SPEC_ENDPOINTS.includes(endpoint));
@@ -181,7 +192,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         of: (role) => made.get(role) ?? signInOnce(role),
         // Signing out ends every session of the account (its sessions_valid_after moves): a spec that signs a role out
         // ends the saved one too, and the next spec of that role signs in afresh.
-        renew: (role, stale) => (made.get(role) === stale ? signInOnce(role) : made.get(role) ?? signInOnce(role)),
+        renew: (role, stale) => (made.get(role) === stale ? signInOnce(role) : (made.get(role) ?? signInOnce(role))),
       });
     },
     { scope: "worker" },
@@ -189,7 +200,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   syncListed: [
     async ({ playwright, roleSessions, stack }, provide) => {
-      await waitForLinksPage(playwright, stack, await roleSessions.of("viewer"), /aria-label="Links sync progress"|>Synced /);
+      await waitForLinksPage(
+        playwright,
+        stack,
+        await roleSessions.of("viewer"),
+        /aria-label="Links sync progress"|>Synced /,
+      );
       await provide();
     },
     { scope: "worker", auto: true, timeout: 120_000 },
@@ -231,7 +247,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 });
 
 /** Reloads the links page as `session` until its HTML matches `wanted` (the sync status line, the progress bar). */
-async function waitForLinksPage(playwright: PlaywrightWorkerArgs["playwright"], stack: Stack, session: StorageState, wanted: RegExp, timeout = 100_000) {
+async function waitForLinksPage(
+  playwright: PlaywrightWorkerArgs["playwright"],
+  stack: Stack,
+  session: StorageState,
+  wanted: RegExp,
+  timeout = 100_000,
+) {
   const request = await playwright.request.newContext({ baseURL: stack.dashboardUrl, storageState: session });
   try {
     await expect(async () => {

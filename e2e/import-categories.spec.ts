@@ -17,14 +17,25 @@ test("ops carry a file's legacy categories over to the imported transactions", a
     description: `Payment ${m.slice(0, 8)} ${k}`,
     category: "shopping.clothing_and_accessories",
   }));
-  const link = { customer_user: { id: `${m}-ivy` }, institution_id: "chase", accounts: [{ account_id: "a1", name: "Checking", type: "checking", balances: { current: 10 } }], transactions };
+  const link = {
+    customer_user: { id: `${m}-ivy` },
+    institution_id: "chase",
+    accounts: [{ account_id: "a1", name: "Checking", type: "checking", balances: { current: 10 } }],
+    transactions,
+  };
 
   await signIn(page, "ops");
   await page.goto("/import");
-  await page.locator("#import-file").setInputFiles({ name: "with-categories.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(link)) });
+  await page.locator("#import-file").setInputFiles({
+    name: "with-categories.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(JSON.stringify(link)),
+  });
   const carry = page.getByTestId("carry-categories");
   await expect(carry).not.toBeChecked();
-  await expect(page.getByText("Carry the file’s legacy categories over")).toContainText("up to 3 Correct Enrichment calls over 1 link");
+  await expect(page.getByText("Carry the file’s legacy categories over")).toContainText(
+    "up to 3 Correct Enrichment calls over 1 link",
+  );
   await carry.check();
   await page.getByRole("button", { name: "Import 1 new link" }).click();
   await expect(page).toHaveURL(/\/import\?job=[0-9a-f-]{36}$/);

@@ -12,8 +12,19 @@ import { clearFaults, customerLinks, sandboxRequests, setFaults, standingFaults 
 
 type LegacyLink = Record<string, unknown>;
 
-const account = (id: string) => ({ account_id: id, name: `Account ${id}`, type: "checking", balances: { current: 10 } });
-const txn = (accountId: string, k: number, amount = "-4.20") => ({ account_id: accountId, transaction_id: `t${k}`, amount, date: `2024-03-1${k}`, description: `Corner shop ${k}` });
+const account = (id: string) => ({
+  account_id: id,
+  name: `Account ${id}`,
+  type: "checking",
+  balances: { current: 10 },
+});
+const txn = (accountId: string, k: number, amount = "-4.20") => ({
+  account_id: accountId,
+  transaction_id: `t${k}`,
+  amount,
+  date: `2024-03-1${k}`,
+  description: `Corner shop ${k}`,
+});
 
 /** The same link with its keys in reverse order: another export tool's way of writing it. */
 const reordered = (link: LegacyLink): LegacyLink => Object.fromEntries(Object.entries(link).reverse());
@@ -24,7 +35,9 @@ const ndjson = (links: LegacyLink[]) => links.map((l) => JSON.stringify(l)).join
 const startLines = (pretty: string) => pretty.split("\n").flatMap((text, i) => (text === "  {" ? [i + 1] : []));
 
 async function upload(page: Page, name: string, content: string) {
-  await page.locator("#import-file").setInputFiles({ name, mimeType: "application/json", buffer: Buffer.from(content) });
+  await page
+    .locator("#import-file")
+    .setInputFiles({ name, mimeType: "application/json", buffer: Buffer.from(content) });
 }
 
 /** Chooses a file as a person does: a click on the drop zone (which takes the focus from any field), then the picker. */
@@ -52,7 +65,9 @@ function outcomes(records: string[][]): string[][] {
 async function importAndFinish(page: Page, button: string, calls: number): Promise<string> {
   await page.getByRole("button", { name: button }).click();
   await expect(page).toHaveURL(/\/import\?job=[0-9a-f-]{36}$/);
-  await expect(page.getByTestId("job-progress")).toContainText(`Finished: ${calls} done of ${calls}.`, { timeout: 60_000 });
+  await expect(page.getByTestId("job-progress")).toContainText(`Finished: ${calls} done of ${calls}.`, {
+    timeout: 60_000,
+  });
   return page.url();
 }
 
@@ -61,16 +76,46 @@ test.describe("as ops", () => {
     await clearFaults();
   });
 
-  test("the same links re-uploaded minified, extended, corrected and listed twice are each imported once", async ({ page, signIn }) => {
+  test("the same links re-uploaded minified, extended, corrected and listed twice are each imported once", async ({
+    page,
+    signIn,
+  }) => {
     test.setTimeout(180_000);
     const m = randomUUID();
     const customer = { ada: `${m}-ada`, bob: `${m}-bob`, cy: `${m}-cy`, dee: `${m}-dee`, eve: `${m}-eve` };
-    const ada = { customer_user: { id: customer.ada }, institution_id: "chase", provider: "mx", provider_data: { user_id: "u-ada" }, accounts: [account("chk"), account("sav")], transactions: [txn("chk", 1), txn("sav", 2)] };
-    const bob = { customer_user: { id: customer.bob }, institution_id: "mx.wells_fargo", accounts: [account("a1")], transactions: [txn("a1", 1)] };
-    const cyBad = { customer_user: { id: customer.cy }, institution_id: "ally", accounts: [account("a1")], transactions: [txn("a1", 1, "12,50"), txn("a1", 2)] };
+    const ada = {
+      customer_user: { id: customer.ada },
+      institution_id: "chase",
+      provider: "mx",
+      provider_data: { user_id: "u-ada" },
+      accounts: [account("chk"), account("sav")],
+      transactions: [txn("chk", 1), txn("sav", 2)],
+    };
+    const bob = {
+      customer_user: { id: customer.bob },
+      institution_id: "mx.wells_fargo",
+      accounts: [account("a1")],
+      transactions: [txn("a1", 1)],
+    };
+    const cyBad = {
+      customer_user: { id: customer.cy },
+      institution_id: "ally",
+      accounts: [account("a1")],
+      transactions: [txn("a1", 1, "12,50"), txn("a1", 2)],
+    };
     const cy = { ...cyBad, transactions: [txn("a1", 1, "12.50"), txn("a1", 2)] };
-    const dee = { customer_user: { id: customer.dee }, institution_id: "chase", accounts: [account("a1")], transactions: [txn("a1", 3)] };
-    const eve = { customer_user: { id: customer.eve }, institution_id: "ally", accounts: [account("x1"), account("x2")], transactions: [txn("x1", 4)] };
+    const dee = {
+      customer_user: { id: customer.dee },
+      institution_id: "chase",
+      accounts: [account("a1")],
+      transactions: [txn("a1", 3)],
+    };
+    const eve = {
+      customer_user: { id: customer.eve },
+      institution_id: "ally",
+      accounts: [account("x1"), account("x2")],
+      transactions: [txn("x1", 4)],
+    };
     // The same link as `eve` written again further down: accounts in another order, keys in another order.
     const eveAgain = reordered({ ...eve, accounts: [account("x2"), account("x1")] });
     const importCallsBefore = await sandboxRequests("POST /links/import");
@@ -99,8 +144,12 @@ test.describe("as ops", () => {
     expect(validation[3]![6]).toContain("amount");
 
     await importAndFinish(page, "Import 2 new links", 2);
-    await expect(page.getByTestId("links-imported")).toHaveText("2 of 2 new links created. Of the file’s 3 lines: 0 already imported, 0 listed twice, 1 invalid.");
-    let report = outcomes(await downloadCsv(page, page.getByRole("link", { name: "Reconciliation, every line (CSV)" })));
+    await expect(page.getByTestId("links-imported")).toHaveText(
+      "2 of 2 new links created. Of the file’s 3 lines: 0 already imported, 0 listed twice, 1 invalid.",
+    );
+    let report = outcomes(
+      await downloadCsv(page, page.getByRole("link", { name: "Reconciliation, every line (CSV)" })),
+    );
     const adaId = report[0]![3]!;
     const bobId = report[1]![3]!;
     expect(adaId).toMatch(/^mk_/);
@@ -119,7 +168,9 @@ test.describe("as ops", () => {
     await page.getByRole("link", { name: "Import another file" }).click();
     await upload(page, "legacy.min.json", JSON.stringify([reordered(ada), reordered(bob), reordered(cyBad)]));
     await expect(page.getByTestId("file-summary")).toContainText("3 links, 2 valid, 1 with problems");
-    await expect(page.getByTestId("plan")).toContainText("Nothing new to import: every link of the file that can be imported is imported already.");
+    await expect(page.getByTestId("plan")).toContainText(
+      "Nothing new to import: every link of the file that can be imported is imported already.",
+    );
     const known = page.getByTestId("known-links").getByRole("listitem");
     await expect(known).toHaveCount(2);
     await expect(known.nth(0)).toContainText(`already imported, link ${adaId}`);
@@ -133,7 +184,9 @@ test.describe("as ops", () => {
     await setFaults({ malformed: true, paths: ["/links/import"], count: 1 });
     await importAndFinish(page, "Import 1 new link", 1);
     expect(await standingFaults(), "the import call's answer was lost").toBeNull();
-    await expect(page.getByTestId("links-imported")).toHaveText("1 of 1 new link created. Of the file’s 3 lines: 2 already imported, 0 listed twice, 0 invalid.");
+    await expect(page.getByTestId("links-imported")).toHaveText(
+      "1 of 1 new link created. Of the file’s 3 lines: 2 already imported, 0 listed twice, 0 invalid.",
+    );
     report = outcomes(await downloadCsv(page, page.getByRole("link", { name: "Reconciliation, every line (CSV)" })));
     const deeId = report[2]![3]!;
     expect(deeId).toMatch(/^mk_/);
@@ -164,9 +217,13 @@ test.describe("as ops", () => {
     await expect(page.getByTestId("duplicates")).toContainText("Line 3 is the same link as line 1");
     await expect(page.getByText("2 links were imported before: skipped")).toBeVisible();
     await expect(page.getByTestId("plan")).toContainText("1 import call for 1 new link");
-    await expect(page.getByTestId("plan")).toContainText("2 already imported are skipped; 1 link listed twice is imported once.");
+    await expect(page.getByTestId("plan")).toContainText(
+      "2 already imported are skipped; 1 link listed twice is imported once.",
+    );
     await importAndFinish(page, "Import 1 new link", 1);
-    await expect(page.getByTestId("links-imported")).toHaveText("1 of 1 new link created. Of the file’s 4 lines: 2 already imported, 1 listed twice, 0 invalid.");
+    await expect(page.getByTestId("links-imported")).toHaveText(
+      "1 of 1 new link created. Of the file’s 4 lines: 2 already imported, 1 listed twice, 0 invalid.",
+    );
     const records = await downloadCsv(page, page.getByRole("link", { name: "Reconciliation, every line (CSV)" }));
     report = outcomes(records);
     const eveId = report[0]![3]!;
@@ -192,7 +249,10 @@ test.describe("as ops", () => {
     ];
     for (const [customerUserId, linkId] of expected) {
       const links = await customerLinks(customerUserId);
-      expect(links.map((l) => l.link_id), customerUserId).toEqual([linkId]);
+      expect(
+        links.map((l) => l.link_id),
+        customerUserId,
+      ).toEqual([linkId]);
     }
     expect(await sandboxRequests("POST /links/import")).toBe(importCallsBefore + 5);
   });
@@ -218,14 +278,22 @@ test.describe("as ops", () => {
     await expect(page.getByTestId("plan")).toContainText("2 import calls for 2 new links");
     await importAndFinish(page, "Import 2 new links", 2);
     const records = await downloadCsv(page, page.getByRole("link", { name: "Reconciliation, every line (CSV)" }));
-    expect(records.slice(1).map((r) => r[3])).toEqual([`legacy_id:${m}-1 source:old-aggregator`, `legacy_id:${m}-2 source:old-aggregator`]);
+    expect(records.slice(1).map((r) => r[3])).toEqual([
+      `legacy_id:${m}-1 source:old-aggregator`,
+      `legacy_id:${m}-2 source:old-aggregator`,
+    ]);
     expect(records.slice(1).map((r) => r[4])).toEqual(["created", "created"]);
     const ids = records.slice(1).map((r) => r[5]!);
 
     // By the tag the renumbered export holds nothing new; a line without the tag cannot be known, so is not imported.
     await page.getByRole("link", { name: "Import another file" }).click();
     await page.getByLabel("Know each link by").fill("legacy_id");
-    const untagged = { customer_user: { id: `${m}-hal` }, institution_id: "chase", accounts: [account("h1")], transactions: [txn("h1", 1)] };
+    const untagged = {
+      customer_user: { id: `${m}-hal` },
+      institution_id: "chase",
+      accounts: [account("h1")],
+      transactions: [txn("h1", 1)],
+    };
     await choose(page, "tagged-again.ndjson", ndjson([...second, untagged]));
     await expect(page.getByTestId("file-summary")).toContainText("3 links, 2 valid, 1 with problems");
     await expect(page.getByTestId("invalid-links")).toContainText('has no link_tags entry "legacy_id:…"');

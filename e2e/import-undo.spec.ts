@@ -7,11 +7,24 @@ import { customerLinks, reconnectLink, sandboxLink } from "./sandbox-control";
 // reconnected since (kept unless ticked); the deletions run as a job, each audited; the upstream then answers those
 // links as deleted, and a later file may import them again. A kept link can still be deleted afterwards, ticked.
 
-const account = (id: string) => ({ account_id: id, name: `Account ${id}`, type: "checking", balances: { current: 10 } });
-const txn = (k: number) => ({ account_id: "a1", transaction_id: `t${k}`, amount: "-3.10", date: `2024-05-1${k}`, description: `Bakery ${k}` });
+const account = (id: string) => ({
+  account_id: id,
+  name: `Account ${id}`,
+  type: "checking",
+  balances: { current: 10 },
+});
+const txn = (k: number) => ({
+  account_id: "a1",
+  transaction_id: `t${k}`,
+  amount: "-3.10",
+  date: `2024-05-1${k}`,
+  description: `Bakery ${k}`,
+});
 
 async function upload(page: Page, name: string, content: string) {
-  await page.locator("#import-file").setInputFiles({ name, mimeType: "application/json", buffer: Buffer.from(content) });
+  await page
+    .locator("#import-file")
+    .setInputFiles({ name, mimeType: "application/json", buffer: Buffer.from(content) });
 }
 
 /** The audit trail filtered as ops filter it: one action on one link. */
@@ -25,12 +38,22 @@ async function auditRows(page: Page, action: string, linkId: string) {
   return page.getByRole("row").filter({ hasText: action });
 }
 
-test("ops undo an import: its links are deleted upstream and audited, one reconnected since is kept until ticked", async ({ page, signIn }) => {
+test("ops undo an import: its links are deleted upstream and audited, one reconnected since is kept until ticked", async ({
+  page,
+  signIn,
+}) => {
   test.setTimeout(180_000);
   const m = randomUUID();
   const customer = { kim: `${m}-kim`, lou: `${m}-lou`, max: `${m}-max` };
   const file = [
-    { customer_user: { id: customer.kim }, institution_id: "chase", provider: "mx", provider_data: { user_id: "u-kim" }, accounts: [account("a1")], transactions: [txn(1)] },
+    {
+      customer_user: { id: customer.kim },
+      institution_id: "chase",
+      provider: "mx",
+      provider_data: { user_id: "u-kim" },
+      accounts: [account("a1")],
+      transactions: [txn(1)],
+    },
     { customer_user: { id: customer.lou }, institution_id: "ally", accounts: [account("a1")], transactions: [txn(2)] },
     { customer_user: { id: customer.max }, institution_id: "ally", accounts: [account("a1")], transactions: [txn(3)] },
   ]
@@ -46,7 +69,8 @@ test("ops undo an import: its links are deleted upstream and audited, one reconn
   await expect(page.getByTestId("job-progress")).toContainText("Finished: 3 done of 3.", { timeout: 60_000 });
   const results = page.getByRole("table", { name: "Results per link" });
   await expect(results.getByRole("row")).toHaveCount(4);
-  const linkIdOf = async (row: number) => (await results.getByRole("row").nth(row).getByRole("link").textContent())!.trim();
+  const linkIdOf = async (row: number) =>
+    (await results.getByRole("row").nth(row).getByRole("link").textContent())!.trim();
   const kimId = await linkIdOf(1);
   const louId = await linkIdOf(2);
   const maxId = await linkIdOf(3);
@@ -68,12 +92,18 @@ test("ops undo an import: its links are deleted upstream and audited, one reconn
   const keep = dialog.getByRole("checkbox");
   await expect(keep).toHaveCount(1);
   await expect(keep).not.toBeChecked();
-  await expect(dialog.locator("label")).toContainText(`Line 2: ${louId} (customer ${customer.lou}), error (auth_expired) when imported, connected now`);
+  await expect(dialog.locator("label")).toContainText(
+    `Line 2: ${louId} (customer ${customer.lou}), error (auth_expired) when imported, connected now`,
+  );
   await dialog.getByRole("button", { name: "Delete 2 links" }).click();
-  await expect(page.getByTestId("undo-started")).toHaveText("Deleting 2 links, keeping 1 reconnected since: follow the undo.");
+  await expect(page.getByTestId("undo-started")).toHaveText(
+    "Deleting 2 links, keeping 1 reconnected since: follow the undo.",
+  );
   await page.getByRole("link", { name: "follow the undo" }).click();
   await expect(page).toHaveURL(/\/jobs\/[0-9a-f-]{36}$/);
-  await expect(page.getByTestId("job-progress")).toContainText("Finished: 2 done, 1 skipped of 3.", { timeout: 60_000 });
+  await expect(page.getByTestId("job-progress")).toContainText("Finished: 2 done, 1 skipped of 3.", {
+    timeout: 60_000,
+  });
 
   // Upstream: the two links are deleted, the reconnected one is still there and connected.
   expect((await sandboxLink(kimId)).state).toBe("deleted");
@@ -109,6 +139,9 @@ test("ops undo an import: its links are deleted upstream and audited, one reconn
   await expect(page.getByTestId("job-progress")).toContainText("Finished: 1 done of 1.", { timeout: 60_000 });
   expect((await sandboxLink(louId)).state).toBe("deleted");
   for (const customerUserId of Object.values(customer)) {
-    expect((await customerLinks(customerUserId)).map((l) => l.state), customerUserId).toEqual(["deleted"]);
+    expect(
+      (await customerLinks(customerUserId)).map((l) => l.state),
+      customerUserId,
+    ).toEqual(["deleted"]);
   }
 });

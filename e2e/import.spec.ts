@@ -10,21 +10,60 @@ import { signInAs } from "./session";
 // in the middle and watch the job finish; the same file again has nothing new (each link is known by its identity) and
 // starts nothing. Bad files each get a clear message and the page stays usable. Support has no Import page.
 
-const account = (id: string) => ({ account_id: id, name: `Account ${id}`, type: "checking", balances: { current: 10 } });
-const txns = (n: number) => Array.from({ length: n }, (_, k) => ({ account_id: "a1", transaction_id: `t${k}`, amount: "-2.50", date: `2024-0${1 + (k % 9)}-1${k % 10}`, description: `Shop ${k}` }));
+const account = (id: string) => ({
+  account_id: id,
+  name: `Account ${id}`,
+  type: "checking",
+  balances: { current: 10 },
+});
+const txns = (n: number) =>
+  Array.from({ length: n }, (_, k) => ({
+    account_id: "a1",
+    transaction_id: `t${k}`,
+    amount: "-2.50",
+    date: `2024-0${1 + (k % 9)}-1${k % 10}`,
+    description: `Shop ${k}`,
+  }));
 
 function fleetFile(marker: string): string {
   const links = [
-    { customer_user: { id: `fleet-${marker}-1` }, institution_id: "chase", provider: "mx", provider_data: { user_id: "u-1" }, accounts: [account("a1")], transactions: txns(3) },
-    { customer_user: { id: `fleet-${marker}-2` }, institution_id: "mx.wells_fargo", accounts: [account("a1")], transactions: txns(4_500) },
-    { customer_user: { email: { address: "no-id@example.com" } }, institution_id: "chase", provider: "acme", accounts: [account("a1")], transactions: txns(1) },
-    ...Array.from({ length: 5 }, (_, i) => ({ customer_user: { id: `fleet-${marker}-${i + 4}` }, institution_id: "ally", accounts: [account("a1")], transactions: txns(2) })),
+    {
+      customer_user: { id: `fleet-${marker}-1` },
+      institution_id: "chase",
+      provider: "mx",
+      provider_data: { user_id: "u-1" },
+      accounts: [account("a1")],
+      transactions: txns(3),
+    },
+    {
+      customer_user: { id: `fleet-${marker}-2` },
+      institution_id: "mx.wells_fargo",
+      accounts: [account("a1")],
+      transactions: txns(4_500),
+    },
+    {
+      customer_user: { email: { address: "no-id@example.com" } },
+      institution_id: "chase",
+      provider: "acme",
+      accounts: [account("a1")],
+      transactions: txns(1),
+    },
+    ...Array.from({ length: 5 }, (_, i) => ({
+      customer_user: { id: `fleet-${marker}-${i + 4}` },
+      institution_id: "ally",
+      accounts: [account("a1")],
+      transactions: txns(2),
+    })),
   ];
   return links.map((l) => JSON.stringify(l)).join("\n");
 }
 
 async function upload(page: Page, name: string, content: string | Buffer) {
-  await page.locator("#import-file").setInputFiles({ name, mimeType: "application/json", buffer: typeof content === "string" ? Buffer.from(content) : content });
+  await page.locator("#import-file").setInputFiles({
+    name,
+    mimeType: "application/json",
+    buffer: typeof content === "string" ? Buffer.from(content) : content,
+  });
 }
 
 test.describe("as ops", () => {
@@ -32,7 +71,10 @@ test.describe("as ops", () => {
     await clearFaults();
   });
 
-  test("imports a fleet file with one broken link, survives a reload mid-job, and never imports the file twice", async ({ page, signIn }) => {
+  test("imports a fleet file with one broken link, survives a reload mid-job, and never imports the file twice", async ({
+    page,
+    signIn,
+  }) => {
     test.setTimeout(120_000);
     await signIn(page, "ops");
     await page.getByRole("link", { name: "Import" }).click();
@@ -60,7 +102,9 @@ test.describe("as ops", () => {
     await expect(preview.getByRole("row").nth(4).getByTestId("institution")).toHaveText("Ally Bank ally");
 
     await page.getByRole("button", { name: "Check again" }).click();
-    await expect(page.getByTestId("dry-run")).toContainText("7 new links, 0 already imported, 0 listed twice, 1 with problems");
+    await expect(page.getByTestId("dry-run")).toContainText(
+      "7 new links, 0 already imported, 0 listed twice, 1 with problems",
+    );
     await expect(page.getByTestId("dry-run")).toContainText("8 calls (7 imports, 1 batch)");
 
     // Slow answers, so the reload lands in the middle of the job.
@@ -90,14 +134,25 @@ test.describe("as ops", () => {
     expect(csv.status()).toBe(200);
     const [header, ...rows] = parseCsv(await csv.text());
     expect(header).toEqual(["line", "identity_key", "customer_user_id", "tags", "outcome", "link_id", "reason"]);
-    expect(rows.map((r) => r[4])).toEqual(["created", "created", "invalid", "created", "created", "created", "created", "created"]);
+    expect(rows.map((r) => r[4])).toEqual([
+      "created",
+      "created",
+      "invalid",
+      "created",
+      "created",
+      "created",
+      "created",
+      "created",
+    ]);
     expect(rows[0]![5]).toBe(linkId);
 
     // The same file again: every link is known, nothing new to import, nothing started or sent.
     const importCalls = await sandboxRequests("POST /links/import");
     await page.getByRole("link", { name: "Import another file" }).click();
     await upload(page, "fleet-again.ndjson", file);
-    await expect(page.getByTestId("plan")).toContainText("Nothing new to import: every link of the file that can be imported is imported already.");
+    await expect(page.getByTestId("plan")).toContainText(
+      "Nothing new to import: every link of the file that can be imported is imported already.",
+    );
     const known = page.getByTestId("known-links").getByRole("listitem");
     await expect(known).toHaveCount(7);
     await expect(known.first()).toContainText(`Line 1: already imported, link ${linkId}`);
@@ -113,24 +168,77 @@ test.describe("as ops", () => {
     test.setTimeout(120_000);
     await signInAs(page, "ops", { from: "/sign-in?callbackUrl=/import" });
     await expect(page).toHaveURL(/\/import$/);
-    const good = JSON.stringify({ customer_user: { id: `ok-${randomUUID()}` }, institution_id: "chase", accounts: [account("a1")], transactions: txns(2) });
-    const bigLink = { customer_user: { id: `big-${randomUUID()}` }, institution_id: "chase", accounts: [account("a1")], transactions: [] as unknown[] };
+    const good = JSON.stringify({
+      customer_user: { id: `ok-${randomUUID()}` },
+      institution_id: "chase",
+      accounts: [account("a1")],
+      transactions: txns(2),
+    });
+    const bigLink = {
+      customer_user: { id: `big-${randomUUID()}` },
+      institution_id: "chase",
+      accounts: [account("a1")],
+      transactions: [] as unknown[],
+    };
     let size = JSON.stringify(bigLink).length;
     for (let k = 0; size <= IMPORT_MAX_BYTES; k++) {
-      const t = { account_id: "a1", transaction_id: `b${k}`, amount: "-1", date: "2024-01-01", description: "x".repeat(300) };
+      const t = {
+        account_id: "a1",
+        transaction_id: `b${k}`,
+        amount: "-1",
+        date: "2024-01-01",
+        description: "x".repeat(300),
+      };
       bigLink.transactions.push(t);
       size += JSON.stringify(t).length + 1;
     }
     const cases: [string, string | Buffer, RegExp | string][] = [
       ["empty.json", "", "The file is empty."],
       ["notes.json", "hello, this is not JSON", "Not valid JSON at line 1, column 1: expected a value"],
-      ["broken.json", '{\n  "customer_user": {"id": "a"}\n  "institution_id": "chase"\n}', "Not valid JSON at line 3, column 3"],
+      [
+        "broken.json",
+        '{\n  "customer_user": {"id": "a"}\n  "institution_id": "chase"\n}',
+        "Not valid JSON at line 3, column 3",
+      ],
       ["huge.json", Buffer.alloc(25 * 1024 * 1024 + 1, 0x20), "over the 25 MB Linkdesk takes"],
-      ["latin1.json", Buffer.from([...Buffer.from('{"customer_user": {"id": "M'), 0xfc, ...Buffer.from('ller"}, "institution_id": "chase"}')]), "is not UTF-8 text: byte 28 (on line 1)"],
-      ["proto.json", '{"customer_user": {"id": "a"}, "institution_id": "chase", "provider_data": {"__proto__": {"admin": true}}}', "a property named __proto__, which Linkdesk refuses"],
-      ["deep.json", `{"customer_user": {"id": "a"}, "provider_data": ${"[".repeat(5_000)}${"]".repeat(5_000)}}`, "nested deeper than 32 levels"],
-      ["dup-accounts.json", JSON.stringify({ customer_user: { id: "d" }, institution_id: "chase", accounts: [account("a1"), account("a1")] }), '"a1" appears twice'],
-      ["many.json", JSON.stringify({ customer_user: { id: `many-${randomUUID()}` }, institution_id: "chase", accounts: [account("a1")], transactions: txns(4_001) }), "1 import call and 1 transaction batch for 1 new link"],
+      [
+        "latin1.json",
+        Buffer.from([
+          ...Buffer.from('{"customer_user": {"id": "M'),
+          0xfc,
+          ...Buffer.from('ller"}, "institution_id": "chase"}'),
+        ]),
+        "is not UTF-8 text: byte 28 (on line 1)",
+      ],
+      [
+        "proto.json",
+        '{"customer_user": {"id": "a"}, "institution_id": "chase", "provider_data": {"__proto__": {"admin": true}}}',
+        "a property named __proto__, which Linkdesk refuses",
+      ],
+      [
+        "deep.json",
+        `{"customer_user": {"id": "a"}, "provider_data": ${"[".repeat(5_000)}${"]".repeat(5_000)}}`,
+        "nested deeper than 32 levels",
+      ],
+      [
+        "dup-accounts.json",
+        JSON.stringify({
+          customer_user: { id: "d" },
+          institution_id: "chase",
+          accounts: [account("a1"), account("a1")],
+        }),
+        '"a1" appears twice',
+      ],
+      [
+        "many.json",
+        JSON.stringify({
+          customer_user: { id: `many-${randomUUID()}` },
+          institution_id: "chase",
+          accounts: [account("a1")],
+          transactions: txns(4_001),
+        }),
+        "1 import call and 1 transaction batch for 1 new link",
+      ],
       ["big.json", JSON.stringify(bigLink), "1 import call and 1 transaction batch for 1 new link"],
     ];
     for (const [name, content, message] of cases) {

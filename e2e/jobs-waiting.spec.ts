@@ -34,15 +34,22 @@ interface Plan {
  * days holding between 36 and 50 of its transactions not in the target category, read from the sandbox as any client.
  */
 async function planOn(fromEnd: number): Promise<Plan> {
-  const fixtures = (await (await fetch(`${process.env.E2E_SANDBOX_URL}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+  const fixtures = (await (await fetch(`${process.env.E2E_SANDBOX_URL}/_sandbox/fixtures`)).json()) as Record<
+    string,
+    string[]
+  >;
   const plain = fixtures.plain ?? [];
   const linkId = plain[plain.length - fromEnd];
   if (!linkId) throw new Error(`the sandbox has fewer than ${fromEnd} plain links`);
-  const { transactions } = await upstreamCall<{ transactions: WireTxn[] }>("GET", `/links/${encodeURIComponent(linkId)}/transactions?start_date=1900-01-01&size=1000`);
+  const { transactions } = await upstreamCall<{ transactions: WireTxn[] }>(
+    "GET",
+    `/links/${encodeURIComponent(linkId)}/transactions?start_date=1900-01-01&size=1000`,
+  );
   const days = new Map<string, number>();
   for (const t of transactions) {
     const day = t.date.slice(0, 10);
-    const inTarget = t.enrichment?.category.value === TARGET.category && t.enrichment.subcategory?.value === TARGET.subcategory;
+    const inTarget =
+      t.enrichment?.category.value === TARGET.category && t.enrichment.subcategory?.value === TARGET.subcategory;
     days.set(day, (days.get(day) ?? 0) + (inTarget ? 0 : 1));
   }
   const sorted = [...days.entries()].sort(([a], [b]) => a.localeCompare(b));
@@ -76,7 +83,10 @@ async function startBulkCorrection(page: Page, plan: Plan) {
   await expect(page.getByTestId("job-progress")).toBeVisible();
 }
 
-test("a job waiting for the per-link limit says so, with its next slot, and its page settles to finished without a reload", async ({ page, signIn }) => {
+test("a job waiting for the per-link limit says so, with its next slot, and its page settles to finished without a reload", async ({
+  page,
+  signIn,
+}) => {
   test.setTimeout(240_000);
   const plan = await planOn(1);
   await signIn(page, "support");
@@ -90,7 +100,9 @@ test("a job waiting for the per-link limit says so, with its next slot, and its 
   const progress = page.getByTestId("job-progress");
   // Thirty calls go at once; the rest wait for the link's slots, and the page says which limit and when.
   await expect(progress).toContainText(
-    new RegExp(`of ${plan.calls}[^.]*\\. Waiting for ${escape(CORRECTION_LIMIT)}, next slot in \\d+ s; (about \\d+ (s|min)|a few seconds) left\\.`),
+    new RegExp(
+      `of ${plan.calls}[^.]*\\. Waiting for ${escape(CORRECTION_LIMIT)}, next slot in \\d+ s; (about \\d+ (s|min)|a few seconds) left\\.`,
+    ),
     { timeout: 60_000 },
   );
   // The items not sent yet say what they wait for; the settled ones are named as people know them, with their link.
@@ -113,7 +125,10 @@ test("a job waiting for the per-link limit says so, with its next slot, and its 
   expect(loads).toBe(0);
 });
 
-test("a long job that ends while its starter is elsewhere in the dashboard is told of once, with a link to it", async ({ page, signIn }) => {
+test("a long job that ends while its starter is elsewhere in the dashboard is told of once, with a link to it", async ({
+  page,
+  signIn,
+}) => {
   test.setTimeout(240_000);
   const plan = await planOn(2);
   await signIn(page, "support");
@@ -127,7 +142,9 @@ test("a long job that ends while its starter is elsewhere in the dashboard is to
   await expect(page).toHaveURL(/\/rate-limits$/);
   const notice = page.getByTestId("job-notice");
   await expect(notice).toHaveText(
-    new RegExp(`^“${plan.calls} transactions to ${escape(categoryLabel(TARGET.category))} › ${escape(subcategoryLabel(TARGET.subcategory))}” finished: ${plan.calls} corrected\\.`),
+    new RegExp(
+      `^“${plan.calls} transactions to ${escape(categoryLabel(TARGET.category))} › ${escape(subcategoryLabel(TARGET.subcategory))}” finished: ${plan.calls} corrected\\.`,
+    ),
     { timeout: 150_000 },
   );
   await expect(notice).toHaveCount(1);

@@ -16,7 +16,10 @@ import { createThrowawayPostgres } from "./throwaway-postgres";
 
 const root = path.resolve(import.meta.dirname, "..");
 const base = Number(process.env.E2E_PORT ?? 3110) + 10;
-const sandboxCredentials = { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret };
+const sandboxCredentials = {
+  SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
+  SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
+};
 
 type LogLine = Record<string, unknown> & { msg?: string };
 
@@ -75,12 +78,17 @@ class NpmStart {
 
   async untilReady(): Promise<void> {
     await expect
-      .poll(async () => (await readiness(this.url))?.status, { message: `npm start never got ready:\n${this.output}`, timeout: 120_000 })
+      .poll(async () => (await readiness(this.url))?.status, {
+        message: `npm start never got ready:\n${this.output}`,
+        timeout: 120_000,
+      })
       .toBe(200);
   }
 
   async untilLogged(predicate: (line: LogLine) => boolean, what: string, timeout: number): Promise<LogLine> {
-    await expect.poll(() => this.logs().some(predicate), { message: `never logged ${what}:\n${this.output}`, timeout }).toBe(true);
+    await expect
+      .poll(() => this.logs().some(predicate), { message: `never logged ${what}:\n${this.output}`, timeout })
+      .toBe(true);
     return this.logs().find(predicate)!;
   }
 
@@ -115,7 +123,9 @@ function killEverything(instances: (NpmStart | undefined)[], recorded: ProcessRe
 }
 
 test.describe("deploys and restarts", () => {
-  test("SIGTERM to npm start finishes the page being served and stops every process; the sync resumes after a restart; SIGINT stops it too", async ({ page }) => {
+  test("SIGTERM to npm start finishes the page being served and stops every process; the sync resumes after a restart; SIGINT stops it too", async ({
+    page,
+  }) => {
     test.setTimeout(300_000);
     const dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-lifecycle-"));
     const sandboxUrl = `http://127.0.0.1:${base + 1}`;
@@ -127,7 +137,11 @@ test.describe("deploys and restarts", () => {
     try {
       first = new NpmStart(base, env);
       await first.untilReady();
-      await first.untilLogged((l) => l.msg === "upstream call" && l.endpoint === "GET /links/{id}" && l.status === 200, "a link read by the sync", 90_000);
+      await first.untilLogged(
+        (l) => l.msg === "upstream call" && l.endpoint === "GET /links/{id}" && l.status === 200,
+        "a link read by the sync",
+        90_000,
+      );
 
       // A person opens a link page whose upstream read is slow; the page has started streaming when SIGTERM arrives.
       await signInAs(page, "viewer", { baseURL: first.url });
@@ -146,7 +160,11 @@ test.describe("deploys and restarts", () => {
       const firstTree = first.tree();
       recorded.push(...firstTree);
       expect(firstTree.map((p) => p.command)).toEqual(
-        expect.arrayContaining([expect.stringMatching(/scripts\/start\.ts/), expect.stringMatching(/sandbox\/main\.ts/), expect.stringMatching(/next-server/)]),
+        expect.arrayContaining([
+          expect.stringMatching(/scripts\/start\.ts/),
+          expect.stringMatching(/sandbox\/main\.ts/),
+          expect.stringMatching(/next-server/),
+        ]),
       );
       process.kill(first.pid, "SIGTERM");
 
@@ -163,7 +181,11 @@ test.describe("deploys and restarts", () => {
       // Started again on the same data: the folder opens, and the sync takes up its run where it stopped.
       second = new NpmStart(base, env);
       await second.untilReady();
-      const resumed = await second.untilLogged((l) => l.msg === "sync lease taken" && l.resumed === true, "the sync resuming", 60_000);
+      const resumed = await second.untilLogged(
+        (l) => l.msg === "sync lease taken" && l.resumed === true,
+        "the sync resuming",
+        60_000,
+      );
       expect(resumed).toMatchObject({ phase: "details", done: expect.any(Number) });
       expect(resumed.done).toBeGreaterThan(0);
 
@@ -200,8 +222,10 @@ test.describe("deploys and restarts", () => {
         // progress during A's drain period (lib/shutdown.test.ts tests the drain).
         SHUTDOWN_DRAIN_S: "0",
       };
-      const syncState = () => queryOne(pg.url, "select owner, phase, done, run_started_at from sync_state where id = 'current'");
-      const holderPid = (row: Record<string, unknown> | undefined) => (typeof row?.owner === "string" ? Number(row.owner.split(":")[1]) : null);
+      const syncState = () =>
+        queryOne(pg.url, "select owner, phase, done, run_started_at from sync_state where id = 'current'");
+      const holderPid = (row: Record<string, unknown> | undefined) =>
+        typeof row?.owner === "string" ? Number(row.owner.split(":")[1]) : null;
 
       // A starts first and takes the sync; B starts beside it.
       a = new NpmStart(base + 4, env);
@@ -217,8 +241,16 @@ test.describe("deploys and restarts", () => {
       const bServer = bTree.find((p) => p.command.includes("next-server"));
 
       // Slow upstream answers: when SIGTERM comes, A has reads in flight and finishes them before it goes.
-      await fetch(`${sandbox.url}/_sandbox/faults`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ latencyMs: 1_500 }) });
-      await a.untilLogged((l) => l.msg === "upstream call" && typeof l.durationMs === "number" && l.durationMs >= 1_500, "a slow read", 30_000);
+      await fetch(`${sandbox.url}/_sandbox/faults`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ latencyMs: 1_500 }),
+      });
+      await a.untilLogged(
+        (l) => l.msg === "upstream call" && typeof l.durationMs === "number" && l.durationMs >= 1_500,
+        "a slow read",
+        30_000,
+      );
       process.kill(a.pid, "SIGTERM");
       const answers: unknown[] = [];
       for (let answer = await readiness(a.url); answer; answer = await readiness(a.url)) {
@@ -226,7 +258,10 @@ test.describe("deploys and restarts", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       // While it finished its work it still answered, saying it was not ready; then it stopped listening.
-      expect(answers).toContainEqual({ status: 503, body: { ready: false, reason: "shutting_down", shuttingDown: true, database: "not_checked" } });
+      expect(answers).toContainEqual({
+        status: 503,
+        body: { ready: false, reason: "shutting_down", shuttingDown: true, database: "not_checked" },
+      });
       expect(await a.exited()).toEqual({ code: 0, signal: null });
       await expect.poll(() => leftOf(aTree), { timeout: 15_000 }).toEqual([]);
       const released = await syncState();
@@ -238,19 +273,31 @@ test.describe("deploys and restarts", () => {
       await expect.poll(async () => holderPid(await syncState()), { timeout: 30_000 }).toBe(bServer?.pid);
       const taken = await syncState();
       expect(taken?.run_started_at).toEqual(released?.run_started_at);
-      const resumed = await b.untilLogged((l) => l.msg === "sync lease taken" && l.resumed === true, "B resuming the sync", 30_000);
+      const resumed = await b.untilLogged(
+        (l) => l.msg === "sync lease taken" && l.resumed === true,
+        "B resuming the sync",
+        30_000,
+      );
       expect(resumed.done).toBeGreaterThanOrEqual(Number(released?.done));
       await fetch(`${sandbox.url}/_sandbox/faults`, { method: "DELETE" });
 
       // The database goes away: B is alive but not ready, and says why; it is ready again once the database is back.
-      expect(await readiness(b.url)).toEqual({ status: 200, body: { ready: true, shuttingDown: false, database: "ok" } });
+      expect(await readiness(b.url)).toEqual({
+        status: 200,
+        body: { ready: true, shuttingDown: false, database: "ok" },
+      });
       pg.stop();
       await expect
         .poll(() => readiness(b!.url), { timeout: 30_000 })
-        .toEqual({ status: 503, body: { ready: false, reason: "database_unreachable", shuttingDown: false, database: "unreachable" } });
+        .toEqual({
+          status: 503,
+          body: { ready: false, reason: "database_unreachable", shuttingDown: false, database: "unreachable" },
+        });
       expect((await fetch(`${b.url}/api/health`)).status).toBe(200);
       pg.start();
-      await expect.poll(() => readiness(b!.url), { timeout: 30_000 }).toEqual({ status: 200, body: { ready: true, shuttingDown: false, database: "ok" } });
+      await expect
+        .poll(() => readiness(b!.url), { timeout: 30_000 })
+        .toEqual({ status: 200, body: { ready: true, shuttingDown: false, database: "ok" } });
 
       process.kill(b.pid, "SIGTERM");
       expect(await b.exited()).toEqual({ code: 0, signal: null });

@@ -10,7 +10,9 @@ import { sandboxLink, upstreamCall } from "./sandbox-control";
 
 interface WireLinkProducts {
   state: string;
-  products: Partial<Record<Product, { refreshed_at?: string | null; last_attempted_at?: string | null; unavailable?: string | null }>>;
+  products: Partial<
+    Record<Product, { refreshed_at?: string | null; last_attempted_at?: string | null; unavailable?: string | null }>
+  >;
 }
 
 interface Delivery {
@@ -37,7 +39,10 @@ async function linkWithRefreshableProduct(): Promise<{ linkId: string; product: 
     for (const product of PRODUCTS) {
       const status = link.products[product];
       if (!status || status.unavailable) continue;
-      const last = Math.max(Date.parse(status.refreshed_at ?? "") || 0, Date.parse(status.last_attempted_at ?? "") || 0);
+      const last = Math.max(
+        Date.parse(status.refreshed_at ?? "") || 0,
+        Date.parse(status.last_attempted_at ?? "") || 0,
+      );
       // A few minutes to spare, so it is still refreshable when the test gets to it.
       if (last + PRODUCT_REFRESH_INTERVAL_MS[product] < Date.now() - 5 * 60_000) return { linkId, product };
     }
@@ -54,7 +59,10 @@ function timeIn(text: string): number {
 
 const operations = (page: Page) => page.getByRole("region", { name: "Operations" });
 
-test("support edits a link's tags and webhook, sends a test webhook and refreshes a product", async ({ page, signIn }) => {
+test("support edits a link's tags and webhook, sends a test webhook and refreshes a product", async ({
+  page,
+  signIn,
+}) => {
   const { linkId, product } = await linkWithRefreshableProduct();
   const webhook = `https://hooks.linkdesk-e2e.example/${linkId}`;
   await signIn(page, "support");
@@ -68,7 +76,9 @@ test("support edits a link's tags and webhook, sends a test webhook and refreshe
   await settings.getByLabel("Webhook address").fill("");
   await settings.getByLabel("Tags").fill("e2e:operations\nteam:support");
   await settings.getByRole("button", { name: "Save tags and webhook" }).click();
-  await expect(settings.getByRole("status")).toContainText("Saved upstream. Webhook: none. Tags: e2e:operations, team:support.");
+  await expect(settings.getByRole("status")).toContainText(
+    "Saved upstream. Webhook: none. Tags: e2e:operations, team:support.",
+  );
   await expect(sendTest).toBeDisabled();
   await expect(testWebhook).toContainText("The link has no webhook, so the upstream has nowhere to send a test.");
 
@@ -93,7 +103,9 @@ test("support edits a link's tags and webhook, sends a test webhook and refreshe
   const tokenCell = testWebhook.getByTestId("test-webhook-delivery-token");
   await expect(tokenCell).not.toBeEmpty();
   const token = (await tokenCell.innerText()).trim();
-  const { deliveries } = (await (await fetch(`${sandboxUrl()}/_sandbox/webhooks?link_id=${encodeURIComponent(linkId)}`)).json()) as { deliveries: Delivery[] };
+  const { deliveries } = (await (
+    await fetch(`${sandboxUrl()}/_sandbox/webhooks?link_id=${encodeURIComponent(linkId)}`)
+  ).json()) as { deliveries: Delivery[] };
   expect(deliveries.find((d) => d.delivery_token === token)).toMatchObject({
     webhook_event: "transactions.updates_available",
     url: webhook,
@@ -108,7 +120,9 @@ test("support edits a link's tags and webhook, sends a test webhook and refreshe
   await expect(offer).toContainText(`${label}: may be refreshed now`);
   const asked = Date.now();
   await offer.getByRole("button", { name: `Refresh ${label}` }).click();
-  await expect(ops.getByRole("status").filter({ hasText: "The upstream started refreshing" })).toContainText(`The upstream started refreshing ${label}.`);
+  await expect(ops.getByRole("status").filter({ hasText: "The upstream started refreshing" })).toContainText(
+    `The upstream started refreshing ${label}.`,
+  );
   await expect(offer).toContainText(`${label}: may be refreshed again at`);
   await expect(offer.getByRole("button", { name: `Refresh ${label}` })).toBeDisabled();
   const next = timeIn(await offer.innerText());
@@ -130,7 +144,11 @@ test("a viewer sees the link but none of its operations", async ({ page, signIn 
   await expect(page.getByRole("region", { name: "Link", exact: true })).toContainText(linkId!);
   await expect(page.getByRole("region", { name: "Products", exact: true })).toBeVisible();
   await expect(operations(page)).toHaveCount(0);
-  for (const name of [/^Save tags and webhook$/, /^Send test webhook$/, /^Refresh (Accounts|Account numbers|Identity|Transactions|Investments|Enrichment)$/]) {
+  for (const name of [
+    /^Save tags and webhook$/,
+    /^Send test webhook$/,
+    /^Refresh (Accounts|Account numbers|Identity|Transactions|Investments|Enrichment)$/,
+  ]) {
     await expect(page.getByRole("button", { name })).toHaveCount(0);
   }
 });

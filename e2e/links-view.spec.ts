@@ -50,7 +50,12 @@ test("an error code's chip explains itself on hover and on keyboard focus, and E
   // The products' marks say each product's status in words.
   const products = page.getByRole("button", { name: /^Products: / }).first();
   await products.hover();
-  await expect(page.getByRole("tooltip").filter({ hasText: /refreshed|failing|unavailable|not refreshed yet/ }).first()).toBeVisible();
+  await expect(
+    page
+      .getByRole("tooltip")
+      .filter({ hasText: /refreshed|failing|unavailable|not refreshed yet/ })
+      .first(),
+  ).toBeVisible();
 });
 
 test("the copy button puts the whole link id on the clipboard", async () => {
@@ -82,13 +87,17 @@ test("a person's columns and row height are kept for them, and only for them", a
   await expect(page.getByRole("checkbox", { name: "Provider" })).toHaveCount(0);
 
   await page.reload();
-  await expect(page.getByRole("table", { name: "Links" }).getByRole("columnheader", { name: /Provider/ })).toHaveCount(0);
+  await expect(page.getByRole("table", { name: "Links" }).getByRole("columnheader", { name: /Provider/ })).toHaveCount(
+    0,
+  );
   await expect(page.getByRole("table", { name: "Links" })).toHaveAttribute("data-density", "compact");
 
   const other = await browser.newPage();
   await signIn(other, "support", { from: "/links" });
   await other.goto("/links");
-  await expect(other.getByRole("table", { name: "Links" }).getByRole("columnheader", { name: /Provider/ })).toBeVisible();
+  await expect(
+    other.getByRole("table", { name: "Links" }).getByRole("columnheader", { name: /Provider/ }),
+  ).toBeVisible();
   await expect(other.getByRole("table", { name: "Links" })).toHaveAttribute("data-density", "comfortable");
   await other.close();
 
@@ -96,7 +105,9 @@ test("a person's columns and row height are kept for them, and only for them", a
   await page.getByRole("button", { name: /Columns and rows/ }).click();
   await page.getByRole("button", { name: "Reset" }).click();
   await expect(page.getByText("View saved")).toBeVisible();
-  await expect(page.getByRole("table", { name: "Links" }).getByRole("columnheader", { name: /Provider/ })).toBeVisible();
+  await expect(
+    page.getByRole("table", { name: "Links" }).getByRole("columnheader", { name: /Provider/ }),
+  ).toBeVisible();
 });
 
 test("logos that cannot load give way to initials, with no broken image left", async () => {
@@ -104,7 +115,9 @@ test("logos that cannot load give way to initials, with no broken image left", a
   await page.goto("/links");
   await expect(page.getByTestId("avatar-placeholder").first()).toBeVisible();
   await expect
-    .poll(() => page.evaluate(() => [...document.images].filter((img) => img.complete && img.naturalWidth === 0).length))
+    .poll(() =>
+      page.evaluate(() => [...document.images].filter((img) => img.complete && img.naturalWidth === 0).length),
+    )
     .toBe(0);
   const link = (await page.getByRole("table").getByRole("link", { name: /^mk_/ }).first().getAttribute("href"))!;
   await page.goto(link);
@@ -127,7 +140,12 @@ test("the Health charts read out each snapshot by keyboard, and a legend entry h
   await expect(page.getByTestId("chart-tooltip")).toBeVisible();
   await page.keyboard.press("Home");
   await expect(page.getByTestId("chart-tooltip")).toContainText("Demo history");
-  await expect(page.getByRole("status").filter({ hasText: /Connected [\d,]+/ }).first()).toBeAttached();
+  await expect(
+    page
+      .getByRole("status")
+      .filter({ hasText: /Connected [\d,]+/ })
+      .first(),
+  ).toBeAttached();
 
   const figure = page.getByRole("figure", { name: "Links by state" });
   const areas = figure.locator("svg path");

@@ -2,7 +2,10 @@ import { LINK_ERROR_INFO } from "../lib/links/error-codes";
 import type { LinkErrorCode } from "../lib/upstream/schemas";
 import { expect, test } from "./fixtures";
 
-test("a viewer filters to the error links of one institution, opens one and reads what its error code means", async ({ page, signIn }) => {
+test("a viewer filters to the error links of one institution, opens one and reads what its error code means", async ({
+  page,
+  signIn,
+}) => {
   await signIn(page, "viewer");
   // The background sync reads error-state links first: wait until some are in the read model.
   await expect(async () => {
@@ -15,7 +18,11 @@ test("a viewer filters to the error links of one institution, opens one and read
   const institution = filters.getByLabel("Institution");
   const options = await institution
     .locator("option")
-    .evaluateAll((els) => els.map((e) => ({ id: (e as HTMLOptionElement).value, name: e.textContent!.trim().replace(/ \([\d,]+\)$/, "") })).filter((o) => o.id));
+    .evaluateAll((els) =>
+      els
+        .map((e) => ({ id: (e as HTMLOptionElement).value, name: e.textContent!.trim().replace(/ \([\d,]+\)$/, "") }))
+        .filter((o) => o.id),
+    );
   expect(options.length).toBeGreaterThan(0);
   // Rows name the institution; the filter's options carry its id as value and its name with a count as label.
   const firstRowText = await page.getByRole("table").getByRole("row").nth(1).innerText();
@@ -62,12 +69,18 @@ test("ops exchanges a sandbox token and finds the new link in the list", async (
   await expect(row).toContainText("Connected");
 });
 
-test("a link that does not exist, and one with a hostile avatar, are shown in words without loading the avatar", async ({ page, signIn }) => {
+test("a link that does not exist, and one with a hostile avatar, are shown in words without loading the avatar", async ({
+  page,
+  signIn,
+}) => {
   await signIn(page, "viewer");
   await page.goto("/links/mk_doesnotexist0000000000");
   await expect(page.getByRole("main")).toContainText("This link does not exist upstream");
 
-  const fixtures = (await (await fetch(`${process.env.E2E_SANDBOX_URL}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+  const fixtures = (await (await fetch(`${process.env.E2E_SANDBOX_URL}/_sandbox/fixtures`)).json()) as Record<
+    string,
+    string[]
+  >;
   const hostile = fixtures.hostile_avatar?.[0];
   expect(hostile).toBeTruthy();
   const loaded: string[] = [];
@@ -80,13 +93,18 @@ test("a link that does not exist, and one with a hostile avatar, are shown in wo
   await expect(page.locator('img[src^="javascript:"]')).toHaveCount(0);
 });
 
-test("people opening the same link at once share its reads: every view shows the accounts, from one upstream read", async ({ browser, signIn }) => {
+test("people opening the same link at once share its reads: every view shows the accounts, from one upstream read", async ({
+  browser,
+  signIn,
+}) => {
   const sandbox = process.env.E2E_SANDBOX_URL!;
   const fixtures = (await (await fetch(`${sandbox}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
   const linkId = fixtures.plain?.[0];
   expect(linkId).toBeTruthy();
   const accountReads = async () => {
-    const stats = (await (await fetch(`${sandbox}/_sandbox/stats`)).json()) as { byEndpoint: Record<string, { requests: number } | undefined> };
+    const stats = (await (await fetch(`${sandbox}/_sandbox/stats`)).json()) as {
+      byEndpoint: Record<string, { requests: number } | undefined>;
+    };
     return stats.byEndpoint["GET /links/{id}/accounts"]?.requests ?? 0;
   };
   const before = await accountReads();

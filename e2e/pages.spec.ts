@@ -75,9 +75,20 @@ async function check(page: Page, path: string, role?: Role): Promise<PageCheck> 
     await page.waitForFunction(() => [...document.images].every((img) => img.complete), null, { timeout: 10_000 });
     // A table's count of hidden columns is the browser's own measurement, made once the page runs: give it the moment
     // it needs. Whether it came is judged below, not here.
-    await page.waitForFunction(() => [...document.querySelectorAll("main [data-scroll-box]")].every((box) => box.scrollWidth <= box.clientWidth + 1 || box.parentElement!.querySelector("[data-more-columns]")), null, { timeout: 5_000 }).catch(() => undefined);
+    await page
+      .waitForFunction(
+        () =>
+          [...document.querySelectorAll("main [data-scroll-box]")].every(
+            (box) => box.scrollWidth <= box.clientWidth + 1 || box.parentElement!.querySelector("[data-more-columns]"),
+          ),
+        null,
+        { timeout: 5_000 },
+      )
+      .catch(() => undefined);
     const keyColumnsCut = await page.evaluate(keyColumnProblems, role ? keyColumns(path, role) : []);
-    const rawWords = [...(await page.evaluate(() => document.body.innerText)).matchAll(RAW_WORDS)].map((m) => JSON.stringify(m.input.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40)));
+    const rawWords = [...(await page.evaluate(() => document.body.innerText)).matchAll(RAW_WORDS)].map((m) =>
+      JSON.stringify(m.input.slice(Math.max(0, m.index - 40), m.index + m[0].length + 40)),
+    );
     const found = await page.evaluate(() => {
       const table = document.querySelector("main table");
       const rows = table ? [...table.querySelectorAll(":scope > tbody > tr")].filter((r) => r.querySelector("td")) : [];
@@ -128,9 +139,14 @@ function keyColumnProblems(names: string[]): string[] {
     }
     const inner = box ? box.getBoundingClientRect() : null;
     const left = Math.max(0, inner ? inner.left + box!.clientLeft : 0);
-    const right = Math.min(document.documentElement.clientWidth, inner ? inner.left + box!.clientLeft + box!.clientWidth : Infinity);
+    const right = Math.min(
+      document.documentElement.clientWidth,
+      inner ? inner.left + box!.clientLeft + box!.clientWidth : Infinity,
+    );
     if (rect.left < left - 0.5 || rect.right > right + 0.5) {
-      problems.push(`"${name}" is cut off (${Math.round(rect.left)} to ${Math.round(rect.right)} px, visible ${Math.round(left)} to ${Math.round(right)} px)`);
+      problems.push(
+        `"${name}" is cut off (${Math.round(rect.left)} to ${Math.round(rect.right)} px, visible ${Math.round(left)} to ${Math.round(right)} px)`,
+      );
       continue;
     }
     const y = rect.top + rect.height / 2;
@@ -174,7 +190,12 @@ test("the sign-in page is clean at every width", async ({ page }) => {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
     const result = await check(page, "/sign-in");
-    expect(result, `sign-in at ${width} px`).toMatchObject({ consoleErrors: [], brokenImages: [], overflowPx: 0, rawWords: [] });
+    expect(result, `sign-in at ${width} px`).toMatchObject({
+      consoleErrors: [],
+      brokenImages: [],
+      overflowPx: 0,
+      rawWords: [],
+    });
   }
 });
 
@@ -188,13 +209,18 @@ for (const role of ROLES) {
       for (const path of paths) {
         const result = await check(page, path, role);
         const where = `${path} as ${role} at ${width} px`;
-        if (result.consoleErrors.length) problems.push(`${where}: console errors ${JSON.stringify(result.consoleErrors)}`);
+        if (result.consoleErrors.length)
+          problems.push(`${where}: console errors ${JSON.stringify(result.consoleErrors)}`);
         if (result.brokenImages.length) problems.push(`${where}: broken images ${JSON.stringify(result.brokenImages)}`);
         if (result.overflowPx > 0) problems.push(`${where}: the page is ${result.overflowPx} px wider than the window`);
         const budget = ROW_BUDGETS[path.split("?")[0]!];
-        if (budget && result.tallestRow !== null && result.tallestRow > budget) problems.push(`${where}: a main-table row is ${result.tallestRow} px tall (budget ${budget})`);
+        if (budget && result.tallestRow !== null && result.tallestRow > budget)
+          problems.push(`${where}: a main-table row is ${result.tallestRow} px tall (budget ${budget})`);
         for (const column of result.keyColumns) problems.push(`${where}: key column ${column}`);
-        if (result.unmarkedOverflow > 0) problems.push(`${where}: ${result.unmarkedOverflow} table(s) wider than their box without a count of the hidden columns`);
+        if (result.unmarkedOverflow > 0)
+          problems.push(
+            `${where}: ${result.unmarkedOverflow} table(s) wider than their box without a count of the hidden columns`,
+          );
         for (const words of result.rawWords) problems.push(`${where}: raw value in the text: ${words}`);
       }
     }
@@ -218,7 +244,10 @@ test("fifty links fit in about 2,500 px at 1440 px wide, one line a row", async 
   await page.context().close();
 });
 
-test("the main pages have no serious or critical accessibility problem, every table has headers, focus always shows", async ({ browser, signIn }) => {
+test("the main pages have no serious or critical accessibility problem, every table has headers, focus always shows", async ({
+  browser,
+  signIn,
+}) => {
   for (const role of ["viewer", "admin"] as const) {
     const page = await signedInPage(browser, signIn, role);
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -229,9 +258,17 @@ test("the main pages have no serious or critical accessibility problem, every ta
       const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
       const serious = results.violations
         .filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+        .map(
+          (v) =>
+            `${v.id} (${v.impact}): ${v.nodes
+              .map((n) => n.target.join(" "))
+              .slice(0, 3)
+              .join(", ")}`,
+        );
       expect(serious, `${path} as ${role}`).toEqual([]);
-      const headless = await page.locator("main table").evaluateAll((tables) => tables.filter((t) => t.querySelector("th") === null).length);
+      const headless = await page
+        .locator("main table")
+        .evaluateAll((tables) => tables.filter((t) => t.querySelector("th") === null).length);
       expect(headless, `${path}: tables without headers`).toBe(0);
     }
     // Tab through the start of the links page: every stop is a named control with a visible focus mark.
@@ -242,7 +279,11 @@ test("the main pages have no serious or critical accessibility problem, every ta
         const el = document.activeElement as HTMLElement | null;
         if (!el || el === document.body) return null;
         const style = getComputedStyle(el);
-        return { tag: el.tagName, name: el.getAttribute("aria-label") ?? el.innerText.trim() ?? "", outline: style.outlineStyle !== "none" && style.outlineWidth !== "0px" };
+        return {
+          tag: el.tagName,
+          name: el.getAttribute("aria-label") ?? el.innerText.trim() ?? "",
+          outline: style.outlineStyle !== "none" && style.outlineWidth !== "0px",
+        };
       });
       if (!focused) continue;
       expect(focused.outline, `focus mark on ${focused.tag} "${focused.name}"`).toBe(true);

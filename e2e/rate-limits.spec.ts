@@ -3,14 +3,20 @@ import { plainLinkId } from "./session";
 
 const CORRECTION = "POST /links/{id}/transactions/{txn_id}/enrichment";
 
-test("the Rate limits page shows the used count going up after a correction made in another tab", async ({ page, context, signIn }) => {
+test("the Rate limits page shows the used count going up after a correction made in another tab", async ({
+  page,
+  context,
+  signIn,
+}) => {
   await signIn(page, "support");
   // The per-link row names the busiest link: corrections that specs before this one (in this worker) made on other
   // links age out of the upstream's rolling minute first, so the link corrected below is the one it names.
   await expect
     .poll(
       async () => {
-        const view = (await (await page.request.get("/api/rate-limits")).json()) as { rows: { endpoint: string; scope: string; activeKeys: number }[] };
+        const view = (await (await page.request.get("/api/rate-limits")).json()) as {
+          rows: { endpoint: string; scope: string; activeKeys: number }[];
+        };
         return view.rows.find((row) => row.endpoint === CORRECTION && row.scope === "link")?.activeKeys;
       },
       { timeout: 75_000, intervals: [2_000] },
@@ -45,7 +51,10 @@ test("the Rate limits page shows the used count going up after a correction made
   await expect(page.getByRole("list").filter({ hasText: linkId })).toBeVisible();
 });
 
-test("scripts reading a link over HTTP get the RateLimit headers of the budget keys it used", async ({ page, signIn }) => {
+test("scripts reading a link over HTTP get the RateLimit headers of the budget keys it used", async ({
+  page,
+  signIn,
+}) => {
   await signIn(page, "viewer");
   const linkId = await plainLinkId();
   const response = await page.request.get(`/api/links/${linkId}`);
@@ -55,12 +64,18 @@ test("scripts reading a link over HTTP get the RateLimit headers of the budget k
   expect(response.headers()["ratelimit-policy"]).toBe('"link";q=15;w=61, "app";q=500;w=61');
   expect(response.headers()["ratelimit"]).toMatch(/^"link";r=\d+;t=\d+, "app";r=\d+;t=\d+$/);
 
-  const anonymous = await page.context().browser()!.newContext({ baseURL: new URL(page.url()).origin });
+  const anonymous = await page
+    .context()
+    .browser()!
+    .newContext({ baseURL: new URL(page.url()).origin });
   expect((await anonymous.request.get(`/api/links/${linkId}`)).status()).toBe(401);
   await anonymous.close();
 });
 
-test("support applies a correction to the similar transactions as a queued job, seeing its cost first", async ({ page, signIn }) => {
+test("support applies a correction to the similar transactions as a queued job, seeing its cost first", async ({
+  page,
+  signIn,
+}) => {
   await signIn(page, "support");
   const linkId = await plainLinkId();
   await page.goto(`/links/${linkId}`);
@@ -77,9 +92,13 @@ test("support applies a correction to the similar transactions as a queued job, 
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("desk-announcement")).toContainText(/found \d+ similar/);
   await page.getByRole("button", { name: /^Review the \d+ similar/ }).click();
-  await expect(page.getByTestId("bulk-cost")).toHaveText(/^Before it starts: \d+ upstream calls?, .+ at the per-(link|app) limit \(\d+\/min, \d+ left now\)\.$/);
+  await expect(page.getByTestId("bulk-cost")).toHaveText(
+    /^Before it starts: \d+ upstream calls?, .+ at the per-(link|app) limit \(\d+\/min, \d+ left now\)\.$/,
+  );
   await page.getByRole("button", { name: /^Apply to \d+ ticked$/ }).click();
-  await expect(page.getByTestId("job-progress")).toContainText(/Finished: \d+ done(, \d+ skipped)? of \d+\./, { timeout: 60_000 });
+  await expect(page.getByTestId("job-progress")).toContainText(/Finished: \d+ done(, \d+ skipped)? of \d+\./, {
+    timeout: 60_000,
+  });
 
   await page.goto("/audit?action=transaction.correct_bulk");
   await expect(page.getByRole("row").filter({ hasText: "support@demo.linkdesk.test" }).first()).toContainText("Done");

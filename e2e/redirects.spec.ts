@@ -42,7 +42,11 @@ async function watchForeignRequests(page: Page, dashboard: string): Promise<stri
   return foreign;
 }
 
-test("a signed-in person sent to /sign-in with a hostile callbackUrl stays on the dashboard", async ({ page, baseURL, signIn }) => {
+test("a signed-in person sent to /sign-in with a hostile callbackUrl stays on the dashboard", async ({
+  page,
+  baseURL,
+  signIn,
+}) => {
   test.setTimeout(120_000);
   const dashboard = new URL(baseURL!).origin;
   await signIn(page, "viewer");
@@ -62,7 +66,11 @@ test("a signed-in person sent to /sign-in with a hostile callbackUrl stays on th
   expect(foreign).toEqual([]);
 });
 
-test("a signed-in person sent to /change-password with a hostile callbackUrl stays on the dashboard", async ({ page, baseURL, signIn }) => {
+test("a signed-in person sent to /change-password with a hostile callbackUrl stays on the dashboard", async ({
+  page,
+  baseURL,
+  signIn,
+}) => {
   test.setTimeout(120_000);
   const dashboard = new URL(baseURL!).origin;
   await signIn(page, "support");
@@ -78,7 +86,10 @@ test("a signed-in person sent to /change-password with a hostile callbackUrl sta
   expect(foreign).toEqual([]);
 });
 
-test("signing in through the form from a hostile link lands on the dashboard's start page", async ({ page, baseURL }) => {
+test("signing in through the form from a hostile link lands on the dashboard's start page", async ({
+  page,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
   const dashboard = new URL(baseURL!).origin;
   const foreign = await watchForeignRequests(page, dashboard);

@@ -56,7 +56,11 @@ async function upstreamToken(): Promise<string> {
   const response = await fetch(`${sandboxUrl()}/auth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: SANDBOX_DEFAULTS.clientId, client_secret: SANDBOX_DEFAULTS.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: SANDBOX_DEFAULTS.clientId,
+      client_secret: SANDBOX_DEFAULTS.clientSecret,
+    }),
   });
   if (!response.ok) throw new Error(`minting a sandbox token failed: HTTP ${response.status}`);
   const body = (await response.json()) as { access_token: string; expires_in?: number };
@@ -76,13 +80,17 @@ export async function upstreamCall<T>(method: "GET" | "POST" | "PATCH", path: st
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  if (!response.ok) throw new Error(`${method} ${path} on the sandbox: HTTP ${response.status} ${await response.text()}`);
+  if (!response.ok)
+    throw new Error(`${method} ${path} on the sandbox: HTTP ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
 
 /** Every link the sandbox made for a customer user, in any state (deleted ones included). */
 export async function customerLinks(customerUserId: string): Promise<SandboxLink[]> {
-  const body = await upstreamCall<{ links: Record<string, SandboxLink> }>("GET", `/users/${encodeURIComponent(customerUserId)}/links`);
+  const body = await upstreamCall<{ links: Record<string, SandboxLink> }>(
+    "GET",
+    `/users/${encodeURIComponent(customerUserId)}/links`,
+  );
   return Object.values(body.links);
 }
 
@@ -93,7 +101,10 @@ export async function sandboxLink(linkId: string): Promise<SandboxLink> {
 
 /** A link's transactions (one page of up to 1,000, from the earliest date). */
 export async function sandboxTransactions(linkId: string): Promise<SandboxTransaction[]> {
-  const body = await upstreamCall<{ transactions: SandboxTransaction[] }>("GET", `/links/${encodeURIComponent(linkId)}/transactions?start_date=1900-01-01&size=1000`);
+  const body = await upstreamCall<{ transactions: SandboxTransaction[] }>(
+    "GET",
+    `/links/${encodeURIComponent(linkId)}/transactions?start_date=1900-01-01&size=1000`,
+  );
   return body.transactions;
 }
 
@@ -119,14 +130,19 @@ export async function reconnectLink(linkId: string, customerUserId: string): Pro
     existing_link_id: linkId,
     link_tags: link_tags ?? [],
   });
-  const done = await fetch(`${sandboxUrl()}/_sandbox/link-sessions/${encodeURIComponent(session.link_session_token)}/complete`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: "{}",
-  });
+  const done = await fetch(
+    `${sandboxUrl()}/_sandbox/link-sessions/${encodeURIComponent(session.link_session_token)}/complete`,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    },
+  );
   if (!done.ok) throw new Error(`completing the link session failed: HTTP ${done.status}`);
   const { exchangeable_token } = (await done.json()) as { exchangeable_token: string };
-  const exchanged = await upstreamCall<{ link: SandboxLink }>("POST", "/link-session/exchange-token", { exchangeable_token });
+  const exchanged = await upstreamCall<{ link: SandboxLink }>("POST", "/link-session/exchange-token", {
+    exchangeable_token,
+  });
   return exchanged.link;
 }
 

@@ -17,7 +17,10 @@ import { signInAs } from "./session";
 // killed, and logs that say which instance holds the sync. Its own sandbox and dashboards on ports beside the suite's.
 
 const serverUrl = process.env.DATABASE_URL;
-test.skip(!serverUrl, "DATABASE_URL is unset: instances share state only through a PostgreSQL server (.ci/run sets it)");
+test.skip(
+  !serverUrl,
+  "DATABASE_URL is unset: instances share state only through a PostgreSQL server (.ci/run sets it)",
+);
 test.describe.configure({ mode: "serial" });
 
 const dashboardPorts = [Number(process.env.E2E_PORT ?? 3110) + 2, Number(process.env.E2E_PORT ?? 3110) + 3];
@@ -48,7 +51,13 @@ test.beforeAll(async () => {
     env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret },
   });
   const starting = dashboardPorts.map(async (port, index) => {
-    const instance: Instance = { name: `instance ${"AB"[index]}`, started: undefined as unknown as Started, url: "", logs: [], stderr: "" };
+    const instance: Instance = {
+      name: `instance ${"AB"[index]}`,
+      started: undefined as unknown as Started,
+      url: "",
+      logs: [],
+      stderr: "",
+    };
     let partial = "";
     instance.started = await startDashboard({
       port,
@@ -94,12 +103,24 @@ test.afterAll(async () => {
   if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
 });
 
-async function syncState(): Promise<{ owner: string | null; phase: string; done: number; total: number; heartbeat_at: Date | null }> {
-  const { rows } = await db.query("select owner, phase, done, total, heartbeat_at from sync_state where id = 'current'");
+async function syncState(): Promise<{
+  owner: string | null;
+  phase: string;
+  done: number;
+  total: number;
+  heartbeat_at: Date | null;
+}> {
+  const { rows } = await db.query(
+    "select owner, phase, done, total, heartbeat_at from sync_state where id = 'current'",
+  );
   return rows[0] ?? { owner: null, phase: "idle", done: 0, total: 0, heartbeat_at: null };
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | null | false>): Promise<T> {
+async function until<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined | null | false>,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -109,10 +130,14 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
   }
 }
 
-const messages = (instance: Instance, msg: string) => instance.logs.filter((line) => typeof line.msg === "string" && line.msg.startsWith(msg));
+const messages = (instance: Instance, msg: string) =>
+  instance.logs.filter((line) => typeof line.msg === "string" && line.msg.startsWith(msg));
 const pidOf = (owner: string | null) => Number(owner?.split(":")[1]);
 
-async function sandboxStats(): Promise<{ rateLimited: number; byEndpoint: Record<string, { requests: number; rateLimited: number }> }> {
+async function sandboxStats(): Promise<{
+  rateLimited: number;
+  byEndpoint: Record<string, { requests: number; rateLimited: number }>;
+}> {
   return (await (await fetch(`${sandbox.url}/_sandbox/stats`)).json()) as never;
 }
 
@@ -120,7 +145,9 @@ async function cookieHeader(page: Page): Promise<string> {
   return (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
 }
 
-test("two instances share one budget, one session and one sync, and the sync moves when its holder is killed", async ({ page }) => {
+test("two instances share one budget, one session and one sync, and the sync moves when its holder is killed", async ({
+  page,
+}) => {
   test.setTimeout(150_000);
   const [a, b] = instances as [Instance, Instance];
 
@@ -137,14 +164,21 @@ test("two instances share one budget, one session and one sync, and the sync mov
   const cookie = await cookieHeader(page);
   const answers = await Promise.all(
     Array.from({ length: 24 }, async (_, call) => {
-      const response = await fetch(`${instances[call % 2]!.url}/api/links/${encodeURIComponent(linkId)}`, { headers: { cookie } });
+      const response = await fetch(`${instances[call % 2]!.url}/api/links/${encodeURIComponent(linkId)}`, {
+        headers: { cookie },
+      });
       const text = await response.text();
-      const error = response.headers.get("content-type")?.includes("json") ? (JSON.parse(text) as { error?: string }).error : text;
+      const error = response.headers.get("content-type")?.includes("json")
+        ? (JSON.parse(text) as { error?: string }).error
+        : text;
       return { status: response.status, retryAfter: response.headers.get("retry-after"), error };
     }),
   );
   const statuses = answers.map((answer) => answer.status);
-  expect(statuses.filter((s) => s !== 200 && s !== 429), `statuses: ${statuses.join(" ")}`).toEqual([]);
+  expect(
+    statuses.filter((s) => s !== 200 && s !== 429),
+    `statuses: ${statuses.join(" ")}`,
+  ).toEqual([]);
   const refused = answers.filter((answer) => answer.status === 429);
   expect(refused.length).toBeGreaterThan(0);
   for (const answer of refused) {
@@ -177,17 +211,27 @@ test("two instances share one budget, one session and one sync, and the sync mov
     return state.owner && pidOf(state.owner) === survivor.started.child.pid ? state : null;
   });
   const takeoverMs = Date.now() - killedAt;
-  console.log(`scale-out: sync takeover ${(takeoverMs / 1000).toFixed(1)} s after SIGKILL of the holder (lease TTL ${LEASE_TTL_MS / 1000} s + poll ${TAKEOVER_POLL_MS / 1000} s)`);
+  console.log(
+    `scale-out: sync takeover ${(takeoverMs / 1000).toFixed(1)} s after SIGKILL of the holder (lease TTL ${LEASE_TTL_MS / 1000} s + poll ${TAKEOVER_POLL_MS / 1000} s)`,
+  );
   test.info().annotations.push({ type: "sync takeover", description: `${takeoverMs} ms after SIGKILL` });
   // The survivor logs the takeover just after it commits the lease: its line can trail the row this test reads.
-  const takeover = await until("the survivor's log of the takeover", 5_000, async () => messages(survivor, "sync lease taken").at(-1));
+  const takeover = await until("the survivor's log of the takeover", 5_000, async () =>
+    messages(survivor, "sync lease taken").at(-1),
+  );
   expect(takeover).toMatchObject({ resumed: true });
   const resumed = await until("the resumed run's first progress", 10_000, async () => {
     const state = await syncState();
-    return state.owner === taken.owner && state.heartbeat_at && state.heartbeat_at.getTime() > killedAt + takeoverMs + 1_500 ? state : null;
+    return state.owner === taken.owner &&
+      state.heartbeat_at &&
+      state.heartbeat_at.getTime() > killedAt + takeoverMs + 1_500
+      ? state
+      : null;
   });
   expect(resumed.phase).toBe("details");
-  expect(resumed.total, `total before the kill ${before.total}, after ${resumed.total}`).toBeGreaterThanOrEqual(before.total);
+  expect(resumed.total, `total before the kill ${before.total}, after ${resumed.total}`).toBeGreaterThanOrEqual(
+    before.total,
+  );
 
   // A failed sign-in is an expected event: logged through the app's logger at info, not as an error with a stack.
   await page.context().clearCookies();
@@ -196,7 +240,11 @@ test("two instances share one budget, one session and one sync, and the sync mov
   await page.getByLabel("Password").fill("not-the-password");
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.locator("form").first().getByRole("alert")).toHaveText("Wrong email or password.");
-  await until("the failed sign-in's log line", 5_000, async () => messages(survivor, "auth: CredentialsSignin").length > 0);
+  await until(
+    "the failed sign-in's log line",
+    5_000,
+    async () => messages(survivor, "auth: CredentialsSignin").length > 0,
+  );
   for (const line of messages(survivor, "auth: CredentialsSignin")) expect(line).toMatchObject({ level: 30 });
   expect(survivor.stderr).not.toContain("[auth]");
 

@@ -33,7 +33,9 @@ test("staff move between sections and see where they are", async ({ page }) => {
   }
 });
 
-test("the status page shows reachability, the access token and a validated read, never credentials", async ({ page }) => {
+test("the status page shows reachability, the access token and a validated read, never credentials", async ({
+  page,
+}) => {
   await page.goto("/status");
   await expect(page.getByTestId("status-reachability")).toContainText("Reachable");
   await expect(page.getByTestId("status-token")).toContainText("Access token obtained");
@@ -55,7 +57,9 @@ test("an upstream answering 5xx is explained and the shell stays up", async ({ p
 test("an upstream answering garbage is explained, not crashed on", async ({ page }) => {
   await setFaults({ malformed: true, paths: ["/links"] });
   await page.goto("/status?refresh=2");
-  await expect(page.getByTestId("status-read")).toContainText("The upstream answered with data Linkdesk does not understand");
+  await expect(page.getByTestId("status-read")).toContainText(
+    "The upstream answered with data Linkdesk does not understand",
+  );
   await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
 });
 

@@ -2,7 +2,12 @@ import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 
 /** An admin adds an account on the Staff page; returns the one-time password it shows. */
-async function addStaffMember(page: Page, email: string, name: string, role: string): Promise<{ password: string; row: Locator }> {
+async function addStaffMember(
+  page: Page,
+  email: string,
+  name: string,
+  role: string,
+): Promise<{ password: string; row: Locator }> {
   await page.goto("/admin/staff");
   const form = page.getByRole("form", { name: "Add staff" });
   await form.getByLabel("Email").fill(email);
@@ -29,7 +34,12 @@ async function choosePassword(page: Page, current: string, chosen: string, submi
   await form.getByRole("button", { name: submit }).click();
 }
 
-test("an admin adds a staff member whose one-time password serves only to choose their own, then disables them", async ({ page, browser, baseURL, signIn }) => {
+test("an admin adds a staff member whose one-time password serves only to choose their own, then disables them", async ({
+  page,
+  browser,
+  baseURL,
+  signIn,
+}) => {
   await signIn(page, "admin");
   const email = `casey.${Date.now()}@example.com`;
   const { password, row } = await addStaffMember(page, email, "Casey Support", "support");
@@ -48,7 +58,9 @@ test("an admin adds a staff member whose one-time password serves only to choose
 
   // The sign-in rules hold, then their own password lets them in, back where they were going.
   await choosePassword(theirPage, password, "too-short", "Save and continue");
-  await expect(theirPage.getByRole("form", { name: "Change password" })).toContainText("Choose a password of at least 12 characters");
+  await expect(theirPage.getByRole("form", { name: "Change password" })).toContainText(
+    "Choose a password of at least 12 characters",
+  );
   const chosen = `casey's own ${Date.now()}`;
   await choosePassword(theirPage, password, chosen, "Save and continue");
   await expect(theirPage).toHaveURL(/\/links$/);
@@ -76,7 +88,9 @@ test("an admin adds a staff member whose one-time password serves only to choose
   await page.goto("/audit?action=auth.change_password&outcome=ok");
   await expect(page.getByRole("table")).toContainText(email);
   await page.goto("/audit?action=staff.add&outcome=ok");
-  await expect(page.getByRole("row").filter({ hasText: "Staff added" }).first()).toContainText("admin@demo.linkdesk.test");
+  await expect(page.getByRole("row").filter({ hasText: "Staff added" }).first()).toContainText(
+    "admin@demo.linkdesk.test",
+  );
   await expect(page.getByRole("table")).toContainText(email);
 });
 

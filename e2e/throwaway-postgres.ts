@@ -21,10 +21,14 @@ export interface ThrowawayPostgres {
 function binDir(): string {
   if (process.env.PG_BIN_DIR) return process.env.PG_BIN_DIR;
   const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(path.join(root, v, "bin", "pg_ctl"))) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(path.join(root, v, "bin", "pg_ctl")))
+    : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   if (!newest) {
-    throw new Error(`No PostgreSQL server binaries under ${root}: apt-get install -y postgresql (or set PG_BIN_DIR to the folder holding initdb and pg_ctl).`);
+    throw new Error(
+      `No PostgreSQL server binaries under ${root}: apt-get install -y postgresql (or set PG_BIN_DIR to the folder holding initdb and pg_ctl).`,
+    );
   }
   return path.join(root, newest, "bin");
 }
@@ -37,15 +41,22 @@ export function createThrowawayPostgres({ port }: { port: number }): ThrowawayPo
   if (asRoot) {
     const uid = Number(spawnSync("id", ["-u", "postgres"], { encoding: "utf8" }).stdout.trim());
     const gid = Number(spawnSync("id", ["-g", "postgres"], { encoding: "utf8" }).stdout.trim());
-    if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error("Running as root, the throwaway PostgreSQL needs a `postgres` user to run as.");
+    if (!Number.isInteger(uid) || !Number.isInteger(gid))
+      throw new Error("Running as root, the throwaway PostgreSQL needs a `postgres` user to run as.");
     chownSync(folder, uid, gid);
   }
 
   const run = (program: string, args: string[]) => {
     const result = asRoot
-      ? spawnSync("runuser", ["-u", "postgres", "--", path.join(bin, program), ...args], { encoding: "utf8", timeout: 60_000 })
+      ? spawnSync("runuser", ["-u", "postgres", "--", path.join(bin, program), ...args], {
+          encoding: "utf8",
+          timeout: 60_000,
+        })
       : spawnSync(path.join(bin, program), args, { encoding: "utf8", timeout: 60_000 });
-    if (result.status !== 0) throw new Error(`${program} ${args.join(" ")} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout}`);
+    if (result.status !== 0)
+      throw new Error(
+        `${program} ${args.join(" ")} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout}`,
+      );
   };
 
   let running = false;

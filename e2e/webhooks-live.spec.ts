@@ -70,7 +70,11 @@ test.beforeAll(async () => {
   const minted = await fetch(`${sandbox.url}/auth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: SANDBOX_DEFAULTS.clientId, client_secret: SANDBOX_DEFAULTS.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: SANDBOX_DEFAULTS.clientId,
+      client_secret: SANDBOX_DEFAULTS.clientSecret,
+    }),
   });
   token = ((await minted.json()) as { access_token: string }).access_token;
 });
@@ -84,11 +88,15 @@ test.afterAll(async () => {
 async function expectLinkRow(page: Page, linkId: string, text: RegExp) {
   await expect(async () => {
     await page.goto(`${dashboard.url}/links?q=${encodeURIComponent(linkId)}`);
-    await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).toContainText(text, { timeout: 500 });
+    await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).toContainText(text, {
+      timeout: 500,
+    });
   }).toPass({ timeout: 10_000, intervals: [250, 500, 1000] });
 }
 
-test("a link the dashboard never listed is learned from its first webhook, and each state change shows within seconds on /links, its page and Health", async ({ page }) => {
+test("a link the dashboard never listed is learned from its first webhook, and each state change shows within seconds on /links, its page and Health", async ({
+  page,
+}) => {
   const fixtures = (await (await fetch(`${sandbox.url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
   const linkId = fixtures.plain![0]!;
   await sandboxCall("PATCH", `/links/${linkId}`, { webhook: `${dashboard.url}/api/webhooks/upstream` });
@@ -118,7 +126,10 @@ test("a link the dashboard never listed is learned from its first webhook, and e
   await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).not.toContainText(outage);
 });
 
-test("a request without the upstream's signature changes nothing and is answered with the reason", async ({ page, request }) => {
+test("a request without the upstream's signature changes nothing and is answered with the reason", async ({
+  page,
+  request,
+}) => {
   const fixtures = (await (await fetch(`${sandbox.url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
   const linkId = fixtures.plain![1]!;
   const forged = await request.post(`${dashboard.url}/api/webhooks/upstream`, {

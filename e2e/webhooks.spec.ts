@@ -34,7 +34,10 @@ async function pageAs(browser: Browser, signIn: SignIn, role: Role): Promise<Pag
 
 const table = (page: Page) => page.getByRole("table", { name: "Webhook events" });
 /** A data row of the table (row 0 is the header). */
-const dataRow = (page: Page, index: number) => table(page).getByRole("row").nth(index + 1);
+const dataRow = (page: Page, index: number) =>
+  table(page)
+    .getByRole("row")
+    .nth(index + 1);
 
 /** Opens a row's Details and returns the row: the ids and body fields are inside. */
 async function openDetails(page: Page, index: number) {
@@ -51,7 +54,8 @@ test.beforeAll(async ({ baseURL }) => {
   // A plain link no other spec steers: the last of the sandbox's plain fixtures.
   const fixtures = (await (await fetch(`${sandboxUrl()}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
   linkId = fixtures.plain!.at(-1)!;
-  originalWebhook = (await upstreamCall<{ webhook?: string | null }>("GET", `/links/${encodeURIComponent(linkId)}`)).webhook ?? null;
+  originalWebhook =
+    (await upstreamCall<{ webhook?: string | null }>("GET", `/links/${encodeURIComponent(linkId)}`)).webhook ?? null;
   // As a customer's back end would: the link's events go to the dashboard's receiver from now on.
   await upstreamCall("PATCH", `/links/${encodeURIComponent(linkId)}`, { webhook: `${baseURL}/api/webhooks/upstream` });
 });
@@ -60,7 +64,12 @@ test.afterAll(async () => {
   if (linkId) await upstreamCall("PATCH", `/links/${encodeURIComponent(linkId)}`, { webhook: originalWebhook });
 });
 
-test("a request without a signature is refused in words, listed as refused with its reason and counted by reason", async ({ browser, request, baseURL, signIn }) => {
+test("a request without a signature is refused in words, listed as refused with its reason and counted by reason", async ({
+  browser,
+  request,
+  baseURL,
+  signIn,
+}) => {
   const page = await pageAs(browser, signIn, "viewer");
   await page.goto("/webhooks");
   const refusedBefore = await summaryCount(page, "summary-refused");
@@ -105,9 +114,16 @@ test("a request without a signature is refused in words, listed as refused with 
   await page.context().close();
 });
 
-test("an event the upstream signs shows as verified and processed, with its body as text, on the Webhooks page and the link's page", async ({ browser, signIn }) => {
+test("an event the upstream signs shows as verified and processed, with its body as text, on the Webhooks page and the link's page", async ({
+  browser,
+  signIn,
+}) => {
   // The sandbox changes the link's state (to the one it has) and delivers link.state_changed, signed, to its webhook.
-  const changed = await upstreamCall<{ delivery_token: string | null }>("POST", `/_sandbox/links/${encodeURIComponent(linkId)}/state`, { state: "connected" });
+  const changed = await upstreamCall<{ delivery_token: string | null }>(
+    "POST",
+    `/_sandbox/links/${encodeURIComponent(linkId)}/state`,
+    { state: "connected" },
+  );
   expect(changed.delivery_token).toBeTruthy();
   signedToken = changed.delivery_token!;
 
@@ -139,8 +155,14 @@ test("an event the upstream signs shows as verified and processed, with its body
   for (const width of [1440, 1024]) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto("/webhooks");
-    for (const name of KEY_COLUMNS) await expect(table(page).getByRole("columnheader", { name, exact: true }), `${name} at ${width} px`).toBeInViewport({ ratio: 1 });
-    const tallest = await table(page).evaluate((t) => Math.max(...[...t.querySelectorAll(":scope > tbody > tr")].map((r) => r.getBoundingClientRect().height)));
+    for (const name of KEY_COLUMNS)
+      await expect(
+        table(page).getByRole("columnheader", { name, exact: true }),
+        `${name} at ${width} px`,
+      ).toBeInViewport({ ratio: 1 });
+    const tallest = await table(page).evaluate((t) =>
+      Math.max(...[...t.querySelectorAll(":scope > tbody > tr")].map((r) => r.getBoundingClientRect().height)),
+    );
     expect(tallest, `tallest row at ${width} px`).toBeLessThanOrEqual(44);
   }
 
@@ -155,7 +177,10 @@ test("an event the upstream signs shows as verified and processed, with its body
   await page.context().close();
 });
 
-test("ops reprocess the event, audited; a viewer has no Reprocess, and a refused request offers none", async ({ browser, signIn }) => {
+test("ops reprocess the event, audited; a viewer has no Reprocess, and a refused request offers none", async ({
+  browser,
+  signIn,
+}) => {
   const viewer = await pageAs(browser, signIn, "viewer");
   await viewer.goto(`/webhooks?link=${encodeURIComponent(linkId)}`);
   await expect(dataRow(viewer, 0)).toContainText("Link state changed");
@@ -188,7 +213,10 @@ test("ops reprocess the event, audited; a viewer has no Reprocess, and a refused
 test("the CSV export of the filtered view holds the event as processed twice", async ({ browser, signIn }) => {
   const page = await pageAs(browser, signIn, "viewer");
   await page.goto(`/webhooks?link=${encodeURIComponent(linkId)}&verification=verified`);
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export CSV" }).click(),
+  ]);
   expect(download.suggestedFilename()).toMatch(/^linkdesk-webhooks-\d{8}T\d{6}Z\.csv$/);
   const [header, ...records] = parseCsv(readFileSync((await download.path())!, "utf8"));
   const col = (name: string) => header!.indexOf(name);
@@ -202,7 +230,11 @@ test("the CSV export of the filtered view holds the event as processed twice", a
   expect(mine![col("event")]).toBe("link.state_changed");
   expect(mine![col("outcome")]).toBe("processed");
   expect(mine![col("process_attempts")]).toBe("2");
-  expect(JSON.parse(mine![col("body")]!)).toMatchObject({ link_id: linkId, webhook_event: "link.state_changed", state: "connected" });
+  expect(JSON.parse(mine![col("body")]!)).toMatchObject({
+    link_id: linkId,
+    webhook_event: "link.state_changed",
+    state: "connected",
+  });
   // The unsigned request is not in this view.
   expect(records.some((r) => r[col("delivery_token")] === unsignedToken)).toBe(false);
   await page.context().close();

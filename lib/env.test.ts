@@ -28,10 +28,9 @@ describe("parseEnv", () => {
     expect(env.SESSION_MAX_AGE_HOURS).toBe(8);
     expect(env.SHUTDOWN_TIMEOUT_S).toBe(10);
     expect(parseEnv({ ...valid, SHUTDOWN_TIMEOUT_S: "2.5" }).SHUTDOWN_TIMEOUT_S).toBe(2.5);
-    expect(parseEnv({ ...valid, AUTH_OIDC_ALLOWED_DOMAINS: "Example.com, corp.example.com" }).AUTH_OIDC_ALLOWED_DOMAINS).toEqual([
-      "example.com",
-      "corp.example.com",
-    ]);
+    expect(
+      parseEnv({ ...valid, AUTH_OIDC_ALLOWED_DOMAINS: "Example.com, corp.example.com" }).AUTH_OIDC_ALLOWED_DOMAINS,
+    ).toEqual(["example.com", "corp.example.com"]);
   });
 
   it("names every missing or invalid variable", () => {
@@ -41,12 +40,16 @@ describe("parseEnv", () => {
       "UPSTREAM_CLIENT_SECRET is required",
       "AUTH_SECRET is required",
     ]);
-    expect(problems(() => parseEnv({ ...valid, AUTH_SECRET: "short" }))[0]).toMatch(/^AUTH_SECRET must be at least 32 characters/);
+    expect(problems(() => parseEnv({ ...valid, AUTH_SECRET: "short" }))[0]).toMatch(
+      /^AUTH_SECRET must be at least 32 characters/,
+    );
     expect(problems(() => parseEnv({ ...valid, AUTH_OIDC_ISSUER: "https://id.example.com" }))).toEqual([
       "AUTH_OIDC_CLIENT_ID is required when AUTH_OIDC_ISSUER is set",
       "AUTH_OIDC_CLIENT_SECRET is required when AUTH_OIDC_ISSUER is set",
     ]);
-    expect(problems(() => parseEnv({ ...valid, AUTH_OIDC_DEFAULT_ROLE: "root" }))[0]).toMatch(/^AUTH_OIDC_DEFAULT_ROLE /);
+    expect(problems(() => parseEnv({ ...valid, AUTH_OIDC_DEFAULT_ROLE: "root" }))[0]).toMatch(
+      /^AUTH_OIDC_DEFAULT_ROLE /,
+    );
     expect(problems(() => parseEnv({ ...valid, UPSTREAM_BASE_URL: "ftp://x" }))).toEqual([
       "UPSTREAM_BASE_URL must be an http(s) URL",
     ]);
@@ -57,27 +60,37 @@ describe("parseEnv", () => {
 
   it("reads the upstream's picture origins as origins, and refuses anything but http(s)", () => {
     expect(parseEnv(valid).UPSTREAM_IMAGE_ORIGINS).toEqual([]);
-    expect(parseEnv({ ...valid, UPSTREAM_IMAGE_ORIGINS: "https://logos.example.com/img/, http://127.0.0.1:9000" }).UPSTREAM_IMAGE_ORIGINS).toEqual([
-      "https://logos.example.com",
-      "http://127.0.0.1:9000",
-    ]);
-    expect(problems(() => parseEnv({ ...valid, UPSTREAM_IMAGE_ORIGINS: "https://ok.example.com,javascript:alert(1)" }))[0]).toMatch(/^UPSTREAM_IMAGE_ORIGINS /);
+    expect(
+      parseEnv({ ...valid, UPSTREAM_IMAGE_ORIGINS: "https://logos.example.com/img/, http://127.0.0.1:9000" })
+        .UPSTREAM_IMAGE_ORIGINS,
+    ).toEqual(["https://logos.example.com", "http://127.0.0.1:9000"]);
+    expect(
+      problems(() => parseEnv({ ...valid, UPSTREAM_IMAGE_ORIGINS: "https://ok.example.com,javascript:alert(1)" }))[0],
+    ).toMatch(/^UPSTREAM_IMAGE_ORIGINS /);
   });
 
   it("trusts no forwarding proxy unless told how many there are", () => {
     expect(parseEnv(valid).TRUSTED_PROXY_HOPS).toBe(0);
     expect(parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "2" }).TRUSTED_PROXY_HOPS).toBe(2);
-    expect(problems(() => parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "-1" }))).toEqual(["TRUSTED_PROXY_HOPS must be 0 or more"]);
-    expect(problems(() => parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "1.5" }))).toEqual(["TRUSTED_PROXY_HOPS must be a whole number"]);
+    expect(problems(() => parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "-1" }))).toEqual([
+      "TRUSTED_PROXY_HOPS must be 0 or more",
+    ]);
+    expect(problems(() => parseEnv({ ...valid, TRUSTED_PROXY_HOPS: "1.5" }))).toEqual([
+      "TRUSTED_PROXY_HOPS must be a whole number",
+    ]);
   });
 
   it("reads the public URL (AUTH_URL, which Auth.js reads too) as an origin", () => {
     expect(parseEnv(valid).AUTH_URL).toBeUndefined();
-    expect(parseEnv({ ...valid, AUTH_URL: "https://linkdesk.example.com/" }).AUTH_URL).toBe("https://linkdesk.example.com");
+    expect(parseEnv({ ...valid, AUTH_URL: "https://linkdesk.example.com/" }).AUTH_URL).toBe(
+      "https://linkdesk.example.com",
+    );
     expect(problems(() => parseEnv({ ...valid, AUTH_URL: "https://linkdesk.example.com/console" }))).toEqual([
       "AUTH_URL must be an origin without a path, e.g. https://linkdesk.example.com",
     ]);
-    expect(problems(() => parseEnv({ ...valid, AUTH_URL: "javascript:alert(1)" }))).toEqual(["AUTH_URL must be an http(s) URL"]);
+    expect(problems(() => parseEnv({ ...valid, AUTH_URL: "javascript:alert(1)" }))).toEqual([
+      "AUTH_URL must be an http(s) URL",
+    ]);
   });
 
   it("holds readiness at 503 for 5 s on SIGTERM unless told otherwise", () => {

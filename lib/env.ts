@@ -23,7 +23,11 @@ const upstreamSchema = {
    * sandbox's seed: 2,000 links, each error code on one link in 64.
    */
   DEMO_HISTORY_LINKS: z.coerce.number().int().min(0).default(2000),
-  DEMO_HISTORY_ERROR_CODE_SHARE: z.coerce.number().min(0).max(1).default(1 / 64),
+  DEMO_HISTORY_ERROR_CODE_SHARE: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(1 / 64),
   UPSTREAM_TIMEOUT_MS: milliseconds.default(10_000),
   /** Imports are synchronous upstream and may take 10 s, so they get a longer read timeout. */
   UPSTREAM_IMPORT_TIMEOUT_MS: milliseconds.default(30_000),
@@ -34,14 +38,22 @@ const upstreamSchema = {
    */
   UPSTREAM_IMAGE_ORIGINS: z
     .string()
-    .transform((v) => v.split(",").map((o) => o.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(httpUrl.transform((url) => new URL(url).origin)))
     .default([]),
 };
 
-const commaList = z
-  .string()
-  .transform((v) => v.split(",").map((d) => d.trim().toLowerCase()).filter(Boolean));
+const commaList = z.string().transform((v) =>
+  v
+    .split(",")
+    .map((d) => d.trim().toLowerCase())
+    .filter(Boolean),
+);
 
 const authSchema = {
   /** Encrypts session cookies. `npm start` generates one for demo mode; set your own (32+ characters) otherwise. */
@@ -52,9 +64,18 @@ const authSchema = {
    * the server listens on (http://localhost:<port>). Its origin is the one redirects must stay on; https also turns
    * on Strict-Transport-Security.
    */
-  AUTH_URL: httpUrl.refine((url) => new URL(url).pathname === "/", "must be an origin without a path, e.g. https://linkdesk.example.com").optional(),
+  AUTH_URL: httpUrl
+    .refine(
+      (url) => new URL(url).pathname === "/",
+      "must be an origin without a path, e.g. https://linkdesk.example.com",
+    )
+    .optional(),
   /** Sessions end this many hours after sign-in, whatever the activity. */
-  SESSION_MAX_AGE_HOURS: z.coerce.number().positive().max(24 * 30).default(8),
+  SESSION_MAX_AGE_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(8),
   /** Optional company identity provider (OpenID Connect). All three or none. */
   AUTH_OIDC_ISSUER: httpUrl.optional(),
   AUTH_OIDC_CLIENT_ID: z.string().min(1).optional(),
@@ -68,7 +89,12 @@ const authSchema = {
    * and the client's address is the connection's; N: the Nth address from the right. Any client can write the header,
    * so only hops we run count: the sign-in throttle and the audit trail key on this address.
    */
-  TRUSTED_PROXY_HOPS: z.coerce.number().int("must be a whole number").min(0, "must be 0 or more").max(10, "must be at most 10").default(0),
+  TRUSTED_PROXY_HOPS: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(0, "must be 0 or more")
+    .max(10, "must be at most 10")
+    .default(0),
 };
 
 /** The embedded database's page cache unless PGLITE_SHARED_BUFFERS says otherwise (benchmarks open it with this too). */
@@ -84,7 +110,10 @@ const storageSchema = {
    * default, 128MB, is most of an idle dashboard's footprint; the read model of a few thousand links is a few MB, and
    * pages beyond the cache are read from the operating system's file cache. Ignored with DATABASE_URL.
    */
-  PGLITE_SHARED_BUFFERS: z.string().regex(/^\d+(kB|MB|GB)$/, "must be a size such as 32MB").default(PGLITE_SHARED_BUFFERS_DEFAULT),
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^\d+(kB|MB|GB)$/, "must be a size such as 32MB")
+    .default(PGLITE_SHARED_BUFFERS_DEFAULT),
 };
 
 const share = z.coerce.number().gt(0, "must be above 0").max(1, "must be at most 1");
@@ -102,7 +131,12 @@ const budgetSchema = {
 
 const syncSchema = {
   /** Minutes between background syncs of the links read model (from the end of one to the start of the next); 0 = only on demand. */
-  SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(7 * 24 * 60).default(15),
+  SYNC_INTERVAL_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(15),
   /**
    * The fraction of Linkdesk's per-app GET /links/{id} budget the background sync may use; the rest stays free for
    * people's clicks (a detail view, "refresh now").
@@ -125,7 +159,10 @@ const webhookSchema = {
    * sent as `Authorization: Bearer <token>`; 32+ characters. Unset: the endpoint refuses everything. `npm start`
    * generates one in demo mode.
    */
-  LINKDESK_SERVICE_TOKEN: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 33`)").optional(),
+  LINKDESK_SERVICE_TOKEN: z
+    .string()
+    .min(32, "must be at least 32 characters (e.g. `openssl rand -base64 33`)")
+    .optional(),
 };
 
 const lifecycleSchema = {
@@ -187,7 +224,9 @@ function parseWith<T extends z.ZodType>(schema: T, source: Record<string, string
     throw new ConfigError(
       result.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? "environment");
-        return issue.code === "invalid_type" && cleaned[name] === undefined ? `${name} is required` : `${name} ${issue.message}`;
+        return issue.code === "invalid_type" && cleaned[name] === undefined
+          ? `${name} is required`
+          : `${name} ${issue.message}`;
       }),
     );
   }
@@ -233,7 +272,8 @@ const launcherSchema = z
     if (!env.UPSTREAM_BASE_URL) return;
     // Against a real upstream nothing is generated: no demo accounts, no made-up session secret.
     for (const name of ["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET", "AUTH_SECRET"] as const) {
-      if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "is required when UPSTREAM_BASE_URL is set" });
+      if (!env[name])
+        ctx.addIssue({ code: "custom", path: [name], message: "is required when UPSTREAM_BASE_URL is set" });
     }
   });
 

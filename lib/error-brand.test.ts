@@ -15,7 +15,13 @@ async function twoCopies<T>(load: () => Promise<T>): Promise<[T, T]> {
   return [first, second];
 }
 
-const blockedBy = { endpoint: "GET /links/{id}", scope: "link" as const, scopeId: "link_1", limit: 15, windowMs: 61_000 };
+const blockedBy = {
+  endpoint: "GET /links/{id}",
+  scope: "link" as const,
+  scopeId: "link_1",
+  limit: 15,
+  windowMs: 61_000,
+};
 
 describe("errors recognised across server chunks", () => {
   it("a full budget's BudgetExceeded and an unavailable store's error", async () => {
@@ -48,6 +54,7 @@ describe("errors recognised across server chunks", () => {
 
   it("plain values are never taken for branded errors", async () => {
     const { isBudgetExceeded } = await import("./budget/budget");
-    for (const value of [null, undefined, 0, "BudgetExceeded", {}, new Error("BudgetExceeded")]) expect(isBudgetExceeded(value)).toBe(false);
+    for (const value of [null, undefined, 0, "BudgetExceeded", {}, new Error("BudgetExceeded")])
+      expect(isBudgetExceeded(value)).toBe(false);
   });
 });

@@ -34,13 +34,21 @@ beforeAll(async () => {
   // The reproduction: an action's audit row whose input held half of a surrogate pair.
   await fail("an audit row jsonb refuses", () =>
     appendAudit(
-      { actor: { id: STAFF_ID, email: EMAIL, role: "admin" }, action: "link.refresh", outcome: "error", correlationId: STAFF_ID, input: { linkId: "mk_\ud800" } },
+      {
+        actor: { id: STAFF_ID, email: EMAIL, role: "admin" },
+        action: "link.refresh",
+        outcome: "error",
+        correlationId: STAFF_ID,
+        input: { linkId: "mk_\ud800" },
+      },
       database.db,
     ),
   );
   await fail("a NUL in text", () => database.db.insert(staff).values({ email: `${EMAIL}\0`, role: "viewer" }));
   // A data exception quotes the value in its message ('invalid input syntax for type uuid: "…"').
-  await fail("a value of the wrong type", () => database.db.insert(staff).values({ id: EMAIL, email: "x@example.com", role: "viewer" }));
+  await fail("a value of the wrong type", () =>
+    database.db.insert(staff).values({ id: EMAIL, email: "x@example.com", role: "viewer" }),
+  );
 }, 60_000);
 
 afterAll(() => database?.close());
@@ -50,7 +58,12 @@ const leaks = (text: string) => [EMAIL, STAFF_ID, "mk_", "viewer"].filter((secre
 describe("a failed query, logged", () => {
   it("fails the way the reproduction did: drizzle's message quotes every parameter", () => {
     for (const { name, error } of failures) {
-      expect(format("%O", error).includes(EMAIL) || format("%O", error).includes(STAFF_ID) || format("%O", error).includes("viewer"), name).toBe(true);
+      expect(
+        format("%O", error).includes(EMAIL) ||
+          format("%O", error).includes(STAFF_ID) ||
+          format("%O", error).includes("viewer"),
+        name,
+      ).toBe(true);
     }
   });
 

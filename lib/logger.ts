@@ -25,7 +25,10 @@ export function loggerOptions(level: string): pino.LoggerOptions {
     serializers: {
       err: (error: unknown) => pino.stdSerializers.err(loggableError(error) as Error),
       error: (error: unknown) => pino.stdSerializers.err(loggableError(error) as Error),
-      db: (info: unknown) => (isRecord(info) && typeof info.message === "string" ? { ...info, message: withheldValues(info.message, info.code) } : info),
+      db: (info: unknown) =>
+        isRecord(info) && typeof info.message === "string"
+          ? { ...info, message: withheldValues(info.message, info.code) }
+          : info,
     },
   };
 }
@@ -56,8 +59,13 @@ export function loggableError(error: unknown, depth = 0): unknown {
   if (!(error instanceof Error) || depth > 8) return error;
   const code = (error as { code?: unknown }).code;
   const isDatabaseError = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code);
-  const message = isDatabaseError ? withheldValues(error.message, code) : error.message.replace(FAILED_QUERY, `$1\nparams: ${WITHHELD}`);
-  const copy = new Error(message, error.cause === undefined ? undefined : { cause: loggableError(error.cause, depth + 1) });
+  const message = isDatabaseError
+    ? withheldValues(error.message, code)
+    : error.message.replace(FAILED_QUERY, `$1\nparams: ${WITHHELD}`);
+  const copy = new Error(
+    message,
+    error.cause === undefined ? undefined : { cause: loggableError(error.cause, depth + 1) },
+  );
   copy.name = error.name;
   const frames = (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
   copy.stack = [`${error.name}: ${message}`, ...frames].join("\n");
@@ -71,7 +79,9 @@ export function loggableError(error: unknown, depth = 0): unknown {
 
 /** A database error's message with the values a data exception (SQLSTATE class 22) quotes withheld. */
 export function withheldValues(message: string, code: unknown): string {
-  return typeof code === "string" && code.startsWith("22") ? message.replace(/"(?:[^"\\]|\\.)*"/g, `"${WITHHELD}"`) : message;
+  return typeof code === "string" && code.startsWith("22")
+    ? message.replace(/"(?:[^"\\]|\\.)*"/g, `"${WITHHELD}"`)
+    : message;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
@@ -87,5 +97,9 @@ export function withholdQueryDetailsFromConsole(): void {
   target[marker] = true;
   const print = console.error.bind(console);
   console.error = (...args: unknown[]) =>
-    print(...args.map((arg) => (typeof arg === "string" ? arg.replace(FAILED_QUERY, `$1\nparams: ${WITHHELD}`) : loggableError(arg))));
+    print(
+      ...args.map((arg) =>
+        typeof arg === "string" ? arg.replace(FAILED_QUERY, `$1\nparams: ${WITHHELD}`) : loggableError(arg),
+      ),
+    );
 }

@@ -29,5 +29,7 @@ export async function checkReadiness(): Promise<Readiness> {
     if (up) log.info({}, "the database answers again: ready");
     else log.warn({ timeoutMs: READINESS_DATABASE_TIMEOUT_MS }, "the database does not answer: not ready");
   }
-  return up ? { ready: true, shuttingDown: false, database: "ok" } : { ready: false, reason: "database_unreachable", shuttingDown: false, database: "unreachable" };
+  return up
+    ? { ready: true, shuttingDown: false, database: "ok" }
+    : { ready: false, reason: "database_unreachable", shuttingDown: false, database: "unreachable" };
 }

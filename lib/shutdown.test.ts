@@ -53,7 +53,11 @@ describe("the shutdown coordinator", () => {
     coordinator.onShutdown("requests", () => void events.push("requests answered"), "requests");
     coordinator.onShutdown("sync run", drain("sync run"), "drain");
     coordinator.onShutdown("jobs", drain("jobs"), "drain");
-    coordinator.onShutdown("scheduler", () => void events.push(`scheduler stopped (shutting down: ${coordinator.isShuttingDown()})`), "stop-intake");
+    coordinator.onShutdown(
+      "scheduler",
+      () => void events.push(`scheduler stopped (shutting down: ${coordinator.isShuttingDown()})`),
+      "stop-intake",
+    );
 
     expect(coordinator.isShuttingDown()).toBe(false);
     const outcome = await coordinator.shutdown("SIGTERM");
@@ -93,7 +97,13 @@ describe("the shutdown coordinator", () => {
 
     expect(outcome).toEqual({ clean: false, failed: ["jobs"], abandoned: [] });
     expect(closed).toEqual(["database"]);
-    expect(lines).toContainEqual(expect.objectContaining({ level: "error", msg: "a shutdown step failed", obj: expect.objectContaining({ step: "jobs" }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: "error",
+        msg: "a shutdown step failed",
+        obj: expect.objectContaining({ step: "jobs" }),
+      }),
+    );
   });
 
   it("ends within the timeout: a step that hangs is told its time is up and abandoned, and close still runs", async () => {
@@ -128,7 +138,9 @@ describe("the shutdown coordinator", () => {
     expect(drainSignal?.aborted).toBe(true);
     expect(abortedAt! - startedAt).toBe(timeoutMs - closeReserveMs(timeoutMs));
     expect(closedAt).toEqual([startedAt + timeoutMs - closeReserveMs(timeoutMs)]);
-    expect(lines).toContainEqual(expect.objectContaining({ level: "warn", obj: { phase: "drain", steps: ["sync run"] } }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: "warn", obj: { phase: "drain", steps: ["sync run"] } }),
+    );
   });
 
   it("keeps a reserve for close that fits short timeouts", () => {
@@ -144,8 +156,16 @@ describe("the load balancer's drain", () => {
     const events: { at: number; what: string }[] = [];
     const startedAt = Date.now();
     coordinator.onShutdown("load balancer drain", loadBalancerDrain(drainMs), "drain");
-    coordinator.onShutdown("http requests", () => void events.push({ at: Date.now() - startedAt, what: "listener closed" }), "requests");
-    coordinator.onShutdown("database", () => void events.push({ at: Date.now() - startedAt, what: "database closed" }), "close");
+    coordinator.onShutdown(
+      "http requests",
+      () => void events.push({ at: Date.now() - startedAt, what: "listener closed" }),
+      "requests",
+    );
+    coordinator.onShutdown(
+      "database",
+      () => void events.push({ at: Date.now() - startedAt, what: "database closed" }),
+      "close",
+    );
     return { coordinator, events };
   }
 
@@ -169,7 +189,10 @@ describe("the load balancer's drain", () => {
 
   it("does not wait on SIGINT (Ctrl-C at a terminal) nor when the period is 0", async () => {
     vi.useFakeTimers();
-    for (const [reason, drainMs] of [["SIGINT", 5_000], ["SIGTERM", 0]] as const) {
+    for (const [reason, drainMs] of [
+      ["SIGINT", 5_000],
+      ["SIGTERM", 0],
+    ] as const) {
       const { coordinator, events } = serverWith(10_000, drainMs);
       await coordinator.shutdown(reason);
       expect(events.map((e) => e.at)).toEqual([0, 0]);
@@ -194,7 +217,8 @@ describe("the server's shutdown on signals", () => {
   afterEach(() => {
     // The test process must keep ending normally on a real signal.
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
-      for (const listener of process.listeners(signal)) if (!before[signal].includes(listener)) process.off(signal, listener);
+      for (const listener of process.listeners(signal))
+        if (!before[signal].includes(listener)) process.off(signal, listener);
     }
   });
 

@@ -63,17 +63,28 @@ export function closeReserveMs(timeoutMs: number): number {
 }
 
 /** `settings` is read when shutdown starts, so the bound and the log may be configured after steps register. */
-export function createShutdownCoordinator(settings: () => { timeoutMs: number; log: ShutdownLog }): ShutdownCoordinator {
+export function createShutdownCoordinator(
+  settings: () => { timeoutMs: number; log: ShutdownLog },
+): ShutdownCoordinator {
   const steps = new Set<Registered>();
   let running: Promise<ShutdownOutcome> | undefined;
   let started = false;
 
-  const runPhase = async (phase: ShutdownPhase, deadline: number, outcome: ShutdownOutcome, log: ShutdownLog, reason: string): Promise<void> => {
+  const runPhase = async (
+    phase: ShutdownPhase,
+    deadline: number,
+    outcome: ShutdownOutcome,
+    log: ShutdownLog,
+    reason: string,
+  ): Promise<void> => {
     // Taken when the phase starts: a step registered later for this phase (or an earlier one) does not run.
     const due = [...steps].filter((s) => s.phase === phase);
     if (due.length === 0) return;
     const timeUp = new AbortController();
-    const timer = setTimeout(() => timeUp.abort(new Error(`shutdown step time is up (phase ${phase})`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => timeUp.abort(new Error(`shutdown step time is up (phase ${phase})`)),
+      Math.max(0, deadline - Date.now()),
+    );
     const pending = new Set(due.map((s) => s.name));
     try {
       const finished = Promise.all(
@@ -88,7 +99,9 @@ export function createShutdownCoordinator(settings: () => { timeoutMs: number; l
           }
         }),
       );
-      const abandoned = new Promise<void>((resolve) => timeUp.signal.addEventListener("abort", () => resolve(), { once: true }));
+      const abandoned = new Promise<void>((resolve) =>
+        timeUp.signal.addEventListener("abort", () => resolve(), { once: true }),
+      );
       await Promise.race([finished, abandoned]);
       if (pending.size > 0) {
         outcome.abandoned.push(...pending);
@@ -147,10 +160,14 @@ export function loadBalancerDrain(periodMs: number): ShutdownStep {
     if (reason !== "SIGTERM" || periodMs <= 0 || signal.aborted) return;
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, periodMs);
-      signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   };
 }
@@ -195,7 +212,11 @@ export function shutDownNow(reason: string): Promise<ShutdownOutcome> {
  * Called once by the server's start-up: SIGTERM and SIGINT run the shutdown, then the process exits (0 when it was
  * clean). A second signal while shutting down changes nothing: the bound already holds.
  */
-export function installShutdownSignals({ timeoutMs, log, exit = (code) => process.exit(code) }: {
+export function installShutdownSignals({
+  timeoutMs,
+  log,
+  exit = (code) => process.exit(code),
+}: {
   timeoutMs: number;
   log: () => ShutdownLog;
   exit?: (code: number) => void;

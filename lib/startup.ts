@@ -32,7 +32,10 @@ export async function startServer(): Promise<void> {
   onShutdown("http requests", drainHttpRequests, "requests");
   onShutdown("log", flushLogger, "close");
   if (!env.AUTH_URL && !env.UPSTREAM_SANDBOX) {
-    logger().warn({}, "AUTH_URL is not set: Auth.js builds its URLs and redirects on the address the server listens on, not the one browsers use");
+    logger().warn(
+      {},
+      "AUTH_URL is not set: Auth.js builds its URLs and redirects on the address the server listens on, not the one browsers use",
+    );
   }
   if (!env.NEXT_MANUAL_SIG_HANDLE) {
     logger().warn(
@@ -44,14 +47,20 @@ export async function startServer(): Promise<void> {
     const { db } = await getDb();
     if (env.UPSTREAM_SANDBOX) await ensureDemoAccounts(db);
   } catch (error) {
-    console.error(`Linkdesk cannot start: the database is not available. ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `Linkdesk cannot start: the database is not available. ${error instanceof Error ? error.message : String(error)}`,
+    );
     process.exit(1);
   }
   try {
     const { db } = await getDb();
-    const demo = env.UPSTREAM_SANDBOX && { links: env.DEMO_HISTORY_LINKS, errorCodeShare: env.DEMO_HISTORY_ERROR_CODE_SHARE };
+    const demo = env.UPSTREAM_SANDBOX && {
+      links: env.DEMO_HISTORY_LINKS,
+      errorCodeShare: env.DEMO_HISTORY_ERROR_CODE_SHARE,
+    };
     const taken = await takeStartSnapshots(db, { demo });
-    if (taken.demoSeeded > 0) logger().info({ snapshots: taken.demoSeeded }, "demo mode: seeded the Health trends with made-up history");
+    if (taken.demoSeeded > 0)
+      logger().info({ snapshots: taken.demoSeeded }, "demo mode: seeded the Health trends with made-up history");
   } catch (error) {
     // The trends are not worth refusing to start over; the next sync takes a snapshot anyway.
     logger().warn({ err: error }, "could not take the start-up snapshot of the links read model");

@@ -27,7 +27,10 @@ export function abaRoutingNumber(rng: Rng): string {
   // The first two digits of a real routing number name a Federal Reserve district (01–12).
   const first8 = `${String(intBetween(rng, 1, 12)).padStart(2, "0")}${digits(rng, 6)}`;
   const d = [...first8].map(Number);
-  const sum = 3 * ((d[0] ?? 0) + (d[3] ?? 0) + (d[6] ?? 0)) + 7 * ((d[1] ?? 0) + (d[4] ?? 0) + (d[7] ?? 0)) + ((d[2] ?? 0) + (d[5] ?? 0));
+  const sum =
+    3 * ((d[0] ?? 0) + (d[3] ?? 0) + (d[6] ?? 0)) +
+    7 * ((d[1] ?? 0) + (d[4] ?? 0) + (d[7] ?? 0)) +
+    ((d[2] ?? 0) + (d[5] ?? 0));
   return `${first8}${(10 - (sum % 10)) % 10}`;
 }
 
@@ -46,7 +49,9 @@ export function ibanFor(country: string, bban: string): string {
 }
 
 export function isValidIban(iban: string): boolean {
-  const rearranged = `${iban.slice(4)}${iban.slice(0, 4)}`.replace(/[A-Z]/g, (letter) => String(letter.charCodeAt(0) - 55));
+  const rearranged = `${iban.slice(4)}${iban.slice(0, 4)}`.replace(/[A-Z]/g, (letter) =>
+    String(letter.charCodeAt(0) - 55),
+  );
   return /^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(iban) && BigInt(rearranged) % 97n === 1n;
 }
 
@@ -58,7 +63,11 @@ export function accountNumbersOf(account: AccountRecord): AccountNumbers {
   const mask = account.account_mask ?? digits(rng, 4);
   switch (account.balances.currency) {
     case "CAD":
-      numbers.eft.push({ account_number: `${digits(rng, 3)}${mask}`, institution_number: String(intBetween(rng, 1, 999)).padStart(3, "0"), branch_number: digits(rng, 5) });
+      numbers.eft.push({
+        account_number: `${digits(rng, 3)}${mask}`,
+        institution_number: String(intBetween(rng, 1, 999)).padStart(3, "0"),
+        branch_number: digits(rng, 5),
+      });
       break;
     case "GBP": {
       const sortCode = digits(rng, 6);
@@ -69,15 +78,54 @@ export function accountNumbersOf(account: AccountRecord): AccountNumbers {
     }
     default: {
       const routing = abaRoutingNumber(rng);
-      numbers.ach.push({ account_number: `${digits(rng, intBetween(rng, 4, 8))}${mask}`, routing_number: routing, wire_routing_number: routing });
+      numbers.ach.push({
+        account_number: `${digits(rng, intBetween(rng, 4, 8))}${mask}`,
+        routing_number: routing,
+        wire_routing_number: routing,
+      });
     }
   }
   return numbers;
 }
 
-const FIRST_NAMES = ["Alex", "Jordan", "Sam", "Taylor", "Morgan", "Casey", "Riley", "Jamie", "Avery", "Quinn", "Drew", "Robin"];
-const LAST_NAMES = ["Rivera", "Chen", "Okafor", "Novak", "Haddad", "Larsen", "Moreau", "Tanaka", "Silva", "Brennan", "Kowalski", "Adeyemi"];
-const STREETS = ["Maple Ave", "Oak St", "Cedar Ln", "Harbor Rd", "Hillcrest Dr", "Lake Shore Blvd", "Elm St", "Willow Way"];
+const FIRST_NAMES = [
+  "Alex",
+  "Jordan",
+  "Sam",
+  "Taylor",
+  "Morgan",
+  "Casey",
+  "Riley",
+  "Jamie",
+  "Avery",
+  "Quinn",
+  "Drew",
+  "Robin",
+];
+const LAST_NAMES = [
+  "Rivera",
+  "Chen",
+  "Okafor",
+  "Novak",
+  "Haddad",
+  "Larsen",
+  "Moreau",
+  "Tanaka",
+  "Silva",
+  "Brennan",
+  "Kowalski",
+  "Adeyemi",
+];
+const STREETS = [
+  "Maple Ave",
+  "Oak St",
+  "Cedar Ln",
+  "Harbor Rd",
+  "Hillcrest Dr",
+  "Lake Shore Blvd",
+  "Elm St",
+  "Willow Way",
+];
 const PLACES: Record<string, { city: string; region: string; postal: () => string }[]> = {
   US: [
     { city: "Springfield", region: "IL", postal: () => "62704" },
@@ -104,11 +152,21 @@ export function ownersOf(link: LinkRecord, accounts: AccountRecord[]): Owner[] {
   const last = pick(rng, LAST_NAMES);
   const country = COUNTRY_OF_CURRENCY[accounts[0]?.balances.currency ?? "USD"] ?? "US";
   const place = pick(rng, PLACES[country] ?? PLACES.US ?? []);
-  const phone = country === "GB" ? `+44 7700 900${digits(rng, 3)}` : `+1 ${intBetween(rng, 201, 989)}-555-01${digits(rng, 2)}`;
+  const phone =
+    country === "GB" ? `+44 7700 900${digits(rng, 3)}` : `+1 ${intBetween(rng, 201, 989)}-555-01${digits(rng, 2)}`;
   return [
     {
       names: [`${first} ${last}`],
-      addresses: [{ street: `${intBetween(rng, 10, 9899)} ${pick(rng, STREETS)}`, city: place.city, region: place.region, postal_code: place.postal(), country, primary: true }],
+      addresses: [
+        {
+          street: `${intBetween(rng, 10, 9899)} ${pick(rng, STREETS)}`,
+          city: place.city,
+          region: place.region,
+          postal_code: place.postal(),
+          country,
+          primary: true,
+        },
+      ],
       phone_numbers: [{ number: phone, primary: true, type: "mobile" }],
       emails: [{ address: `${first}.${last}@mail.example`.toLowerCase(), primary: true }],
     },

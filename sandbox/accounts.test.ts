@@ -26,7 +26,9 @@ describe("GET /links/{id}/accounts", () => {
       expect(account.account_mask).toMatch(/^\d{4}$/);
       expect(typeof account.balances?.current).toBe("number");
     }
-    const transactions = transactionsPageSchema.parse((await t.api("GET", `/links/${id}/transactions?start_date=1900-01-01&size=1000`)).json);
+    const transactions = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${id}/transactions?start_date=1900-01-01&size=1000`)).json,
+    );
     const named = new Set(transactions.transactions.map((transaction) => transaction.account_id));
     for (const accountId of named) expect(body.accounts.map((a) => a.account_id)).toContain(accountId);
   });
@@ -35,10 +37,14 @@ describe("GET /links/{id}/accounts", () => {
     const id = first(seeded, "plain");
     const all = accountsResponseSchema.parse((await t.api("GET", `/links/${id}/accounts`)).json).accounts;
     const [one] = all;
-    const filtered = accountsResponseSchema.parse((await t.api("GET", `/links/${id}/accounts?account_ids=${one!.account_id}`)).json);
+    const filtered = accountsResponseSchema.parse(
+      (await t.api("GET", `/links/${id}/accounts?account_ids=${one!.account_id}`)).json,
+    );
     expect(filtered.accounts.map((a) => a.account_id)).toEqual([one!.account_id]);
     const ids = all.map((a) => a.account_id);
-    const joined = accountsResponseSchema.parse((await t.api("GET", `/links/${id}/accounts?account_ids=${ids.join(",")}`)).json);
+    const joined = accountsResponseSchema.parse(
+      (await t.api("GET", `/links/${id}/accounts?account_ids=${ids.join(",")}`)).json,
+    );
     expect(joined.accounts).toHaveLength(all.length);
   });
 
@@ -50,9 +56,13 @@ describe("GET /links/{id}/accounts", () => {
   });
 
   it("serves the hostile links' markup as data, unchanged", async () => {
-    const body = accountsResponseSchema.parse((await t.api("GET", `/links/${first(seeded, "hostile_name")}/accounts`)).json);
+    const body = accountsResponseSchema.parse(
+      (await t.api("GET", `/links/${first(seeded, "hostile_name")}/accounts`)).json,
+    );
     expect(body.accounts[0]?.name).toBe(`<script>alert("account")</script> Checking`);
-    const transactions = transactionsPageSchema.parse((await t.api("GET", `/links/${first(seeded, "hostile_avatar")}/transactions?start_date=1900-01-01&size=1`)).json);
+    const transactions = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${first(seeded, "hostile_avatar")}/transactions?start_date=1900-01-01&size=1`)).json,
+    );
     expect(transactions.transactions[0]?.enrichment?.merchant?.logo).toBe("javascript:alert(document.cookie)");
   });
 });
@@ -67,7 +77,11 @@ describe("GET /links/{id}/accounts/{account_id}", () => {
     expect(body.account).toEqual(account);
     expect(body.link.link_id).toBe(id);
     expectError(await t.api("GET", `/links/${id}/accounts/acc_nope`), 404, "account_error.not_found");
-    expectError(await t.api("GET", `/links/${first(seeded, "deleted")}/accounts/${account!.account_id}`), 410, "link_error.deleted");
+    expectError(
+      await t.api("GET", `/links/${first(seeded, "deleted")}/accounts/${account!.account_id}`),
+      410,
+      "link_error.deleted",
+    );
   });
 });
 

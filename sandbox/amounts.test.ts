@@ -11,7 +11,10 @@ let numbers: TestSandbox;
 let strings: TestSandbox;
 let seeded: Fixtures;
 beforeAll(async () => {
-  [numbers, strings] = await Promise.all([startSandbox({ links: 64 }), startSandbox({ links: 64, amountsAsStrings: true })]);
+  [numbers, strings] = await Promise.all([
+    startSandbox({ links: 64 }),
+    startSandbox({ links: 64, amountsAsStrings: true }),
+  ]);
   seeded = await fixtures(numbers);
 });
 afterAll(() => Promise.all([numbers.close(), strings.close()]));
@@ -33,20 +36,34 @@ describe("amounts as decimal strings", () => {
     });
     // The wire schema reads both as the same numbers (logos are served by each sandbox, so their origins differ).
     const parsed = (body: unknown) =>
-      transactionsPageSchema.parse(JSON.parse(JSON.stringify(body).replace(/http:\/\/127\.0\.0\.1:\d+\/_sandbox\//g, "/_sandbox/"))).transactions;
+      transactionsPageSchema.parse(
+        JSON.parse(JSON.stringify(body).replace(/http:\/\/127\.0\.0\.1:\d+\/_sandbox\//g, "/_sandbox/")),
+      ).transactions;
     expect(parsed(asStrings)).toEqual(parsed(asNumbers));
   });
 
   it("serves the corrected transaction and its similar ones with string amounts too", async () => {
     const id = first(seeded, "plain");
-    const page = (await strings.api("GET", `/links/${id}/transactions?size=1`)).json as { transactions: RawTransaction[] };
-    const response = await strings.api("POST", `/links/${id}/transactions/${page.transactions[0]!.transaction_id}/enrichment`, { body: { category: "charity" } });
+    const page = (await strings.api("GET", `/links/${id}/transactions?size=1`)).json as {
+      transactions: RawTransaction[];
+    };
+    const response = await strings.api(
+      "POST",
+      `/links/${id}/transactions/${page.transactions[0]!.transaction_id}/enrichment`,
+      { body: { category: "charity" } },
+    );
     expect(response.status).toBe(200);
-    for (const transaction of (response.json as { transactions: RawTransaction[] }).transactions) expect(typeof transaction.amount).toBe("string");
+    for (const transaction of (response.json as { transactions: RawTransaction[] }).transactions)
+      expect(typeof transaction.amount).toBe("string");
   });
 
   it("writes every amount with at least two decimals and never rounds", () => {
-    expect([decimalString(12), decimalString(12.3), decimalString(12.34), decimalString(0.125)]).toEqual(["12.00", "12.30", "12.34", "0.125"]);
+    expect([decimalString(12), decimalString(12.3), decimalString(12.34), decimalString(0.125)]).toEqual([
+      "12.00",
+      "12.30",
+      "12.34",
+      "0.125",
+    ]);
   });
 
   it("is switched on by SANDBOX_AMOUNTS_AS_STRINGS and refuses a value it cannot read", () => {

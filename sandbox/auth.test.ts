@@ -15,7 +15,15 @@ const form = (fields: Record<string, string>) => ({
 
 describe("POST /auth/token", () => {
   it("issues a bearer token for form-encoded client credentials", async () => {
-    const response = await t.raw("POST", "/auth/token", form({ grant_type: "client_credentials", client_id: TEST_CREDENTIALS.clientId, client_secret: TEST_CREDENTIALS.clientSecret }));
+    const response = await t.raw(
+      "POST",
+      "/auth/token",
+      form({
+        grant_type: "client_credentials",
+        client_id: TEST_CREDENTIALS.clientId,
+        client_secret: TEST_CREDENTIALS.clientSecret,
+      }),
+    );
     expect(response.status).toBe(201);
     const body = accessTokenResponseSchema.parse(response.json);
     expect(body).toMatchObject({ token_type: "bearer", expires_in: 120 });
@@ -25,10 +33,24 @@ describe("POST /auth/token", () => {
 
   it("lists the tokens it issued on GET /_sandbox/tokens, for leak tests", async () => {
     const { access_token } = accessTokenResponseSchema.parse(
-      (await t.raw("POST", "/auth/token", form({ grant_type: "client_credentials", client_id: TEST_CREDENTIALS.clientId, client_secret: TEST_CREDENTIALS.clientSecret }))).json,
+      (
+        await t.raw(
+          "POST",
+          "/auth/token",
+          form({
+            grant_type: "client_credentials",
+            client_id: TEST_CREDENTIALS.clientId,
+            client_secret: TEST_CREDENTIALS.clientSecret,
+          }),
+        )
+      ).json,
     );
-    const listed = (await t.raw("GET", "/_sandbox/tokens")).json as { tokens: { access_token: string; client_id: string }[] };
-    expect(listed.tokens).toContainEqual(expect.objectContaining({ access_token, client_id: TEST_CREDENTIALS.clientId }));
+    const listed = (await t.raw("GET", "/_sandbox/tokens")).json as {
+      tokens: { access_token: string; client_id: string }[];
+    };
+    expect(listed.tokens).toContainEqual(
+      expect.objectContaining({ access_token, client_id: TEST_CREDENTIALS.clientId }),
+    );
   });
 
   it("accepts the client pair as HTTP Basic", async () => {
@@ -42,14 +64,26 @@ describe("POST /auth/token", () => {
   });
 
   it("answers 401 api_error.auth.unauthorized for a wrong secret or a missing client", async () => {
-    const wrong = await t.raw("POST", "/auth/token", form({ grant_type: "client_credentials", client_id: TEST_CREDENTIALS.clientId, client_secret: "nope" }));
+    const wrong = await t.raw(
+      "POST",
+      "/auth/token",
+      form({ grant_type: "client_credentials", client_id: TEST_CREDENTIALS.clientId, client_secret: "nope" }),
+    );
     expectError(wrong, 401, "api_error.auth.unauthorized");
     const missing = await t.raw("POST", "/auth/token", form({ grant_type: "client_credentials" }));
     expectError(missing, 401, "api_error.auth.unauthorized");
   });
 
   it("answers 400 for a grant type other than client_credentials", async () => {
-    const response = await t.raw("POST", "/auth/token", form({ grant_type: "password", client_id: TEST_CREDENTIALS.clientId, client_secret: TEST_CREDENTIALS.clientSecret }));
+    const response = await t.raw(
+      "POST",
+      "/auth/token",
+      form({
+        grant_type: "password",
+        client_id: TEST_CREDENTIALS.clientId,
+        client_secret: TEST_CREDENTIALS.clientSecret,
+      }),
+    );
     expectError(response, 400, "api_error.auth.unauthorized");
   });
 });
@@ -58,11 +92,27 @@ describe("authentication of API calls", () => {
   it("requires the bearer token and both client headers", async () => {
     const headers = await t.authHeaders();
     const without = (name: string) => Object.fromEntries(Object.entries(headers).filter(([key]) => key !== name));
-    expectError(await t.raw("GET", "/links", { headers: without("Authorization") }), 401, "api_error.auth.unauthorized");
+    expectError(
+      await t.raw("GET", "/links", { headers: without("Authorization") }),
+      401,
+      "api_error.auth.unauthorized",
+    );
     expectError(await t.raw("GET", "/links", { headers: without("X-Client-Id") }), 401, "api_error.auth.unauthorized");
-    expectError(await t.raw("GET", "/links", { headers: without("X-Client-Secret") }), 401, "api_error.auth.unauthorized");
-    expectError(await t.raw("GET", "/links", { headers: { ...headers, "X-Client-Id": "live_0000" } }), 401, "api_error.auth.unauthorized");
-    expectError(await t.raw("GET", "/links", { headers: { ...headers, Authorization: "Bearer made-up" } }), 401, "api_error.auth.unauthorized");
+    expectError(
+      await t.raw("GET", "/links", { headers: without("X-Client-Secret") }),
+      401,
+      "api_error.auth.unauthorized",
+    );
+    expectError(
+      await t.raw("GET", "/links", { headers: { ...headers, "X-Client-Id": "live_0000" } }),
+      401,
+      "api_error.auth.unauthorized",
+    );
+    expectError(
+      await t.raw("GET", "/links", { headers: { ...headers, Authorization: "Bearer made-up" } }),
+      401,
+      "api_error.auth.unauthorized",
+    );
     expect((await t.raw("GET", "/links", { headers })).status).toBe(200);
   });
 
@@ -71,7 +121,11 @@ describe("authentication of API calls", () => {
     t.clock.advance(119_000);
     expect((await t.raw("GET", "/links", { headers: await t.authHeaders(old) })).status).toBe(200);
     t.clock.advance(1_000);
-    const expired = expectError(await t.raw("GET", "/links", { headers: await t.authHeaders(old) }), 401, "api_error.auth.expired_access_token");
+    const expired = expectError(
+      await t.raw("GET", "/links", { headers: await t.authHeaders(old) }),
+      401,
+      "api_error.auth.expired_access_token",
+    );
     expect(expired.error_message).toBe("Access token expired");
     const fresh = await t.token();
     expect((await t.raw("GET", "/links", { headers: await t.authHeaders(fresh) })).status).toBe(200);
@@ -91,7 +145,10 @@ describe("envelopes for requests the API cannot route or read", () => {
   });
 
   it("answers malformed JSON with 400 api_error.request.malformed_json", async () => {
-    const response = await t.api("POST", "/link-session", { rawBody: '{"customer_user": {', headers: { "Content-Type": "application/json" } });
+    const response = await t.api("POST", "/link-session", {
+      rawBody: '{"customer_user": {',
+      headers: { "Content-Type": "application/json" },
+    });
     expectError(response, 400, "api_error.request.malformed_json");
     expectError(await t.api("POST", "/link-session/exchange-token"), 400, "api_error.request.malformed_json");
   });
@@ -100,7 +157,13 @@ describe("envelopes for requests the API cannot route or read", () => {
     const response = await t.raw("GET", "/docs/errors");
     expect(response.status).toBe(200);
     const codes = (response.json as { errors: { code: string }[] }).errors.map((error) => error.code);
-    expect(codes).toEqual(expect.arrayContaining(["api_error.auth.expired_access_token", "link_error.bad_state", "api_error.rate_limit_exceeded"]));
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        "api_error.auth.expired_access_token",
+        "link_error.bad_state",
+        "api_error.rate_limit_exceeded",
+      ]),
+    );
   });
 
   it("keeps connections alive", async () => {

@@ -16,14 +16,23 @@ interface Target {
   headers: Record<string, string>;
 }
 
-function call(agent: Agent, target: Target, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
+function call(
+  agent: Agent,
+  target: Target,
+  method: string,
+  path: string,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ agent, host: target.host, port: target.port, method, path, headers: target.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = request(
+      { agent, host: target.host, port: target.port, method, path, headers: target.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -34,7 +43,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-export async function benchSandboxServe(opts: { seconds?: number; concurrency?: number } = {}): Promise<ServeBenchResult> {
+export async function benchSandboxServe(
+  opts: { seconds?: number; concurrency?: number } = {},
+): Promise<ServeBenchResult> {
   const seconds = opts.seconds ?? 5;
   const concurrency = opts.concurrency ?? 32;
   const sandbox = createSandbox({ rateLimits: false, links: 10_000, importDelayMs: 0 });
@@ -47,14 +58,22 @@ export async function benchSandboxServe(opts: { seconds?: number; concurrency?: 
       client_id: SANDBOX_DEFAULTS.clientId,
       client_secret: SANDBOX_DEFAULTS.clientSecret,
     }).toString();
-    const token = await call(agent, { ...target, headers: { "Content-Type": "application/x-www-form-urlencoded" } }, "POST", "/auth/token", form);
+    const token = await call(
+      agent,
+      { ...target, headers: { "Content-Type": "application/x-www-form-urlencoded" } },
+      "POST",
+      "/auth/token",
+      form,
+    );
     const { access_token: accessToken } = JSON.parse(token.text) as { access_token: string };
     target.headers = {
       Authorization: `Bearer ${accessToken}`,
       "X-Client-Id": SANDBOX_DEFAULTS.clientId,
       "X-Client-Secret": SANDBOX_DEFAULTS.clientSecret,
     };
-    const page = JSON.parse((await call(agent, target, "GET", "/links?limit=5000")).text) as { links: { link_id: string }[] };
+    const page = JSON.parse((await call(agent, target, "GET", "/links?limit=5000")).text) as {
+      links: { link_id: string }[];
+    };
     const ids = page.links.map((link) => link.link_id);
     if (ids.length === 0) throw new Error("bench: the sandbox listed no links");
 

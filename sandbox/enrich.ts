@@ -1,6 +1,13 @@
 // Enrichment outside the seed: categorising imported transactions, applying a manual correction, and remembering
 // corrections app-wide so later imports of the same merchant (or description) come out the way a person fixed them.
-import { categoryOf, isCategory, isSubcategory, subcategoriesOf, type Category, type Subcategory } from "../lib/upstream/taxonomy";
+import {
+  categoryOf,
+  isCategory,
+  isSubcategory,
+  subcategoriesOf,
+  type Category,
+  type Subcategory,
+} from "../lib/upstream/taxonomy";
 import { CATALOG, cleanDescriptionOf, titleCase, type CatalogEntry } from "./catalog";
 import { addPeriod } from "./seed-data";
 import { hashSeed, uuidFrom, type Rng } from "./random";
@@ -61,7 +68,11 @@ export class CorrectionMemory {
  * Without a subcategory in the body, keep the current one if it belongs to the new category, else fall back to the
  * category's `other_<category>`: the pair stays consistent, so no screen ever shows a subcategory of another category.
  */
-export function resolveCorrection(transaction: TransactionRecord, category: Category, subcategory?: Subcategory): Correction {
+export function resolveCorrection(
+  transaction: TransactionRecord,
+  category: Category,
+  subcategory?: Subcategory,
+): Correction {
   if (subcategory) return { category, subcategory };
   const current = transaction.enrichment.subcategory?.value;
   if (current && categoryOf(current) === category) return { category, subcategory: current };
@@ -203,7 +214,9 @@ export function importTransaction(
       subcategory: { value: entry.subcategory, confidence: confidence - 3 },
       merchant: entry.brand,
       processor: entry.processor,
-      recurrence: entry.frequency ? { frequency: entry.frequency, next_predicted_date: addPeriod(date, entry.frequency) } : null,
+      recurrence: entry.frequency
+        ? { frequency: entry.frequency, next_predicted_date: addPeriod(date, entry.frequency) }
+        : null,
     };
   } else {
     enrichment = guessedEnrichment(direction, input.type);
@@ -216,7 +229,9 @@ export function importTransaction(
     currency: account.balances.currency,
     date,
     datetime: hasTime ? new Date(input.date).toISOString() : null,
-    description: entry ? cleanDescriptionOf(entry, raw) : titleCase(raw.replace(/[#*]+/g, " ").replace(/\s+/g, " ").trim()),
+    description: entry
+      ? cleanDescriptionOf(entry, raw)
+      : titleCase(raw.replace(/[#*]+/g, " ").replace(/\s+/g, " ").trim()),
     raw_description: raw,
     pending: false,
     enrichment,

@@ -17,7 +17,10 @@ beforeEach(async () => {
 afterAll(() => t.close());
 
 const setFaults = async (settings: Record<string, unknown>) => {
-  const response = await t.raw("POST", "/_sandbox/faults", { headers: { "Content-Type": "application/json" }, body: JSON.stringify(settings) });
+  const response = await t.raw("POST", "/_sandbox/faults", {
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(settings),
+  });
   expect(response.status).toBe(200);
 };
 const withFault = (header: string) => ({ headers: { "X-Sandbox-Fault": header } });
@@ -32,12 +35,25 @@ describe("fault injection", () => {
   it("handles a slow call even when the client gave up waiting (latencyMs), as a busy server would", async () => {
     await setFaults({ latencyMs: 400, paths: ["/enrichment"] });
     const link = first(seeded, "plain");
-    const txn = ((await t.api("GET", `/links/${link}/transactions?size=1`)).json as { transactions: { transaction_id: string }[] }).transactions[0]!;
+    const txn = (
+      (await t.api("GET", `/links/${link}/transactions?size=1`)).json as { transactions: { transaction_id: string }[] }
+    ).transactions[0]!;
     const path = `/links/${link}/transactions/${txn.transaction_id}/enrichment`;
     const headers = { ...(await t.authHeaders()), "Content-Type": "application/json" };
-    const gaveUp = fetch(`${t.base}${path}`, { method: "POST", headers, body: JSON.stringify({ category: "charity" }), signal: AbortSignal.timeout(100) });
+    const gaveUp = fetch(`${t.base}${path}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ category: "charity" }),
+      signal: AbortSignal.timeout(100),
+    });
     await expect(gaveUp).rejects.toThrow();
-    await expect.poll(async () => ((await t.raw("GET", "/_sandbox/stats")).json as { applied: Record<string, number> }).applied[`POST ${path}`], { timeout: 5_000 }).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          ((await t.raw("GET", "/_sandbox/stats")).json as { applied: Record<string, number> }).applied[`POST ${path}`],
+        { timeout: 5_000 },
+      )
+      .toBe(1);
   });
 
   it("answers a chosen 5xx with the api_error.internal envelope, until cleared", async () => {
@@ -53,7 +69,9 @@ describe("fault injection", () => {
     await setFaults({ failRate: 1 });
     expectError(await t.api("GET", "/links"), 503, "api_error.internal");
     await setFaults({ failRate: 0.5 });
-    const statuses = await Promise.all(Array.from({ length: 200 }, () => t.api("GET", `/links/${first(seeded, "plain")}`).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, () => t.api("GET", `/links/${first(seeded, "plain")}`).then((r) => r.status)),
+    );
     const failed = statuses.filter((status) => status === 503).length;
     expect(failed).toBeGreaterThan(60);
     expect(failed).toBeLessThan(140);
@@ -134,12 +152,19 @@ describe("fault injection", () => {
   it("refuses an unreadable fault header (400) and invalid settings (422)", async () => {
     expectError(await t.api("GET", "/links", withFault("explode")), 400, "api_error.request.invalid_fault_header");
     expectError(await t.api("GET", "/links", withFault("status=200")), 400, "api_error.request.invalid_fault_header");
-    const invalid = await t.raw("POST", "/_sandbox/faults", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ failRate: 2 }) });
+    const invalid = await t.raw("POST", "/_sandbox/faults", {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ failRate: 2 }),
+    });
     expectError(invalid, 422, "api_error.request.validation_failed");
   });
 
   it("parses the header syntax", () => {
-    expect(parseFaultHeader("latencyMs=250, malformed; rateLimitStorm=5")).toEqual({ latencyMs: 250, malformed: true, rateLimitStorm: 5 });
+    expect(parseFaultHeader("latencyMs=250, malformed; rateLimitStorm=5")).toEqual({
+      latencyMs: 250,
+      malformed: true,
+      rateLimitStorm: 5,
+    });
     expect(parseFaultHeader("status")).toEqual({ status: 503 });
     expect(parseFaultHeader('{"failRate":0.25}')).toEqual({ failRate: 0.25 });
     expect(() => parseFaultHeader("count=2")).toThrow(/count/);
@@ -150,7 +175,9 @@ describe("POST /_sandbox/reset", () => {
   it("restores the seeded state and clears faults and rate counters", async () => {
     const id = first(seeded, "plain");
     expect((await t.api("DELETE", `/links/${id}`)).status).toBe(204);
-    const imported = linkSchema.parse((await t.api("POST", "/links/import", { body: { customer_user: { id: "u" }, institution_id: "chase" } })).json);
+    const imported = linkSchema.parse(
+      (await t.api("POST", "/links/import", { body: { customer_user: { id: "u" }, institution_id: "chase" } })).json,
+    );
     await setFaults({ latencyMs: 1, paths: ["/nothing-matches"] });
     t.sandbox.state.limiter.check("GET /links/{id}", { link: id });
 
@@ -162,8 +189,11 @@ describe("POST /_sandbox/reset", () => {
     expect(t.sandbox.state.limiter.counter("GET /links/{id}", "link", id)).toBeUndefined();
     // The seed's active links again (the listing leaves out links in error, connecting, awaiting exchange or deleted).
     const active = seedSkeletons(1, 64, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`)).filter(
-      (skeleton) => !["error", "connecting", "awaiting_token_exchange", "deleted"].includes(roleOfSlot(skeleton.slot).kind),
+      (skeleton) =>
+        !["error", "connecting", "awaiting_token_exchange", "deleted"].includes(roleOfSlot(skeleton.slot).kind),
     );
-    expect(linksPageSchema.parse((await t.api("GET", "/links?limit=500")).json).links.map((link) => link.link_id)).toEqual(active.map((skeleton) => skeleton.id));
+    expect(
+      linksPageSchema.parse((await t.api("GET", "/links?limit=500")).json).links.map((link) => link.link_id),
+    ).toEqual(active.map((skeleton) => skeleton.id));
   });
 });

@@ -79,12 +79,14 @@ export function parseFaultHeader(value: string): FaultSettings {
       if (!rawKey) continue;
       const key = HEADER_KEYS[rawKey.toLowerCase()];
       if (!key) throw invalidHeader(`unknown fault "${rawKey}"; use ${Object.values(HEADER_KEYS).join(", ")}`);
-      if (rawValue === undefined || rawValue === "" || rawValue === "true") candidate[key] = key === "status" ? 503 : true;
+      if (rawValue === undefined || rawValue === "" || rawValue === "true")
+        candidate[key] = key === "status" ? 503 : true;
       else if (rawValue === "false") candidate[key] = false;
       else candidate[key] = Number(rawValue);
     }
   }
-  if ("paths" in candidate || "count" in candidate) throw invalidHeader("paths and count belong to POST /_sandbox/faults");
+  if ("paths" in candidate || "count" in candidate)
+    throw invalidHeader("paths and count belong to POST /_sandbox/faults");
   const parsed = faultSettingsSchema.safeParse(candidate);
   if (!parsed.success) {
     const detail = issuesFromZod(parsed.error, "query")

@@ -32,33 +32,71 @@ export const RATE_LIMIT_MESSAGE = "Rate limit exceeded. Use the Retry-After head
 
 /** The error codes the sandbox emits, with their statuses; also served at GET /docs/errors. */
 export const ERROR_CATALOG: readonly { code: string; status: number; message: string }[] = [
-  { code: "api_error.auth.unauthorized", status: 401, message: "Invalid or missing credentials (400 on POST /auth/token for a bad grant_type)." },
+  {
+    code: "api_error.auth.unauthorized",
+    status: 401,
+    message: "Invalid or missing credentials (400 on POST /auth/token for a bad grant_type).",
+  },
   { code: "api_error.auth.expired_access_token", status: 401, message: "Access token expired" },
   { code: "api_error.request.malformed_json", status: 400, message: "The request body is not valid JSON." },
-  { code: "api_error.request.validation_failed", status: 422, message: "Request validation error; validation_errors names the fields." },
-  { code: "api_error.request.too_large", status: 413, message: `The request body is larger than ${IMPORT_MAX_BYTES} bytes.` },
-  { code: "api_error.request.invalid_fault_header", status: 400, message: "Sandbox only: the X-Sandbox-Fault header could not be parsed." },
+  {
+    code: "api_error.request.validation_failed",
+    status: 422,
+    message: "Request validation error; validation_errors names the fields.",
+  },
+  {
+    code: "api_error.request.too_large",
+    status: 413,
+    message: `The request body is larger than ${IMPORT_MAX_BYTES} bytes.`,
+  },
+  {
+    code: "api_error.request.invalid_fault_header",
+    status: 400,
+    message: "Sandbox only: the X-Sandbox-Fault header could not be parsed.",
+  },
   { code: "api_error.not_found", status: 404, message: "No such route." },
-  { code: "api_error.method_not_allowed", status: 405, message: "The route exists but not for this method; see the Allow header." },
+  {
+    code: "api_error.method_not_allowed",
+    status: 405,
+    message: "The route exists but not for this method; see the Allow header.",
+  },
   { code: "api_error.rate_limit_exceeded", status: 429, message: RATE_LIMIT_MESSAGE },
   { code: "api_error.internal", status: 500, message: "Internal error (sandbox: injected fault, any 5xx)." },
   { code: "link_error.not_found", status: 404, message: "Link not found." },
   { code: "link_error.deleted", status: 410, message: "This link was deleted at some earlier time." },
   { code: "link_error.forbidden_action", status: 403, message: "The end user did not give permission for this data." },
-  { code: "link_error.bad_state", status: 422, message: "The link's state does not allow the call; link_error_code adds detail." },
-  { code: "link_error.bad_config", status: 400, message: "The link is not set up for the call (a test webhook for a link without a webhook)." },
+  {
+    code: "link_error.bad_state",
+    status: 422,
+    message: "The link's state does not allow the call; link_error_code adds detail.",
+  },
+  {
+    code: "link_error.bad_config",
+    status: 400,
+    message: "The link is not set up for the call (a test webhook for a link without a webhook).",
+  },
   { code: "transaction_error.not_found", status: 404, message: "Transaction not found." },
-  { code: "account_error.not_found", status: 404, message: "Sandbox choice (the spec names no code): the link has no account with that id." },
+  {
+    code: "account_error.not_found",
+    status: 404,
+    message: "Sandbox choice (the spec names no code): the link has no account with that id.",
+  },
   { code: "institution_error.not_found", status: 404, message: "Institution not found" },
   { code: "link_session_error.invalid_token_exchange", status: 400, message: "Invalid token for link" },
   { code: "link_session_error.not_found", status: 404, message: "Sandbox only: no such link session." },
-  { code: "link_session_error.already_completed", status: 409, message: "Sandbox only: the link session was already completed." },
+  {
+    code: "link_session_error.already_completed",
+    status: 409,
+    message: "Sandbox only: the link session was already completed.",
+  },
 ];
 
 export const apiErrors = {
-  unauthorized: (message = "Invalid or missing credentials.") => new ApiError(401, "api_error.auth.unauthorized", message),
+  unauthorized: (message = "Invalid or missing credentials.") =>
+    new ApiError(401, "api_error.auth.unauthorized", message),
   expiredToken: () => new ApiError(401, "api_error.auth.expired_access_token", "Access token expired"),
-  malformedJson: (detail: string) => new ApiError(400, "api_error.request.malformed_json", `Malformed JSON body: ${detail}`),
+  malformedJson: (detail: string) =>
+    new ApiError(400, "api_error.request.malformed_json", `Malformed JSON body: ${detail}`),
   validation: (issues: ValidationIssue[]) =>
     new ApiError(422, "api_error.request.validation_failed", "Request validation error", { validation_errors: issues }),
   tooLarge: (limit: number) =>
@@ -67,16 +105,32 @@ export const apiErrors = {
       "api_error.request.too_large",
       `Request body exceeds the limit of ${limit} bytes (1 MB); import accounts first and add transactions in batches.`,
     ),
-  routeNotFound: (method: string, path: string) => new ApiError(404, "api_error.not_found", `No route for ${method} ${path}.`),
+  routeNotFound: (method: string, path: string) =>
+    new ApiError(404, "api_error.not_found", `No route for ${method} ${path}.`),
   methodNotAllowed: (allowed: string[]) =>
-    new ApiError(405, "api_error.method_not_allowed", `Method not allowed; use ${allowed.join(", ")}.`, {}, {
-      Allow: allowed.join(", "),
-    }),
+    new ApiError(
+      405,
+      "api_error.method_not_allowed",
+      `Method not allowed; use ${allowed.join(", ")}.`,
+      {},
+      {
+        Allow: allowed.join(", "),
+      },
+    ),
   /** With `nowMs`, Retry-After is the HTTP-date of the first whole second at least that many seconds from now. */
   rateLimited: (retryAfterSeconds: number, nowMs?: number) =>
-    new ApiError(429, "api_error.rate_limit_exceeded", RATE_LIMIT_MESSAGE, {}, {
-      "Retry-After": nowMs === undefined ? String(retryAfterSeconds) : new Date(Math.ceil((nowMs + retryAfterSeconds * 1000) / 1000) * 1000).toUTCString(),
-    }),
+    new ApiError(
+      429,
+      "api_error.rate_limit_exceeded",
+      RATE_LIMIT_MESSAGE,
+      {},
+      {
+        "Retry-After":
+          nowMs === undefined
+            ? String(retryAfterSeconds)
+            : new Date(Math.ceil((nowMs + retryAfterSeconds * 1000) / 1000) * 1000).toUTCString(),
+      },
+    ),
   internal: (status: number, why: string) => new ApiError(status, "api_error.internal", `Internal error (${why}).`),
   linkNotFound: () => new ApiError(404, "link_error.not_found", "Link not found."),
   linkDeleted: () => new ApiError(410, "link_error.deleted", "This link was deleted at some earlier time."),
@@ -86,9 +140,15 @@ export const apiErrors = {
   badConfig: (message: string) => new ApiError(400, "link_error.bad_config", message),
   /** POST /links/{id}/products for a product refreshed too recently: 429, Retry-After in seconds. */
   refreshTooSoon: (message: string, retryAfterSeconds: number) =>
-    new ApiError(429, "api_error.rate_limit_exceeded", `${message} Use the Retry-After header value to decide when to retry.`, {}, {
-      "Retry-After": String(retryAfterSeconds),
-    }),
+    new ApiError(
+      429,
+      "api_error.rate_limit_exceeded",
+      `${message} Use the Retry-After header value to decide when to retry.`,
+      {},
+      {
+        "Retry-After": String(retryAfterSeconds),
+      },
+    ),
   transactionNotFound: () => new ApiError(404, "transaction_error.not_found", "Transaction not found."),
   accountNotFound: () => new ApiError(404, "account_error.not_found", "Account not found."),
   institutionNotFound: () => new ApiError(404, "institution_error.not_found", "Institution not found"),
@@ -119,7 +179,11 @@ export function issuesFromZod(error: z.ZodError, root: "body" | "query"): Valida
   }));
 }
 
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown, root: "body" | "query" = "body"): z.output<T> {
+export function parseWith<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  root: "body" | "query" = "body",
+): z.output<T> {
   const result = schema.safeParse(value);
   if (!result.success) throw apiErrors.validation(issuesFromZod(result.error, root));
   return result.data;

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_TRANSACTIONS, linkSchema, transactionsPageSchema } from "../lib/upstream/schemas";
-import { expectError, first, fixtures, startSandbox, validationLocations, type Fixtures, type TestSandbox } from "./test-support";
+import {
+  expectError,
+  first,
+  fixtures,
+  startSandbox,
+  validationLocations,
+  type Fixtures,
+  type TestSandbox,
+} from "./test-support";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -11,13 +19,37 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const accounts = [
-  { account_id: "chk-1", name: "Joint checking", type: "checking", mask: "0042", balances: { currency: "USD", current: 1520.33, available: 1490 } },
+  {
+    account_id: "chk-1",
+    name: "Joint checking",
+    type: "checking",
+    mask: "0042",
+    balances: { currency: "USD", current: 1520.33, available: 1490 },
+  },
   { account_id: "cc-1", name: "Rewards card", type: "credit card", balances: { current: 310.5, limit: 5000 } },
 ];
 const transactions = [
-  { account_id: "chk-1", transaction_id: "orig-salary", amount: "2500.00", date: "2026-11-14", description: "ACME CORP PAYROLL PPD ID: 123" },
-  { account_id: "cc-1", transaction_id: "orig-coffee", amount: "-4.75", date: "2026-11-15T08:30:00Z", description: "STARBUCKS STORE 1234" },
-  { account_id: "chk-1", amount: "-61.20", date: "2026-11-16", description: "Corner Hardware", type: "home_maintenance" },
+  {
+    account_id: "chk-1",
+    transaction_id: "orig-salary",
+    amount: "2500.00",
+    date: "2026-11-14",
+    description: "ACME CORP PAYROLL PPD ID: 123",
+  },
+  {
+    account_id: "cc-1",
+    transaction_id: "orig-coffee",
+    amount: "-4.75",
+    date: "2026-11-15T08:30:00Z",
+    description: "STARBUCKS STORE 1234",
+  },
+  {
+    account_id: "chk-1",
+    amount: "-61.20",
+    date: "2026-11-16",
+    description: "Corner Hardware",
+    type: "home_maintenance",
+  },
 ];
 
 const importBody = (extra: Record<string, unknown> = {}) => ({
@@ -45,13 +77,21 @@ describe("POST /links/import", () => {
       link_tags: ["team:retail"],
       webhook: "https://hooks.example/import",
     });
-    const page = transactionsPageSchema.parse((await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json);
+    const page = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json,
+    );
     expect(page.total).toBe(3);
     const byOriginal = new Map(page.transactions.map((row) => [row.original_id ?? row.description, row]));
     expect(byOriginal.get("orig-salary")).toMatchObject({ amount: 2500, type: "credit", date: "2026-11-14" });
     expect(byOriginal.get("orig-salary")?.enrichment?.subcategory?.value).toBe("employment_income");
     const coffee = byOriginal.get("orig-coffee");
-    expect(coffee).toMatchObject({ amount: 4.75, type: "debit", date: "2026-11-15", datetime: "2026-11-15T08:30:00.000Z", description: "Starbucks" });
+    expect(coffee).toMatchObject({
+      amount: 4.75,
+      type: "debit",
+      date: "2026-11-15",
+      datetime: "2026-11-15T08:30:00.000Z",
+      description: "Starbucks",
+    });
     expect(coffee?.enrichment?.merchant?.name).toBe("Starbucks");
     expect(coffee?.enrichment?.category.value).toBe("food_and_drink");
     const hardware = byOriginal.get("Corner Hardware");
@@ -65,9 +105,13 @@ describe("POST /links/import", () => {
   });
 
   it("with provider credentials creates a connected link", async () => {
-    const link = linkSchema.parse((await t.api("POST", "/links/import", { body: importBody({ provider_data: { user_id: "u-123" } }) })).json);
+    const link = linkSchema.parse(
+      (await t.api("POST", "/links/import", { body: importBody({ provider_data: { user_id: "u-123" } }) })).json,
+    );
     expect(link).toMatchObject({ state: "connected", error_code: null, auth_expired_at: null });
-    const empty = linkSchema.parse((await t.api("POST", "/links/import", { body: importBody({ provider_data: { user_id: "" } }) })).json);
+    const empty = linkSchema.parse(
+      (await t.api("POST", "/links/import", { body: importBody({ provider_data: { user_id: "" } }) })).json,
+    );
     expect(empty.state).toBe("error");
   });
 
@@ -80,7 +124,11 @@ describe("POST /links/import", () => {
   });
 
   it("refuses more than 4000 transactions with 422 naming transactions", async () => {
-    const many = Array.from({ length: IMPORT_MAX_TRANSACTIONS + 1 }, () => ({ account_id: "chk-1", amount: "-1", date: "2026-01-01" }));
+    const many = Array.from({ length: IMPORT_MAX_TRANSACTIONS + 1 }, () => ({
+      account_id: "chk-1",
+      amount: "-1",
+      date: "2026-01-01",
+    }));
     const response = await t.api("POST", "/links/import", { body: importBody({ transactions: many }) });
     expectError(response, 422, "api_error.request.validation_failed");
     expect(validationLocations(response)).toEqual(["body.transactions"]);
@@ -103,22 +151,48 @@ describe("POST /links/import", () => {
 
 describe("POST /links/{id}/import/transactions", () => {
   it("adds transactions to an imported link and returns the link", async () => {
-    const link = linkSchema.parse((await t.api("POST", "/links/import", { body: importBody({ transactions: [] }) })).json);
+    const link = linkSchema.parse(
+      (await t.api("POST", "/links/import", { body: importBody({ transactions: [] }) })).json,
+    );
     const added = await t.api("POST", `/links/${link.link_id}/import/transactions`, {
-      body: { transactions: [{ account_id: "cc-1", transaction_id: "batch-2", amount: "-18.00", date: "2026-11-17", description: "NETFLIX.COM" }] },
+      body: {
+        transactions: [
+          {
+            account_id: "cc-1",
+            transaction_id: "batch-2",
+            amount: "-18.00",
+            date: "2026-11-17",
+            description: "NETFLIX.COM",
+          },
+        ],
+      },
     });
     expect(added.status).toBe(200);
     expect(linkSchema.parse(added.json).link_id).toBe(link.link_id);
-    const page = transactionsPageSchema.parse((await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json);
-    expect(page.transactions.map((row) => [row.original_id, row.enrichment?.subcategory?.value, row.enrichment?.recurrence?.frequency])).toEqual([
-      ["batch-2", "tv_streaming_services", "monthly"],
-    ]);
+    const page = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json,
+    );
+    expect(
+      page.transactions.map((row) => [
+        row.original_id,
+        row.enrichment?.subcategory?.value,
+        row.enrichment?.recurrence?.frequency,
+      ]),
+    ).toEqual([["batch-2", "tv_streaming_services", "monthly"]]);
   });
 
   it("has the same limits as the import", async () => {
-    const link = linkSchema.parse((await t.api("POST", "/links/import", { body: importBody({ transactions: [] }) })).json);
-    const many = Array.from({ length: IMPORT_MAX_TRANSACTIONS + 1 }, () => ({ account_id: "chk-1", amount: "-1", date: "2026-01-01" }));
-    const response = await t.api("POST", `/links/${link.link_id}/import/transactions`, { body: { transactions: many } });
+    const link = linkSchema.parse(
+      (await t.api("POST", "/links/import", { body: importBody({ transactions: [] }) })).json,
+    );
+    const many = Array.from({ length: IMPORT_MAX_TRANSACTIONS + 1 }, () => ({
+      account_id: "chk-1",
+      amount: "-1",
+      date: "2026-01-01",
+    }));
+    const response = await t.api("POST", `/links/${link.link_id}/import/transactions`, {
+      body: { transactions: many },
+    });
     expect(validationLocations(response)).toEqual(["body.transactions"]);
     const stray = await t.api("POST", `/links/${link.link_id}/import/transactions`, {
       body: { transactions: [{ account_id: "other", amount: "-1", date: "2026-01-01" }] },
@@ -128,10 +202,22 @@ describe("POST /links/{id}/import/transactions", () => {
 
   it("answers 422 bad_state not_imported for links not created by import, 404 and 410 as usual", async () => {
     const body = { transactions: [] };
-    const refused = expectError(await t.api("POST", `/links/${first(seeded, "plain")}/import/transactions`, { body }), 422, "link_error.bad_state");
+    const refused = expectError(
+      await t.api("POST", `/links/${first(seeded, "plain")}/import/transactions`, { body }),
+      422,
+      "link_error.bad_state",
+    );
     expect(refused.link_error_code).toBe("not_imported");
-    expectError(await t.api("POST", "/links/mk_doesNotExist/import/transactions", { body }), 404, "link_error.not_found");
-    expectError(await t.api("POST", `/links/${first(seeded, "deleted")}/import/transactions`, { body }), 410, "link_error.deleted");
+    expectError(
+      await t.api("POST", "/links/mk_doesNotExist/import/transactions", { body }),
+      404,
+      "link_error.not_found",
+    );
+    expectError(
+      await t.api("POST", `/links/${first(seeded, "deleted")}/import/transactions`, { body }),
+      410,
+      "link_error.deleted",
+    );
   });
 });
 
@@ -140,11 +226,26 @@ describe("imported values keyed by original id", () => {
     const link = linkSchema.parse((await t.api("POST", "/links/import", { body: importBody() })).json);
     const batch = {
       transactions: [
-        { account_id: "chk-1", transaction_id: "retry-1", amount: "-10.00", date: "2026-11-18", description: "Corner Hardware" },
-        { account_id: "chk-1", transaction_id: "retry-2", amount: "-20.00", date: "2026-11-18", description: "Corner Hardware" },
+        {
+          account_id: "chk-1",
+          transaction_id: "retry-1",
+          amount: "-10.00",
+          date: "2026-11-18",
+          description: "Corner Hardware",
+        },
+        {
+          account_id: "chk-1",
+          transaction_id: "retry-2",
+          amount: "-20.00",
+          date: "2026-11-18",
+          description: "Corner Hardware",
+        },
       ],
     };
-    const read = async () => transactionsPageSchema.parse((await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json);
+    const read = async () =>
+      transactionsPageSchema.parse(
+        (await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json,
+      );
     expect((await t.api("POST", `/links/${link.link_id}/import/transactions`, { body: batch })).status).toBe(200);
     const once = await read();
     expect((await t.api("POST", `/links/${link.link_id}/import/transactions`, { body: batch })).status).toBe(200);
@@ -154,7 +255,9 @@ describe("imported values keyed by original id", () => {
     const ids = (page: typeof once) => page.transactions.map((row) => [row.original_id, row.transaction_id]).sort();
     expect(ids(twice)).toEqual(ids(once));
     // The import's own first batch, sent again as a batch, is not doubled either.
-    await t.api("POST", `/links/${link.link_id}/import/transactions`, { body: { transactions: transactions.slice(0, 2) } });
+    await t.api("POST", `/links/${link.link_id}/import/transactions`, {
+      body: { transactions: transactions.slice(0, 2) },
+    });
     expect((await read()).total).toBe(5);
   });
 
@@ -166,7 +269,10 @@ describe("imported values keyed by original id", () => {
       expect(validationLocations(response), institution_id).toEqual(["body.institution_id"]);
     }
     for (const institution_id of ["ins_3", "mx.chase", "yodlee.30188"]) {
-      expect((await t.api("POST", "/links/import", { body: importBody({ institution_id }) })).status, institution_id).toBe(200);
+      expect(
+        (await t.api("POST", "/links/import", { body: importBody({ institution_id }) })).status,
+        institution_id,
+      ).toBe(200);
     }
   });
 });

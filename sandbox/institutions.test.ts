@@ -49,9 +49,16 @@ describe("GET /institutions/{institution_id}", () => {
   it("returns every field of the Institution object, by id or by a provider alias", async () => {
     const response = await t.api("GET", "/institutions/chase");
     expect(response.status).toBe(200);
-    expect(Object.keys(response.json as object).sort()).toEqual(
-      ["color", "color_dark", "country", "domain", "institution_id", "institution_id_aliases", "is_featured", "name"],
-    );
+    expect(Object.keys(response.json as object).sort()).toEqual([
+      "color",
+      "color_dark",
+      "country",
+      "domain",
+      "institution_id",
+      "institution_id_aliases",
+      "is_featured",
+      "name",
+    ]);
     const chase = institutionSchema.parse(response.json);
     expect(chase).toMatchObject({ institution_id: "chase", name: "Chase", country: "US", is_featured: true });
     expect(chase.institution_id_aliases).toContain("mx.chase");

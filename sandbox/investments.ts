@@ -55,9 +55,23 @@ export interface InvestmentData {
 }
 
 const CATALOG = [
-  { ticker: "VTI", name: "Vanguard Total Stock Market ETF", type: "etf", isin: "US9229087690", price: 268.42, dividend: 0.93 },
+  {
+    ticker: "VTI",
+    name: "Vanguard Total Stock Market ETF",
+    type: "etf",
+    isin: "US9229087690",
+    price: 268.42,
+    dividend: 0.93,
+  },
   { ticker: "AAPL", name: "Apple Inc.", type: "equity", isin: "US0378331005", price: 227.52, dividend: 0.25 },
-  { ticker: "BND", name: "Vanguard Total Bond Market ETF", type: "etf", isin: "US9219378356", price: 72.9, dividend: 0.21 },
+  {
+    ticker: "BND",
+    name: "Vanguard Total Bond Market ETF",
+    type: "etf",
+    isin: "US9219378356",
+    price: 72.9,
+    dividend: 0.21,
+  },
   { ticker: "MSFT", name: "Microsoft Corporation", type: "equity", isin: "US5949181045", price: 415.1, dividend: 0.83 },
   { ticker: "VMFXX", name: "Vanguard Federal Money Market Fund", type: "cash", isin: null, price: 1, dividend: 0 },
 ] as const;
@@ -147,7 +161,13 @@ export function investmentDataOf(link: LinkRecord, anchorMs: number): Investment
     name: "Individual Brokerage",
     nickname: null,
     account_mask: digits(rng, 4),
-    balances: { currency: "USD", available: cash ? Number(cash.value) : 0, current: Math.round(total * 100) / 100, limit: null, balance_date: priceAt },
+    balances: {
+      currency: "USD",
+      available: cash ? Number(cash.value) : 0,
+      current: Math.round(total * 100) / 100,
+      limit: null,
+      balance_date: priceAt,
+    },
     original_id: null,
     closed: false,
   };

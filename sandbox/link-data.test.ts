@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkSchema, transactionSchema, type Product, type WireLink } from "../lib/upstream/schemas";
 import { isValidAbaRoutingNumber, isValidIban } from "./account-details";
-import { expectError, first, fixtures, startSandbox, validationLocations, type Fixtures, type TestSandbox } from "./test-support";
+import {
+  expectError,
+  first,
+  fixtures,
+  startSandbox,
+  validationLocations,
+  type Fixtures,
+  type TestSandbox,
+} from "./test-support";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -14,7 +22,11 @@ afterAll(() => t.close());
 async function linkWith(products: Product[], without: Product[] = []): Promise<WireLink> {
   for (const id of seeded.plain ?? []) {
     const link = linkSchema.parse((await t.api("GET", `/links/${id}`)).json);
-    if (products.every((p) => link.products[p] && !link.products[p]?.unavailable) && without.every((p) => !link.products[p])) return link;
+    if (
+      products.every((p) => link.products[p] && !link.products[p]?.unavailable) &&
+      without.every((p) => !link.products[p])
+    )
+      return link;
   }
   throw new Error(`no plain seeded link with ${products.join(", ")} and without ${without.join(", ")}`);
 }
@@ -23,7 +35,12 @@ interface NumbersAccount {
   account_id: string;
   account_type: string;
   account_mask: string | null;
-  numbers: { ach: { account_number: string; routing_number: string }[]; eft: unknown[]; bacs: unknown[]; international: unknown[] };
+  numbers: {
+    ach: { account_number: string; routing_number: string }[];
+    eft: unknown[];
+    bacs: unknown[];
+    international: unknown[];
+  };
 }
 
 describe("GET /links/{id}/accounts/numbers", () => {
@@ -33,8 +50,12 @@ describe("GET /links/{id}/accounts/numbers", () => {
     expect(response.status).toBe(200);
     const body = response.json as { accounts: NumbersAccount[]; link: WireLink };
     expect(body.link.link_id).toBe(link.link_id);
-    const accounts = (await t.api("GET", `/links/${link.link_id}/accounts`)).json as { accounts: { account_id: string }[] };
-    expect(body.accounts.map((account) => account.account_id)).toEqual(accounts.accounts.map((account) => account.account_id));
+    const accounts = (await t.api("GET", `/links/${link.link_id}/accounts`)).json as {
+      accounts: { account_id: string }[];
+    };
+    expect(body.accounts.map((account) => account.account_id)).toEqual(
+      accounts.accounts.map((account) => account.account_id),
+    );
     const depository = body.accounts.filter((account) => account.account_type.startsWith("depository"));
     expect(depository.length).toBeGreaterThan(0);
     for (const account of body.accounts) {
@@ -55,7 +76,11 @@ describe("GET /links/{id}/accounts/numbers", () => {
   it("is 403 without the account_numbers product (not 404 account_error.not_found), 422 while connecting", async () => {
     const link = await linkWith([], ["account_numbers"]);
     expectError(await t.api("GET", `/links/${link.link_id}/accounts/numbers`), 403, "link_error.forbidden_action");
-    expectError(await t.api("GET", `/links/${first(seeded, "connecting")}/accounts/numbers`), 422, "link_error.bad_state");
+    expectError(
+      await t.api("GET", `/links/${first(seeded, "connecting")}/accounts/numbers`),
+      422,
+      "link_error.bad_state",
+    );
     expectError(await t.api("GET", `/links/${first(seeded, "deleted")}/accounts/numbers`), 410, "link_error.deleted");
     expectError(await t.api("GET", "/links/mk_nope/accounts/numbers"), 404, "link_error.not_found");
   });
@@ -73,7 +98,10 @@ describe("GET /links/{id}/identity", () => {
     const link = await linkWith(["identity"]);
     const response = await t.api("GET", `/links/${link.link_id}/identity`);
     expect(response.status).toBe(200);
-    const body = response.json as { accounts: { account_id: string; owners: Record<string, unknown>[] }[]; link: WireLink };
+    const body = response.json as {
+      accounts: { account_id: string; owners: Record<string, unknown>[] }[];
+      link: WireLink;
+    };
     expect(body.accounts.length).toBeGreaterThan(0);
     for (const account of body.accounts) {
       expect(account.owners).toHaveLength(1);
@@ -85,7 +113,9 @@ describe("GET /links/{id}/identity", () => {
       });
     }
     const one = body.accounts[0]!.account_id;
-    const filtered = (await t.api("GET", `/links/${link.link_id}/identity?account_ids=${one}`)).json as { accounts: unknown[] };
+    const filtered = (await t.api("GET", `/links/${link.link_id}/identity?account_ids=${one}`)).json as {
+      accounts: unknown[];
+    };
     expect(filtered.accounts).toHaveLength(1);
   });
 
@@ -104,7 +134,10 @@ interface SyncBody {
 }
 
 async function sync(linkId: string, cursor: string | null, size: number): Promise<SyncBody> {
-  const response = await t.api("GET", `/links/${linkId}/transactions/sync?size=${size}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+  const response = await t.api(
+    "GET",
+    `/links/${linkId}/transactions/sync?size=${size}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+  );
   expect(response.status).toBe(200);
   return response.json as SyncBody;
 }
@@ -117,8 +150,12 @@ async function syncAll(linkId: string, cursor: string | null, size: number) {
   for (;;) {
     const body = await sync(linkId, cursor, size);
     pages++;
-    created.push(...body.transactions.created.map((transaction) => transactionSchema.parse(transaction).transaction_id));
-    updated.push(...body.transactions.updated.map((transaction) => transactionSchema.parse(transaction).transaction_id));
+    created.push(
+      ...body.transactions.created.map((transaction) => transactionSchema.parse(transaction).transaction_id),
+    );
+    updated.push(
+      ...body.transactions.updated.map((transaction) => transactionSchema.parse(transaction).transaction_id),
+    );
     expect(body.transactions.removed).toEqual([]);
     cursor = body.cursor.next;
     if (!body.has_more) return { created, updated, cursor, pages };
@@ -129,17 +166,28 @@ async function syncAll(linkId: string, cursor: string | null, size: number) {
 describe("GET /links/{id}/transactions/sync", () => {
   it("pages the whole history as created, then from the stored cursor only what changed since", async () => {
     const linkId = seeded.plain![0]!;
-    const all = (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000`)).json as { transactions: { transaction_id: string }[] };
+    const all = (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000`)).json as {
+      transactions: { transaction_id: string }[];
+    };
     const everything = await syncAll(linkId, null, 7);
     expect(everything.pages).toBe(Math.ceil(all.transactions.length / 7));
-    expect([...everything.created].sort()).toEqual(all.transactions.map((transaction) => transaction.transaction_id).sort());
+    expect([...everything.created].sort()).toEqual(
+      all.transactions.map((transaction) => transaction.transaction_id).sort(),
+    );
     expect(everything.updated).toEqual([]);
 
     const nothing = await sync(linkId, everything.cursor, 7);
-    expect(nothing).toMatchObject({ transactions: { created: [], updated: [], removed: [] }, has_more: false, cursor: { next: everything.cursor } });
+    expect(nothing).toMatchObject({
+      transactions: { created: [], updated: [], removed: [] },
+      has_more: false,
+      cursor: { next: everything.cursor },
+    });
 
     const corrected = all.transactions[3]!.transaction_id;
-    expect((await t.api("POST", `/links/${linkId}/transactions/${corrected}/enrichment`, { body: { category: "charity" } })).status).toBe(200);
+    expect(
+      (await t.api("POST", `/links/${linkId}/transactions/${corrected}/enrichment`, { body: { category: "charity" } }))
+        .status,
+    ).toBe(200);
     const since = await syncAll(linkId, everything.cursor, 7);
     expect(since).toMatchObject({ created: [], updated: [corrected], pages: 1 });
   });
@@ -159,7 +207,9 @@ describe("GET /links/{id}/transactions/sync", () => {
     const linkId = (imported.json as { link_id: string }).link_id;
     const start = await syncAll(linkId, null, 1);
     expect(start.created).toHaveLength(2);
-    const listed = (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01`)).json as { transactions: { transaction_id: string; description: string }[] };
+    const listed = (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01`)).json as {
+      transactions: { transaction_id: string; description: string }[];
+    };
     const two = listed.transactions.find((transaction) => transaction.description === "Two")!.transaction_id;
     await t.api("POST", `/links/${linkId}/import/transactions`, {
       body: {
@@ -171,11 +221,14 @@ describe("GET /links/{id}/transactions/sync", () => {
     });
     const page = await sync(linkId, start.cursor, 50);
     expect(page.has_more).toBe(false);
-    const byDescription = (list: unknown[]) => list.map((transaction) => transactionSchema.parse(transaction).description);
+    const byDescription = (list: unknown[]) =>
+      list.map((transaction) => transactionSchema.parse(transaction).description);
     expect(byDescription(page.transactions.created)).toEqual(["Three"]);
     expect(byDescription(page.transactions.updated)).toEqual(["Again"]);
     // Imported again under the same original id: the same transaction, keeping its id.
-    expect(page.transactions.updated.map((transaction) => transactionSchema.parse(transaction).transaction_id)).toEqual([two]);
+    expect(page.transactions.updated.map((transaction) => transactionSchema.parse(transaction).transaction_id)).toEqual(
+      [two],
+    );
   });
 
   it("refuses an unreadable cursor or a size outside 1–500 with 422, and checks the link as the listing does", async () => {
@@ -183,8 +236,16 @@ describe("GET /links/{id}/transactions/sync", () => {
     const bad = await t.api("GET", `/links/${linkId}/transactions/sync?cursor=garbage&size=501`);
     expectError(bad, 422, "api_error.request.validation_failed");
     expect(validationLocations(bad).sort()).toEqual(["query.cursor", "query.size"]);
-    expectError(await t.api("GET", `/links/${first(seeded, "no_transactions_product")}/transactions/sync`), 403, "link_error.forbidden_action");
-    expectError(await t.api("GET", `/links/${first(seeded, "awaiting_token_exchange")}/transactions/sync`), 422, "link_error.bad_state");
+    expectError(
+      await t.api("GET", `/links/${first(seeded, "no_transactions_product")}/transactions/sync`),
+      403,
+      "link_error.forbidden_action",
+    );
+    expectError(
+      await t.api("GET", `/links/${first(seeded, "awaiting_token_exchange")}/transactions/sync`),
+      422,
+      "link_error.bad_state",
+    );
   });
 });
 
@@ -222,11 +283,26 @@ describe("GET /links/{id}/investments/holdings and /investments/transactions", (
 
   it("are empty for an unavailable product, 403 without it", async () => {
     const unavailable = first(seeded, "product_unavailable");
-    expect((await t.api("GET", `/links/${unavailable}/investments/holdings`)).json).toMatchObject({ holdings: [], securities: [], accounts: [] });
-    expect((await t.api("GET", `/links/${unavailable}/investments/transactions`)).json).toMatchObject({ total: 0, investment_transactions: [] });
+    expect((await t.api("GET", `/links/${unavailable}/investments/holdings`)).json).toMatchObject({
+      holdings: [],
+      securities: [],
+      accounts: [],
+    });
+    expect((await t.api("GET", `/links/${unavailable}/investments/transactions`)).json).toMatchObject({
+      total: 0,
+      investment_transactions: [],
+    });
     const without = await linkWith([], ["investments"]);
-    expectError(await t.api("GET", `/links/${without.link_id}/investments/holdings`), 403, "link_error.forbidden_action");
-    expectError(await t.api("GET", `/links/${without.link_id}/investments/transactions`), 403, "link_error.forbidden_action");
+    expectError(
+      await t.api("GET", `/links/${without.link_id}/investments/holdings`),
+      403,
+      "link_error.forbidden_action",
+    );
+    expectError(
+      await t.api("GET", `/links/${without.link_id}/investments/transactions`),
+      403,
+      "link_error.forbidden_action",
+    );
   });
 });
 
@@ -239,7 +315,9 @@ describe("the spec's limits on the new reads", () => {
       for (let i = 0; i < 10; i++) await limited.api("GET", `/links/${linkId}/accounts/numbers`);
       expectError(await limited.api("GET", `/links/${linkId}/accounts/numbers`), 429, "api_error.rate_limit_exceeded");
       // A different row: the single-account route is not touched by calls to numbers.
-      expect(limited.sandbox.state.limiter.counter("GET /links/{id}/accounts/{account_id}", "link", linkId)).toBeUndefined();
+      expect(
+        limited.sandbox.state.limiter.counter("GET /links/{id}/accounts/{account_id}", "link", linkId),
+      ).toBeUndefined();
       for (const [path, endpoint] of [
         ["identity", "GET /links/{id}/identity"],
         ["transactions/sync", "GET /links/{id}/transactions/sync"],

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { linkSchema, type WireLink } from "../lib/upstream/schemas";
 import { startReceiver, type WebhookReceiver } from "./test-receiver";
-import { expectError, first, fixtures, startSandbox, validationLocations, type Fixtures, type TestSandbox } from "./test-support";
+import {
+  expectError,
+  first,
+  fixtures,
+  startSandbox,
+  validationLocations,
+  type Fixtures,
+  type TestSandbox,
+} from "./test-support";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -30,18 +38,29 @@ async function completed(linkId: string, product: "accounts" | "transactions"): 
   throw new Error(`${product} of ${linkId} did not complete`);
 }
 
-const getLink = async (linkId: string): Promise<WireLink> => linkSchema.parse((await t.api("GET", `/links/${linkId}`)).json);
+const getLink = async (linkId: string): Promise<WireLink> =>
+  linkSchema.parse((await t.api("GET", `/links/${linkId}`)).json);
 
 describe("PATCH /links/{id}", () => {
   it("sets the webhook and the tags, answers the whole link, and null removes the webhook", async () => {
     const linkId = first(seeded, "plain");
-    const updated = await patch(linkId, { webhook: "https://hooks.example.org/links/1", link_tags: ["team:ops", "9lives"] });
+    const updated = await patch(linkId, {
+      webhook: "https://hooks.example.org/links/1",
+      link_tags: ["team:ops", "9lives"],
+    });
     expect(updated.status).toBe(200);
     const link = linkSchema.parse(updated.json);
-    expect(link).toMatchObject({ link_id: linkId, webhook: "https://hooks.example.org/links/1", link_tags: ["team:ops", "9lives"] });
+    expect(link).toMatchObject({
+      link_id: linkId,
+      webhook: "https://hooks.example.org/links/1",
+      link_tags: ["team:ops", "9lives"],
+    });
     expect(await getLink(linkId)).toEqual(link);
     // Leaving a field out leaves it as it is.
-    expect(linkSchema.parse((await patch(linkId, { link_tags: [] })).json)).toMatchObject({ webhook: "https://hooks.example.org/links/1", link_tags: [] });
+    expect(linkSchema.parse((await patch(linkId, { link_tags: [] })).json)).toMatchObject({
+      webhook: "https://hooks.example.org/links/1",
+      link_tags: [],
+    });
     expect(linkSchema.parse((await patch(linkId, { webhook: null })).json).webhook ?? null).toBeNull();
     expect((await getLink(linkId)).webhook ?? null).toBeNull();
   });
@@ -61,7 +80,9 @@ describe("PATCH /links/{id}", () => {
       expectError(response, 422, "api_error.request.validation_failed");
       expect(validationLocations(response)).toEqual(locations);
     }
-    expect(linkSchema.parse((await patch(linkId, { link_tags: ["x".repeat(99)] })).json).link_tags).toEqual(["x".repeat(99)]);
+    expect(linkSchema.parse((await patch(linkId, { link_tags: ["x".repeat(99)] })).json).link_tags).toEqual([
+      "x".repeat(99),
+    ]);
   });
 
   it("answers 404 for an unknown link and 410 for a deleted one", async () => {
@@ -80,7 +101,8 @@ describe("PATCH /links/{id}", () => {
 });
 
 describe("POST /links/{id}/products", () => {
-  const refresh = (linkId: string, products: unknown) => t.api("POST", `/links/${linkId}/products`, { body: { products } });
+  const refresh = (linkId: string, products: unknown) =>
+    t.api("POST", `/links/${linkId}/products`, { body: { products } });
 
   it("answers 202 with the link, and the webhook hears pending then completed for each product", async () => {
     const linkId = first(seeded, "plain");
@@ -127,7 +149,11 @@ describe("POST /links/{id}/products", () => {
   });
 
   it("answers 403 for a product the link lacks, 422 for a link not ready or in error, and 422 for an empty or unknown list", async () => {
-    expectError(await refresh(first(seeded, "no_transactions_product"), ["transactions"]), 403, "link_error.forbidden_action");
+    expectError(
+      await refresh(first(seeded, "no_transactions_product"), ["transactions"]),
+      403,
+      "link_error.forbidden_action",
+    );
     const connecting = await refresh(first(seeded, "connecting"), ["accounts"]);
     expectError(connecting, 422, "link_error.bad_state");
     expect(connecting.json).toMatchObject({ link_error_code: "link_not_ready" });

@@ -3,7 +3,15 @@ import { linkSchema, linksPageSchema } from "../lib/upstream/schemas";
 import { parseSandboxEnv } from "./env";
 import { isDeletedSlot, roleOfSlot, seedSkeletons } from "./seed-links";
 import { createSandbox, DEFAULT_ANCHOR_DATE } from "./server";
-import { expectError, first, fixtures, startSandbox, validationLocations, type Fixtures, type TestSandbox } from "./test-support";
+import {
+  expectError,
+  first,
+  fixtures,
+  startSandbox,
+  validationLocations,
+  type Fixtures,
+  type TestSandbox,
+} from "./test-support";
 
 // GET /links under the listing switch: `active` by default, the upstream's rule (connected and refreshed at least once,
 // upstream-facts §2), or `all` (every link not deleted). And what stands for the product's back end beside it: every
@@ -24,7 +32,10 @@ async function allPages(sandbox: TestSandbox, limit: number): Promise<string[]> 
   const ids: string[] = [];
   let cursor = "";
   for (let page = 0; page < 100; page++) {
-    const response = await sandbox.api("GET", `/links?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const response = await sandbox.api(
+      "GET",
+      `/links?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     expect(response.status).toBe(200);
     const body = linksPageSchema.parse(response.json);
     expect(body.links.length).toBeLessThanOrEqual(limit);
@@ -44,7 +55,10 @@ const isActive = (link: { state: string; products: Record<string, { refreshed_at
   link.state === "connected" && Object.values(link.products).some((status) => Boolean(status?.refreshed_at));
 
 const setListing = (sandbox: TestSandbox, linksListing: string) =>
-  sandbox.raw("POST", "/_sandbox/settings", { body: JSON.stringify({ linksListing }), headers: { "Content-Type": "application/json" } });
+  sandbox.raw("POST", "/_sandbox/settings", {
+    body: JSON.stringify({ linksListing }),
+    headers: { "Content-Type": "application/json" },
+  });
 
 describe("GET /links, active listing", () => {
   it("pages through the active seeded links exactly once, newest first, losing none at the page edges", async () => {
@@ -62,7 +76,10 @@ describe("GET /links, active listing", () => {
       const listed = new Set(await allPages(small, 500));
       for (const skeleton of seedSkeletons(1, 200, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`))) {
         const link = linkSchema.parse((await small.api("GET", `/links/${skeleton.id}`)).json);
-        expect({ id: skeleton.id, listed: listed.has(skeleton.id) }).toEqual({ id: skeleton.id, listed: isActive(link) });
+        expect({ id: skeleton.id, listed: listed.has(skeleton.id) }).toEqual({
+          id: skeleton.id,
+          listed: isActive(link),
+        });
       }
     } finally {
       await small.close();
@@ -70,10 +87,20 @@ describe("GET /links, active listing", () => {
   });
 
   it("leaves out an imported link, links in error, connecting or awaiting exchange, and deleted links; `all` lists all but the deleted", async () => {
-    const imported = linkSchema.parse((await t.api("POST", "/links/import", { body: { customer_user: { id: "user_listing" }, institution_id: "chase" } })).json);
+    const imported = linkSchema.parse(
+      (
+        await t.api("POST", "/links/import", {
+          body: { customer_user: { id: "user_listing" }, institution_id: "chase" },
+        })
+      ).json,
+    );
     expect(imported).toMatchObject({ state: "error", error_code: "auth_expired" });
     const withCredentials = linkSchema.parse(
-      (await t.api("POST", "/links/import", { body: { customer_user: { id: "user_listing" }, institution_id: "chase", provider_data: { user_id: "u-1" } } })).json,
+      (
+        await t.api("POST", "/links/import", {
+          body: { customer_user: { id: "user_listing" }, institution_id: "chase", provider_data: { user_id: "u-1" } },
+        })
+      ).json,
     );
     const deletedNow = seeded.plain?.[3] ?? "";
     expect((await t.api("DELETE", `/links/${deletedNow}`)).status).toBe(204);
@@ -110,8 +137,12 @@ describe("GET /links, active listing", () => {
     const before = await allPages(t, 5000);
     const victim = before[600] ?? "";
     expect((await t.api("DELETE", `/links/${victim}`)).status).toBe(204);
-    const rest = linksPageSchema.parse((await t.api("GET", `/links?limit=5000&cursor=${encodeURIComponent(firstPage.next_cursor ?? "")}`)).json);
-    expect([...firstPage.links, ...rest.links].map((link) => link.link_id)).toEqual(before.filter((id) => id !== victim));
+    const rest = linksPageSchema.parse(
+      (await t.api("GET", `/links?limit=5000&cursor=${encodeURIComponent(firstPage.next_cursor ?? "")}`)).json,
+    );
+    expect([...firstPage.links, ...rest.links].map((link) => link.link_id)).toEqual(
+      before.filter((id) => id !== victim),
+    );
   });
 });
 
@@ -129,7 +160,9 @@ describe("the listing setting", () => {
       expect((await s.raw("POST", "/_sandbox/reset")).status).toBe(200);
       expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active" });
       expect(await allPages(s, 500)).toEqual(active);
-      const notDeleted = seedSkeletons(1, 64, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`)).filter((skeleton) => !isDeletedSlot(skeleton.slot));
+      const notDeleted = seedSkeletons(1, 64, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`)).filter(
+        (skeleton) => !isDeletedSlot(skeleton.slot),
+      );
       expect(everything).toEqual(notDeleted.map((skeleton) => skeleton.id));
     } finally {
       await s.close();
@@ -140,7 +173,10 @@ describe("the listing setting", () => {
     const response = await setListing(t, "connected");
     expectError(response, 422, "api_error.request.validation_failed");
     expect(validationLocations(response)).toEqual(["body.linksListing"]);
-    const unknown = await t.raw("POST", "/_sandbox/settings", { body: JSON.stringify({ listing: "all" }), headers: { "Content-Type": "application/json" } });
+    const unknown = await t.raw("POST", "/_sandbox/settings", {
+      body: JSON.stringify({ listing: "all" }),
+      headers: { "Content-Type": "application/json" },
+    });
     expectError(unknown, 422, "api_error.request.validation_failed");
     expect((await t.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active" });
   });
@@ -163,13 +199,21 @@ describe("the product's back end", () => {
   it("knows every link id the sandbox holds, oldest first: the ones the listing leaves out and deleted ones too", async () => {
     const s = await startSandbox({ links: 64 });
     try {
-      const imported = linkSchema.parse((await s.api("POST", "/links/import", { body: { customer_user: { id: "user_backend" }, institution_id: "chase" } })).json);
+      const imported = linkSchema.parse(
+        (
+          await s.api("POST", "/links/import", {
+            body: { customer_user: { id: "user_backend" }, institution_id: "chase" },
+          })
+        ).json,
+      );
       const deleted = first(await fixtures(s), "plain");
       expect((await s.api("DELETE", `/links/${deleted}`)).status).toBe(204);
       const response = await s.raw("GET", "/_sandbox/back-end/link-ids");
       expect(response.status).toBe(200);
       const { link_ids } = response.json as { link_ids: string[] };
-      const seededOldestFirst = seedSkeletons(1, 64, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`)).map((skeleton) => skeleton.id).reverse();
+      const seededOldestFirst = seedSkeletons(1, 64, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`))
+        .map((skeleton) => skeleton.id)
+        .reverse();
       // The import is the newest link: last.
       expect(link_ids).toEqual([...seededOldestFirst, imported.link_id]);
       const listed = await allPages(s, 500);
@@ -195,7 +239,9 @@ describe("the product's back end", () => {
         const after = linkSchema.parse((await hooked.api("GET", `/links/${id}`)).json);
         plainWebhooks.add(before.webhook ?? null);
         expect(after).toEqual({ ...before, webhook: url, institution_avatar: after.institution_avatar });
-        expect(after.institution_avatar?.replace(hooked.base, "")).toBe(before.institution_avatar?.replace(plain.base, ""));
+        expect(after.institution_avatar?.replace(hooked.base, "")).toBe(
+          before.institution_avatar?.replace(plain.base, ""),
+        );
       }
       // Without the option: a display address on some links (never contacted), none on the others.
       expect(plainWebhooks.has(null)).toBe(true);
@@ -203,7 +249,10 @@ describe("the product's back end", () => {
     } finally {
       await Promise.all([plain.close(), hooked.close()]);
     }
-    expect(parseSandboxEnv({ SANDBOX_SEED_WEBHOOK_URL: url })).toMatchObject({ ok: true, config: { options: { seedWebhookUrl: url } } });
+    expect(parseSandboxEnv({ SANDBOX_SEED_WEBHOOK_URL: url })).toMatchObject({
+      ok: true,
+      config: { options: { seedWebhookUrl: url } },
+    });
     const bad = parseSandboxEnv({ SANDBOX_SEED_WEBHOOK_URL: "ftp://example.test/hook" });
     expect(bad.ok ? [] : bad.errors).toEqual([expect.stringContaining("SANDBOX_SEED_WEBHOOK_URL")]);
     expect(() => createSandbox({ seedWebhookUrl: "not a url" })).toThrow(RangeError);

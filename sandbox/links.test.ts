@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkSchema, linksPageSchema, transactionsPageSchema } from "../lib/upstream/schemas";
 import { isDeletedSlot, seedSkeletons } from "./seed-links";
 import { DEFAULT_ANCHOR_DATE } from "./server";
-import { expectError, first, fixtures, startSandbox, validationLocations, type Fixtures, type TestSandbox } from "./test-support";
+import {
+  expectError,
+  first,
+  fixtures,
+  startSandbox,
+  validationLocations,
+  type Fixtures,
+  type TestSandbox,
+} from "./test-support";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -18,7 +26,10 @@ async function allPages(limit: number): Promise<{ link_id: string; created_at: s
   const seen: { link_id: string; created_at: string }[] = [];
   let cursor = "";
   for (let page = 0; page < 100; page++) {
-    const response = await t.api("GET", `/links?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const response = await t.api(
+      "GET",
+      `/links?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     expect(response.status).toBe(200);
     const body = linksPageSchema.parse(response.json);
     seen.push(...body.links);
@@ -80,7 +91,21 @@ describe("GET /links/{id}", () => {
     expect(response.status).toBe(200);
     const link = linkSchema.parse(response.json);
     expect(Object.keys(response.json as object)).toEqual(
-      expect.arrayContaining(["link_id", "institution_id", "institution_name", "institution_avatar", "state", "error_code", "last_synced_at", "auth_expired_at", "provider", "link_tags", "webhook", "products", "available_products"]),
+      expect.arrayContaining([
+        "link_id",
+        "institution_id",
+        "institution_name",
+        "institution_avatar",
+        "state",
+        "error_code",
+        "last_synced_at",
+        "auth_expired_at",
+        "provider",
+        "link_tags",
+        "webhook",
+        "products",
+        "available_products",
+      ]),
     );
     expect(link.state).toBe("connected");
     expect(link.products.accounts?.refreshed_at).toBeTruthy();
@@ -126,9 +151,12 @@ describe("determinism", () => {
     try {
       const ids = [first(seeded, "plain"), first(seeded, "error:no_accounts"), first(seeded, "hostile_name")];
       // Logos are served by each sandbox at its own address: compare everything else.
-      const portless = (from: TestSandbox, body: unknown) => JSON.parse(JSON.stringify(body).replaceAll(from.base, "<sandbox>")) as unknown;
+      const portless = (from: TestSandbox, body: unknown) =>
+        JSON.parse(JSON.stringify(body).replaceAll(from.base, "<sandbox>")) as unknown;
       for (const id of ids) {
-        expect(portless(again, (await again.api("GET", `/links/${id}`)).json)).toEqual(portless(t, (await t.api("GET", `/links/${id}`)).json));
+        expect(portless(again, (await again.api("GET", `/links/${id}`)).json)).toEqual(
+          portless(t, (await t.api("GET", `/links/${id}`)).json),
+        );
         const path = `/links/${id}/transactions?start_date=1900-01-01&size=1000`;
         const mine = portless(t, transactionsPageSchema.parse((await t.api("GET", path)).json));
         expect(portless(again, transactionsPageSchema.parse((await again.api("GET", path)).json))).toEqual(mine);

@@ -22,8 +22,12 @@ describe("the sandbox's logos", () => {
     expect(logo.headers.get("content-type")).toBe("image/svg+xml");
     expect(await logo.text()).toMatch(/^<svg [^>]*>.*<\/svg>$/s);
 
-    const page = transactionsPageSchema.parse((await t.api("GET", `/links/${fixtures.plain![0]}/transactions?size=50`)).json);
-    const merchantLogos = page.transactions.flatMap((txn) => (txn.enrichment?.merchant?.logo ? [txn.enrichment.merchant.logo] : []));
+    const page = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${fixtures.plain![0]}/transactions?size=50`)).json,
+    );
+    const merchantLogos = page.transactions.flatMap((txn) =>
+      txn.enrichment?.merchant?.logo ? [txn.enrichment.merchant.logo] : [],
+    );
     expect(merchantLogos.length).toBeGreaterThan(0);
     for (const url of new Set(merchantLogos)) {
       expect(url).toMatch(new RegExp(`^${t.base}/_sandbox/logos/merchants/`));
@@ -42,7 +46,11 @@ describe("the sandbox's logos", () => {
   });
 
   it("answers 404 for a logo it does not have", async () => {
-    for (const path of ["/_sandbox/logos/institutions/nope.svg", "/_sandbox/logos/other/chase.svg", "/_sandbox/logos/institutions/..%2Fchase.svg"]) {
+    for (const path of [
+      "/_sandbox/logos/institutions/nope.svg",
+      "/_sandbox/logos/other/chase.svg",
+      "/_sandbox/logos/institutions/..%2Fchase.svg",
+    ]) {
       expect((await t.raw("GET", path)).status, path).toBe(404);
     }
   });
@@ -62,7 +70,11 @@ describe("logo helpers", () => {
   });
 
   it("rewrites only string values that start with the logo path", () => {
-    const json = JSON.stringify({ a: "/_sandbox/logos/merchants/x.svg", b: "see /_sandbox/logos/merchants/x.svg", c: "/_sandbox/other" });
+    const json = JSON.stringify({
+      a: "/_sandbox/logos/merchants/x.svg",
+      b: "see /_sandbox/logos/merchants/x.svg",
+      c: "/_sandbox/other",
+    });
     expect(JSON.parse(absoluteLogoUrls(json, "http://127.0.0.1:4010"))).toEqual({
       a: "http://127.0.0.1:4010/_sandbox/logos/merchants/x.svg",
       b: "see /_sandbox/logos/merchants/x.svg",

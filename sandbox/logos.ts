@@ -25,7 +25,8 @@ const SAFE_COLOR = /^#[0-9a-f]{6}$/i;
 /** A square logo: the monogram in white on the colour, with a lighter band so it reads as a logo, not a placeholder. */
 export function logoSvg({ monogram, color }: LogoArt): string {
   // The catalog is the sandbox's own data, but a bad entry must not become markup.
-  if (!SAFE_MONOGRAM.test(monogram)) throw new RangeError(`logo monogram must be 1-3 capital letters or digits, got ${JSON.stringify(monogram)}`);
+  if (!SAFE_MONOGRAM.test(monogram))
+    throw new RangeError(`logo monogram must be 1-3 capital letters or digits, got ${JSON.stringify(monogram)}`);
   if (!SAFE_COLOR.test(color)) throw new RangeError(`logo colour must be #rrggbb, got ${JSON.stringify(color)}`);
   const text = monogram.replace("&", "&amp;");
   const size = monogram.length >= 3 ? 22 : monogram.length === 2 ? 27 : 34;
@@ -45,7 +46,18 @@ export function colorFor(name: string): string {
   return MERCHANT_PALETTE[hash % MERCHANT_PALETTE.length]!;
 }
 
-const MERCHANT_PALETTE = ["#0f766e", "#1d4ed8", "#7e22ce", "#be123c", "#b45309", "#15803d", "#0369a1", "#4338ca", "#a21caf", "#c2410c"] as const;
+const MERCHANT_PALETTE = [
+  "#0f766e",
+  "#1d4ed8",
+  "#7e22ce",
+  "#be123c",
+  "#b45309",
+  "#15803d",
+  "#0369a1",
+  "#4338ca",
+  "#a21caf",
+  "#c2410c",
+] as const;
 
 /** Two letters from a merchant's slug: "whole-foods" -> "WF", "amazon" -> "AM", "1800flowers" -> "18". */
 export function monogramOf(slug: string): string {

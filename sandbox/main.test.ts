@@ -57,7 +57,12 @@ describe("parseSandboxEnv", () => {
   });
 
   it("names each bad variable", () => {
-    const result = parseSandboxEnv({ SANDBOX_PORT: "http", SANDBOX_RATE_LIMITS: "maybe", SANDBOX_FAULT_5XX_RATE: "2", SANDBOX_LINKS: "-1" });
+    const result = parseSandboxEnv({
+      SANDBOX_PORT: "http",
+      SANDBOX_RATE_LIMITS: "maybe",
+      SANDBOX_FAULT_5XX_RATE: "2",
+      SANDBOX_LINKS: "-1",
+    });
     expect(result.ok).toBe(false);
     const errors = result.ok ? [] : result.errors;
     for (const name of ["SANDBOX_PORT", "SANDBOX_RATE_LIMITS", "SANDBOX_FAULT_5XX_RATE", "SANDBOX_LINKS"]) {
@@ -67,7 +72,10 @@ describe("parseSandboxEnv", () => {
 });
 
 function runMain(env: Record<string, string>) {
-  const child = spawn(`${root}node_modules/.bin/tsx`, ["sandbox/main.ts"], { cwd: root, env: { ...process.env, ...env } });
+  const child = spawn(`${root}node_modules/.bin/tsx`, ["sandbox/main.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

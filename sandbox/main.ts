@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   try {
     url = await sandbox.listen(port, host);
   } catch (error) {
-    console.error(`sandbox: cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `sandbox: cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`,
+    );
     process.exit(1);
   }
   let stopping = false;

@@ -2,11 +2,20 @@
 // problem is collected with its location, so one 422 names every bad parameter at once.
 import { issue, type ValidationIssue } from "./http";
 
-export function integerParam(value: string | null, name: string, fallback: number, min: number, max: number, problems: ValidationIssue[]): number {
+export function integerParam(
+  value: string | null,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: ValidationIssue[],
+): number {
   if (value === null || value === "") return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    problems.push(issue(["query", name], `${name} must be an integer from ${min} to ${max === Infinity ? "up" : max}`, "range"));
+    problems.push(
+      issue(["query", name], `${name} must be an integer from ${min} to ${max === Infinity ? "up" : max}`, "range"),
+    );
     return fallback;
   }
   return parsed;
@@ -18,7 +27,10 @@ export function isValidDate(value: string): boolean {
 
 export function dateParam(value: string | null, name: string, fallback: string, problems: ValidationIssue[]): string {
   if (value === null || value === "") return fallback;
-  const valid = /^\d{4}-\d{2}-\d{2}$/.test(value) && isValidDate(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+  const valid =
+    /^\d{4}-\d{2}-\d{2}$/.test(value) &&
+    isValidDate(value) &&
+    new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
   if (!valid) {
     problems.push(issue(["query", name], `${name} must be a date as YYYY-MM-DD`, "date_from_datetime_parsing"));
     return fallback;
@@ -28,5 +40,10 @@ export function dateParam(value: string | null, name: string, fallback: string, 
 
 /** Repeated keys (the Python SDK) and comma-joined values (the older Node SDK) both name several accounts. */
 export function accountIdsParam(query: URLSearchParams): Set<string> {
-  return new Set(query.getAll("account_ids").flatMap((value) => value.split(",")).filter(Boolean));
+  return new Set(
+    query
+      .getAll("account_ids")
+      .flatMap((value) => value.split(","))
+      .filter(Boolean),
+  );
 }

@@ -2,9 +2,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { rulesFor } from "../lib/upstream/rate-limits";
 import { linkSchema } from "../lib/upstream/schemas";
 import { RateLimiter } from "./rate-limiter";
-import { expectError, first, fixtures, startSandbox, TEST_CREDENTIALS, type Fixtures, type TestSandbox } from "./test-support";
+import {
+  expectError,
+  first,
+  fixtures,
+  startSandbox,
+  TEST_CREDENTIALS,
+  type Fixtures,
+  type TestSandbox,
+} from "./test-support";
 
-const limitOf = (endpoint: string, scope: string) => rulesFor(endpoint).find((rule) => rule.scope === scope)?.limitPerMinute ?? NaN;
+const limitOf = (endpoint: string, scope: string) =>
+  rulesFor(endpoint).find((rule) => rule.scope === scope)?.limitPerMinute ?? NaN;
 
 describe("RateLimiter (sliding log)", () => {
   it("counts over a rolling minute and names the wait until the oldest call leaves the window", () => {
@@ -28,8 +37,10 @@ describe("RateLimiter (sliding log)", () => {
   it("refuses without counting, and counts an allowed call in every scope at once", () => {
     let now = 0;
     const limiter = new RateLimiter(() => now);
-    for (let i = 0; i < 12; i++) expect(limiter.check("POST /link-session", { app: "app", user: "u", link: "mk_x" }).allowed).toBe(true);
-    for (let i = 0; i < 5; i++) expect(limiter.check("POST /link-session", { app: "app", user: "u", link: "mk_x" }).allowed).toBe(false);
+    for (let i = 0; i < 12; i++)
+      expect(limiter.check("POST /link-session", { app: "app", user: "u", link: "mk_x" }).allowed).toBe(true);
+    for (let i = 0; i < 5; i++)
+      expect(limiter.check("POST /link-session", { app: "app", user: "u", link: "mk_x" }).allowed).toBe(false);
     expect(limiter.counter("POST /link-session", "app", "app")).toMatchObject({ inWindow: 12, total: 12 });
     expect(limiter.counter("POST /link-session", "link", "mk_x")).toMatchObject({ inWindow: 12, refused: 5 });
     now = 60_000;
@@ -80,7 +91,10 @@ describe("rate limits over HTTP", () => {
 
     const counter = t.sandbox.state.limiter.counter("GET /links/{id}", "link", id);
     expect(counter).toMatchObject({ inWindow: limit, limitPerMinute: limit, refused: 2 });
-    const stats = (await t.raw("GET", "/_sandbox/stats")).json as { rateLimited: number; byEndpoint: Record<string, { requests: number; rateLimited: number }> };
+    const stats = (await t.raw("GET", "/_sandbox/stats")).json as {
+      rateLimited: number;
+      byEndpoint: Record<string, { requests: number; rateLimited: number }>;
+    };
     expect(stats.rateLimited).toBe(2);
     expect(stats.byEndpoint["GET /links/{id}"]).toMatchObject({ requests: 2 * limit + 4, rateLimited: 2 });
   });
@@ -88,22 +102,33 @@ describe("rate limits over HTTP", () => {
   it("counts POST /link-session per user, and per link for relinks only", async () => {
     const session = (user: string, existing?: string) =>
       t.api("POST", "/link-session", {
-        body: { customer_user: { id: user }, redirect_uri: "https://x.example/cb", ...(existing ? { existing_link_id: existing } : {}) },
+        body: {
+          customer_user: { id: user },
+          redirect_uri: "https://x.example/cb",
+          ...(existing ? { existing_link_id: existing } : {}),
+        },
       });
-    for (let i = 0; i < limitOf("POST /link-session", "user"); i++) expect((await session("user_busy")).status).toBe(201);
+    for (let i = 0; i < limitOf("POST /link-session", "user"); i++)
+      expect((await session("user_busy")).status).toBe(201);
     expectError(await session("user_busy"), 429, "api_error.rate_limit_exceeded");
     expect((await session("user_other")).status).toBe(201);
 
     const relinked = first(seeded, "error:auth_expired");
-    for (let i = 0; i < limitOf("POST /link-session", "link"); i++) expect((await session(`user_relink_${i}`, relinked)).status).toBe(201);
+    for (let i = 0; i < limitOf("POST /link-session", "link"); i++)
+      expect((await session(`user_relink_${i}`, relinked)).status).toBe(201);
     const refused = await session("user_relink_last", relinked);
     expectError(refused, 429, "api_error.rate_limit_exceeded");
     expect(Number(refused.headers.get("retry-after"))).toBe(60);
   });
 
   it("counts POST /auth/token per client", async () => {
-    const form = new URLSearchParams({ grant_type: "client_credentials", client_id: TEST_CREDENTIALS.clientId, client_secret: TEST_CREDENTIALS.clientSecret }).toString();
-    const mint = () => t.raw("POST", "/auth/token", { headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: form });
+    const form = new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: TEST_CREDENTIALS.clientId,
+      client_secret: TEST_CREDENTIALS.clientSecret,
+    }).toString();
+    const mint = () =>
+      t.raw("POST", "/auth/token", { headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: form });
     const limit = limitOf("POST /auth/token", "client");
     const statuses = await Promise.all(Array.from({ length: limit }, mint));
     expect(statuses.every((response) => response.status === 201)).toBe(true);
@@ -130,7 +155,9 @@ describe("rate limits over HTTP", () => {
     const open = await startSandbox({ links: 64 });
     try {
       const id = first(seeded, "plain");
-      const statuses = await Promise.all(Array.from({ length: limitOf("GET /links/{id}", "link") + 10 }, () => open.api("GET", `/links/${id}`)));
+      const statuses = await Promise.all(
+        Array.from({ length: limitOf("GET /links/{id}", "link") + 10 }, () => open.api("GET", `/links/${id}`)),
+      );
       expect(statuses.every((response) => response.status === 200)).toBe(true);
       expect(((await open.raw("GET", "/_sandbox/stats")).json as { rateLimited: number }).rateLimited).toBe(0);
     } finally {

@@ -2,15 +2,38 @@
 // back from an anchor day, so the same seed gives the same data on any day the sandbox runs.
 import { categoryOf } from "../lib/upstream/taxonomy";
 import { CATALOG, MISCATEGORIES, cleanDescriptionOf, type CatalogEntry, type Frequency } from "./catalog";
-import { amountBetween, base58Id, chance, digits, intBetween, mulberry32, pick, pickWeighted, uuidFrom, type Rng } from "./random";
-import { compareTransactionsNewestFirst, type AccountRecord, type EnrichmentRecord, type LinkData, type TransactionRecord } from "./types";
+import {
+  amountBetween,
+  base58Id,
+  chance,
+  digits,
+  intBetween,
+  mulberry32,
+  pick,
+  pickWeighted,
+  uuidFrom,
+  type Rng,
+} from "./random";
+import {
+  compareTransactionsNewestFirst,
+  type AccountRecord,
+  type EnrichmentRecord,
+  type LinkData,
+  type TransactionRecord,
+} from "./types";
 
 const DAY_MS = 86_400_000;
 
 const ACCOUNT_KINDS = {
-  checking: { type: "depository.checking", names: ["Everyday Checking", "Total Checking", "Advantage Checking", "Premier Checking"] },
+  checking: {
+    type: "depository.checking",
+    names: ["Everyday Checking", "Total Checking", "Advantage Checking", "Premier Checking"],
+  },
   savings: { type: "depository.savings", names: ["High Yield Savings", "Way2Save Savings", "Online Savings"] },
-  credit: { type: "liability.credit_card", names: ["Sapphire Preferred", "Quicksilver Rewards", "Cash Rewards Visa", "Platinum Card"] },
+  credit: {
+    type: "liability.credit_card",
+    names: ["Sapphire Preferred", "Quicksilver Rewards", "Cash Rewards Visa", "Platinum Card"],
+  },
 } as const;
 
 type AccountKind = keyof typeof ACCOUNT_KINDS;
@@ -44,9 +67,12 @@ const byRole = (role: CatalogEntry["role"]) => CATALOG.filter((entry) => entry.r
 const EVERYDAY = byRole("everyday");
 const SUBSCRIPTIONS = byRole("subscription");
 const INCOME = byRole("income");
-const BANK_DEBITS = CATALOG.filter((entry) => (entry.role === "bank" || entry.role === "transfer") && entry.direction === "debit");
+const BANK_DEBITS = CATALOG.filter(
+  (entry) => (entry.role === "bank" || entry.role === "transfer") && entry.direction === "debit",
+);
 const OTHER_CREDITS = CATALOG.filter(
-  (entry) => entry.role === "refund" || (entry.direction === "credit" && (entry.role === "transfer" || entry.role === "bank")),
+  (entry) =>
+    entry.role === "refund" || (entry.direction === "credit" && (entry.role === "transfer" || entry.role === "bank")),
 );
 
 export function fillTemplate(rng: Rng, template: string): string {
@@ -70,7 +96,13 @@ export function enrichmentFor(rng: Rng, entry: CatalogEntry, date: string): Enri
   const roll = rng();
   if (roll < 0.03) {
     // Starbucks filed under taxi is the classic example the correction flow is demonstrated with.
-    subcategory = entry.slug === "starbucks" ? "taxi" : pick(rng, MISCATEGORIES.filter((s) => categoryOf(s) !== entry.category));
+    subcategory =
+      entry.slug === "starbucks"
+        ? "taxi"
+        : pick(
+            rng,
+            MISCATEGORIES.filter((s) => categoryOf(s) !== entry.category),
+          );
     categoryConfidence = intBetween(rng, 60, 88);
     subcategoryConfidence = intBetween(rng, 55, categoryConfidence);
   } else if (roll < 0.11) {
@@ -86,7 +118,9 @@ export function enrichmentFor(rng: Rng, entry: CatalogEntry, date: string): Enri
     subcategory: { value: subcategory, confidence: subcategoryConfidence },
     merchant: entry.brand,
     processor: entry.processor,
-    recurrence: entry.frequency ? { frequency: entry.frequency, next_predicted_date: addPeriod(date, entry.frequency) } : null,
+    recurrence: entry.frequency
+      ? { frequency: entry.frequency, next_predicted_date: addPeriod(date, entry.frequency) }
+      : null,
   };
 }
 
@@ -104,7 +138,8 @@ export function seedLinkData(dataSeed: number, anchorMs: number, count: number):
   const accounts = [checking];
   const accountCount = intBetween(rng, 1, 3);
   const savings = accountCount >= 2 && chance(rng, 0.6) ? makeAccount(rng, "savings", anchorMs, currency) : null;
-  const credit = accountCount === 3 || (accountCount === 2 && !savings) ? makeAccount(rng, "credit", anchorMs, currency) : null;
+  const credit =
+    accountCount === 3 || (accountCount === 2 && !savings) ? makeAccount(rng, "credit", anchorMs, currency) : null;
   if (savings) accounts.push(savings);
   if (credit) accounts.push(credit);
 
@@ -114,7 +149,9 @@ export function seedLinkData(dataSeed: number, anchorMs: number, count: number):
     raw: fillTemplate(rng, pick(rng, entry.raw)),
   });
   const employer = recurringOf(pickWeighted(rng, INCOME));
-  const subscriptions = Array.from({ length: intBetween(rng, 2, 5) }, () => recurringOf(pickWeighted(rng, SUBSCRIPTIONS)));
+  const subscriptions = Array.from({ length: intBetween(rng, 2, 5) }, () =>
+    recurringOf(pickWeighted(rng, SUBSCRIPTIONS)),
+  );
 
   const transactions: TransactionRecord[] = [];
   for (let n = 0; n < count; n++) {
@@ -168,7 +205,6 @@ export function seedLinkData(dataSeed: number, anchorMs: number, count: number):
   return { accounts, transactions };
 }
 
-
 /**
  * Hostile data on purpose, for the links of the hostile institutions: markup in an account name and a transaction's
  * descriptions and merchant, `javascript:` merchant and processor logos. The dashboard must show all of it as text
@@ -188,7 +224,11 @@ export function makeHostile(data: LinkData): LinkData {
     };
     newest.description = `<script>alert("transaction")</script> Coffee`;
     newest.raw_description = `<b onmouseover=alert(1)>RAW</b>`;
-    newest.enrichment = { ...newest.enrichment, merchant: hostileBrand, processor: { ...hostileBrand, logo: "javascript:alert(2)" } };
+    newest.enrichment = {
+      ...newest.enrichment,
+      merchant: hostileBrand,
+      processor: { ...hostileBrand, logo: "javascript:alert(2)" },
+    };
   }
   return data;
 }

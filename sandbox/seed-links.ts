@@ -156,7 +156,13 @@ export function institutionForRole(rng: Rng, role: SeedRole): Institution {
       : role.kind === "hostile_name"
         ? findInstitution(HOSTILE_NAME_INSTITUTION_ID)
         : undefined;
-  return forced ?? pickWeighted(rng, INSTITUTIONS.filter((institution) => institution.weight > 0));
+  return (
+    forced ??
+    pickWeighted(
+      rng,
+      INSTITUTIONS.filter((institution) => institution.weight > 0),
+    )
+  );
 }
 
 /**
@@ -164,7 +170,9 @@ export function institutionForRole(rng: Rng, role: SeedRole): Institution {
  * happen either way, so a webhook URL changes nothing else of the link.
  */
 function seededWebhook(rng: Rng, webhookUrl: string | null): string | null {
-  const display = chance(rng, 0.35) ? `https://hooks.acme.example/moneykit/${pick(rng, ["prod", "ops", "ledger"])}` : null;
+  const display = chance(rng, 0.35)
+    ? `https://hooks.acme.example/moneykit/${pick(rng, ["prod", "ops", "ledger"])}`
+    : null;
   return webhookUrl ?? display;
 }
 
@@ -172,7 +180,13 @@ function seededWebhook(rng: Rng, webhookUrl: string | null): string | null {
  * The full record of seeded link `skeleton`, always the same for the same (seed, index, anchor). With `webhookUrl`
  * every link reports to it; without, about a third carry a display address that is never contacted.
  */
-export function seedLink(seed: number, skeleton: SeedSkeleton, anchorMs: number, customers: number, webhookUrl: string | null = null): LinkRecord {
+export function seedLink(
+  seed: number,
+  skeleton: SeedSkeleton,
+  anchorMs: number,
+  customers: number,
+  webhookUrl: string | null = null,
+): LinkRecord {
   const rng = rngFor(seed, "link", skeleton.index);
   const role = roleOfSlot(skeleton.slot);
   const institution = institutionForRole(rng, role);
@@ -231,7 +245,8 @@ export function seedLink(seed: number, skeleton: SeedSkeleton, anchorMs: number,
       status.error_code = productError;
       status.error_message = PRODUCT_ERROR_MESSAGES[productError] ?? "The last refresh failed.";
     }
-    if (role.errorCode === "auth_expired" || role.errorCode === "invalid_credentials") link.auth_expired_at = iso(brokenAtMs);
+    if (role.errorCode === "auth_expired" || role.errorCode === "invalid_credentials")
+      link.auth_expired_at = iso(brokenAtMs);
   } else if (role.kind === "deleted") {
     link.state = "deleted";
     link.deletedAtMs = brokenAtMs;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { accountSchema, KNOWN_PROVIDERS, LINK_ERROR_CODES, LINK_STATES, linkSchema, transactionSchema } from "../lib/upstream/schemas";
+import {
+  accountSchema,
+  KNOWN_PROVIDERS,
+  LINK_ERROR_CODES,
+  LINK_STATES,
+  linkSchema,
+  transactionSchema,
+} from "../lib/upstream/schemas";
 import { categoryOf } from "../lib/upstream/taxonomy";
 import { CATALOG, HOSTILE_AVATAR_INSTITUTION_ID, HOSTILE_NAME_INSTITUTION_ID } from "./catalog";
 import { matchCatalog } from "./enrich";
@@ -21,7 +28,9 @@ describe("seeded links", () => {
     expect(new Set(links.map((link) => link.provider))).toEqual(new Set(KNOWN_PROVIDERS));
     const hostileAvatar = links.find((link) => link.institution_id === HOSTILE_AVATAR_INSTITUTION_ID);
     expect(hostileAvatar?.institution_avatar).toMatch(/^javascript:/);
-    expect(links.find((link) => link.institution_id === HOSTILE_NAME_INSTITUTION_ID)?.institution_name).toContain("<script>");
+    expect(links.find((link) => link.institution_id === HOSTILE_NAME_INSTITUTION_ID)?.institution_name).toContain(
+      "<script>",
+    );
     expect(new Set(links.map((link) => link.institution_id)).size).toBeGreaterThanOrEqual(8);
     expect(links.filter((link) => link.state === "connected").length).toBeGreaterThan(links.length / 2);
   });
@@ -30,11 +39,22 @@ describe("seeded links", () => {
     expect(links.some((link) => link.link_tags.some((tag) => /^(team|plan|region):/.test(tag)))).toBe(true);
     expect(links.some((link) => link.tags && link.tags.length > 0)).toBe(true);
     expect(links.some((link) => link.webhook?.startsWith("https://"))).toBe(true);
-    const productErrors = new Set(links.flatMap((link) => Object.values(link.products).map((product) => product.error_code)).filter(Boolean));
-    for (const code of ["rate_limit", "timeout", "institution_error", "no_permission", "auth_expired"]) expect(productErrors).toContain(code);
+    const productErrors = new Set(
+      links.flatMap((link) => Object.values(link.products).map((product) => product.error_code)).filter(Boolean),
+    );
+    for (const code of ["rate_limit", "timeout", "institution_error", "no_permission", "auth_expired"])
+      expect(productErrors).toContain(code);
     expect(links.some((link) => Object.values(link.products).some((product) => product.unavailable))).toBe(true);
     expect(links.some((link) => link.state === "connected" && !link.products.transactions)).toBe(true);
-    expect(links.every((link) => !link.products.transactions || link.state === "connecting" || link.state === "awaiting_token_exchange" || link.products.transactions.last_enriched)).toBe(true);
+    expect(
+      links.every(
+        (link) =>
+          !link.products.transactions ||
+          link.state === "connecting" ||
+          link.state === "awaiting_token_exchange" ||
+          link.products.transactions.last_enriched,
+      ),
+    ).toBe(true);
     expect(links.every((link) => link.available_products.every((product) => !link.products[product]))).toBe(true);
   });
 
@@ -70,7 +90,11 @@ describe("seeded transactions", () => {
     const maxDate = new Date(anchorMs).toISOString().slice(0, 10);
     expect(transactions.every((row) => row.date >= minDate && row.date <= maxDate)).toBe(true);
     expect(transactions.every((row) => Number(row.amount.toFixed(2)) === row.amount && row.amount > 0)).toBe(true);
-    expect(transactions.every((row) => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(row.transaction_id))).toBe(true);
+    expect(
+      transactions.every((row) =>
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(row.transaction_id),
+      ),
+    ).toBe(true);
     const credits = transactions.filter((row) => row.type === "credit");
     expect(credits.length / transactions.length).toBeGreaterThan(0.08);
     expect(credits.some((row) => row.enrichment.subcategory?.value === "employment_income")).toBe(true);
@@ -87,11 +111,20 @@ describe("seeded transactions", () => {
     const low = transactions.filter((row) => row.enrichment.category.confidence < 60).length / transactions.length;
     expect(low).toBeGreaterThan(0.05);
     expect(low).toBeLessThan(0.11);
-    const wrong = transactions.filter((row) => row.enrichment.merchant && matchCatalog(row.raw_description)?.category !== row.enrichment.category.value);
+    const wrong = transactions.filter(
+      (row) => row.enrichment.merchant && matchCatalog(row.raw_description)?.category !== row.enrichment.category.value,
+    );
     expect(wrong.length / transactions.length).toBeGreaterThan(0.015);
     expect(wrong.length / transactions.length).toBeLessThan(0.045);
-    expect(transactions.every((row) => !row.enrichment.subcategory || categoryOf(row.enrichment.subcategory.value) === row.enrichment.category.value)).toBe(true);
-    expect(transactions.every((row) => row.enrichment.category.confidence >= 40 && row.enrichment.category.confidence <= 99)).toBe(true);
+    expect(
+      transactions.every(
+        (row) =>
+          !row.enrichment.subcategory || categoryOf(row.enrichment.subcategory.value) === row.enrichment.category.value,
+      ),
+    ).toBe(true);
+    expect(
+      transactions.every((row) => row.enrichment.category.confidence >= 40 && row.enrichment.category.confidence <= 99),
+    ).toBe(true);
   });
 });
 

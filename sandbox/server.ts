@@ -101,7 +101,8 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
     "refreshDelayMs",
   ] as const;
   for (const key of wholeNumbers) {
-    if (!Number.isSafeInteger(options[key]) || options[key] < 0) throw new RangeError(`sandbox option ${key} must be a whole number ≥ 0`);
+    if (!Number.isSafeInteger(options[key]) || options[key] < 0)
+      throw new RangeError(`sandbox option ${key} must be a whole number ≥ 0`);
   }
   if (options.tokenTtlSeconds < 1) throw new RangeError("sandbox option tokenTtlSeconds must be ≥ 1");
   if (options.rateLimitWindowMs < 1) throw new RangeError("sandbox option rateLimitWindowMs must be ≥ 1");
@@ -111,10 +112,14 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(options.anchorDate) || Number.isNaN(Date.parse(`${options.anchorDate}T00:00:00Z`))) {
     throw new RangeError("sandbox option anchorDate must be a date as YYYY-MM-DD");
   }
-  if (!LINKS_LISTINGS.includes(options.linksListing)) throw new RangeError(`sandbox option linksListing must be one of ${LINKS_LISTINGS.join(", ")}`);
-  if (options.seedWebhookUrl !== null && !isWebAddress(options.seedWebhookUrl)) throw new RangeError("sandbox option seedWebhookUrl must be an absolute http or https URL");
-  if (!options.clientId || !options.clientSecret) throw new RangeError("sandbox options clientId and clientSecret must not be empty");
-  if (options.faults && !faultSettingsSchema.safeParse(options.faults).success) throw new RangeError("sandbox option faults is not valid");
+  if (!LINKS_LISTINGS.includes(options.linksListing))
+    throw new RangeError(`sandbox option linksListing must be one of ${LINKS_LISTINGS.join(", ")}`);
+  if (options.seedWebhookUrl !== null && !isWebAddress(options.seedWebhookUrl))
+    throw new RangeError("sandbox option seedWebhookUrl must be an absolute http or https URL");
+  if (!options.clientId || !options.clientSecret)
+    throw new RangeError("sandbox options clientId and clientSecret must not be empty");
+  if (options.faults && !faultSettingsSchema.safeParse(options.faults).success)
+    throw new RangeError("sandbox option faults is not valid");
   return options;
 }
 
@@ -175,7 +180,13 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
   };
   const router = new Router(ROUTES);
 
-  function contextFor(req: IncomingMessage, method: string, path: string, query: URLSearchParams, params: Record<string, string>): RequestContext {
+  function contextFor(
+    req: IncomingMessage,
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    params: Record<string, string>,
+  ): RequestContext {
     let body: Promise<Buffer> | null = null;
     let json: Promise<unknown> | null = null;
     return {
@@ -194,7 +205,12 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
     };
   }
 
-  async function dispatch(ctx: RequestContext, route: Route | null, match: ReturnType<Router["match"]>, activeFaults: ActiveFaults | null): Promise<Reply> {
+  async function dispatch(
+    ctx: RequestContext,
+    route: Route | null,
+    match: ReturnType<Router["match"]>,
+    activeFaults: ActiveFaults | null,
+  ): Promise<Reply> {
     if (activeFaults?.latencyMs) {
       // The request is read first, as a server busy with it would have: a client that gives up during the wait does
       // not stop the call from being handled (its error, if the body is unreadable, is the route's to report).
@@ -202,10 +218,14 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
       await world.sleep(activeFaults.latencyMs);
     }
     if (match.kind === "not_found") throw apiErrors.routeNotFound(ctx.method, ctx.path);
-    if (match.kind === "method_not_allowed" || !route) throw apiErrors.methodNotAllowed(match.kind === "method_not_allowed" ? match.allowed : []);
+    if (match.kind === "method_not_allowed" || !route)
+      throw apiErrors.methodNotAllowed(match.kind === "method_not_allowed" ? match.allowed : []);
     if (route.control) return route.handle(ctx);
     if (activeFaults?.rateLimitStormSeconds) {
-      throw apiErrors.rateLimited(activeFaults.rateLimitStormSeconds, activeFaults.retryAfterDate ? options.now() : undefined);
+      throw apiErrors.rateLimited(
+        activeFaults.rateLimitStormSeconds,
+        activeFaults.retryAfterDate ? options.now() : undefined,
+      );
     }
     if (activeFaults?.status) throw apiErrors.internal(activeFaults.status, "injected fault");
     if (activeFaults && activeFaults.failRate > 0 && world.faults.roll() < activeFaults.failRate) {
@@ -228,7 +248,8 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
   }
 
   function errorReply(error: unknown): Reply {
-    if (error instanceof ApiError) return { status: error.status, body: envelopeOf(error, baseUrl), headers: error.headers };
+    if (error instanceof ApiError)
+      return { status: error.status, body: envelopeOf(error, baseUrl), headers: error.headers };
     console.error("sandbox: unexpected error", error);
     return { status: 500, body: envelopeOf(apiErrors.internal(500, "unexpected sandbox error"), baseUrl) };
   }
@@ -252,7 +273,12 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
       reply = errorReply(error);
     }
     // A call to a route the sandbox lacks is named with its path, so a run's stats show what called it.
-    if (!control) world.stats.record(route ? `${route.method} ${route.template}` : `(unmatched) ${method} ${path}`, reply.status, `${method} ${path}`);
+    if (!control)
+      world.stats.record(
+        route ? `${route.method} ${route.template}` : `(unmatched) ${method} ${path}`,
+        reply.status,
+        `${method} ${path}`,
+      );
     if (activeFaults?.answerDelayMs) await world.sleep(activeFaults.answerDelayMs);
     // Read what the client sent even when answering early, so a keep-alive connection stays in step.
     if (!req.readableEnded) await ctx.rawBody().catch(() => undefined);

@@ -15,7 +15,8 @@ export class Stats {
 
   record(endpoint: string, status: number, request?: string): void {
     this.requests++;
-    if (request && !request.startsWith("GET ") && status >= 200 && status < 300) this.applied[request] = (this.applied[request] ?? 0) + 1;
+    if (request && !request.startsWith("GET ") && status >= 200 && status < 300)
+      this.applied[request] = (this.applied[request] ?? 0) + 1;
     if (status === 429) this.rateLimited++;
     const entry = (this.byEndpoint[endpoint] ??= { requests: 0, rateLimited: 0, statuses: {} });
     entry.requests++;
@@ -23,8 +24,18 @@ export class Stats {
     entry.statuses[status] = (entry.statuses[status] ?? 0) + 1;
   }
 
-  snapshot(): { requests: number; rateLimited: number; byEndpoint: Record<string, EndpointStats>; applied: Record<string, number> } {
-    return { requests: this.requests, rateLimited: this.rateLimited, byEndpoint: structuredClone(this.byEndpoint), applied: { ...this.applied } };
+  snapshot(): {
+    requests: number;
+    rateLimited: number;
+    byEndpoint: Record<string, EndpointStats>;
+    applied: Record<string, number>;
+  } {
+    return {
+      requests: this.requests,
+      rateLimited: this.rateLimited,
+      byEndpoint: structuredClone(this.byEndpoint),
+      applied: { ...this.applied },
+    };
   }
 
   reset(): void {

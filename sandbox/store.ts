@@ -74,7 +74,8 @@ function encodeCursor(entry: LinkEntry): string {
 export function decodeCursor(cursor: string): [number, string] | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && typeof value[0] === "number" && typeof value[1] === "string") return [value[0], value[1]];
+    if (Array.isArray(value) && typeof value[0] === "number" && typeof value[1] === "string")
+      return [value[0], value[1]];
   } catch {
     // fall through: an unreadable cursor is a validation error for the caller
   }
@@ -86,7 +87,8 @@ function isAfter(entry: LinkEntry, createdAtMs: number, id: string): boolean {
   return entry.createdAtMs < createdAtMs || (entry.createdAtMs === createdAtMs && entry.id < id);
 }
 
-const newestFirst = (a: LinkEntry, b: LinkEntry) => (isAfter(a, b.createdAtMs, b.id) ? 1 : isAfter(b, a.createdAtMs, a.id) ? -1 : 0);
+const newestFirst = (a: LinkEntry, b: LinkEntry) =>
+  isAfter(a, b.createdAtMs, b.id) ? 1 : isAfter(b, a.createdAtMs, a.id) ? -1 : 0;
 
 /** Seed roles whose record is not `connected` (seed-links.ts seedLink); every other role is connected and refreshed. */
 const INACTIVE_SEED_ROLES = new Set<SeedRole["kind"]>(["error", "connecting", "awaiting_token_exchange", "deleted"]);
@@ -98,7 +100,10 @@ const INACTIVE_SEED_ROLES = new Set<SeedRole["kind"]>(["error", "connecting", "a
 function isActive(entry: LinkEntry): boolean {
   if (entry.deleted) return false;
   if (entry.record) {
-    return entry.record.state === "connected" && Object.values(entry.record.products).some((status) => Boolean(status.refreshed_at));
+    return (
+      entry.record.state === "connected" &&
+      Object.values(entry.record.products).some((status) => Boolean(status.refreshed_at))
+    );
   }
   return entry.slot !== null && !INACTIVE_SEED_ROLES.has(roleOfSlot(entry.slot).kind);
 }
@@ -223,7 +228,11 @@ export class Store {
       data =
         link.dataSeed === null
           ? { accounts: [], transactions: [] }
-          : seedLinkData(link.dataSeed, link.origin === "seed" ? this.options.anchorMs : link.createdAtMs, this.options.transactionsPerLink);
+          : seedLinkData(
+              link.dataSeed,
+              link.origin === "seed" ? this.options.anchorMs : link.createdAtMs,
+              this.options.transactionsPerLink,
+            );
       if (link.origin === "seed" && HOSTILE_INSTITUTIONS.has(link.institution_id)) data = makeHostile(data);
     }
     if (options.forUpdate || link.dataSeed === null) {
@@ -292,7 +301,8 @@ export class Store {
       if (entry) entry.deleted = false;
     }
     link.error_code = state === "error" ? errorCode : null;
-    if (state === "error" && (errorCode === "auth_expired" || errorCode === "invalid_credentials")) link.auth_expired_at ??= nowIso;
+    if (state === "error" && (errorCode === "auth_expired" || errorCode === "invalid_credentials"))
+      link.auth_expired_at ??= nowIso;
     if (state === "connected") link.auth_expired_at = null;
   }
 
@@ -323,7 +333,9 @@ export class Store {
     const data = this.dataOf(link, { forUpdate: true });
     const latest = new Map<string, LinkData["transactions"][number]>();
     for (const addition of additions) if (addition.original_id) latest.set(addition.original_id, addition);
-    const fresh = additions.filter((addition) => !addition.original_id || latest.get(addition.original_id) === addition);
+    const fresh = additions.filter(
+      (addition) => !addition.original_id || latest.get(addition.original_id) === addition,
+    );
     const replaced = new Map<string, string>();
     if (latest.size > 0) {
       data.transactions = data.transactions.filter((existing) => {
@@ -339,7 +351,8 @@ export class Store {
     data.transactions.push(...fresh);
     data.transactions.sort(compareTransactionsNewestFirst);
     // For sync: a transaction imported again keeps its id and counts as updated; the rest are new.
-    const isReplacement = (addition: LinkData["transactions"][number]) => Boolean(addition.original_id && replaced.has(addition.original_id));
+    const isReplacement = (addition: LinkData["transactions"][number]) =>
+      Boolean(addition.original_id && replaced.has(addition.original_id));
     const updated = fresh.filter(isReplacement).map((addition) => addition.transaction_id);
     const created = fresh.filter((addition) => !isReplacement(addition)).map((addition) => addition.transaction_id);
     const log = this.syncLogFor(link.link_id);
@@ -395,7 +408,12 @@ export class Store {
   }
 
   createSession(session: Omit<LinkSession, "token" | "completed" | "createdAtMs">): LinkSession {
-    const created: LinkSession = { ...session, token: `sandbox_${randomUUID()}`, completed: false, createdAtMs: this.options.now() };
+    const created: LinkSession = {
+      ...session,
+      token: `sandbox_${randomUUID()}`,
+      completed: false,
+      createdAtMs: this.options.now(),
+    };
     this.sessions.set(created.token, created);
     return created;
   }

@@ -26,7 +26,8 @@ export class SyncLog {
   updated(transactionIds: string[]): void {
     if (transactionIds.length === 0) return;
     const seq = ++this.seq;
-    for (const id of transactionIds) this.versions.set(id, { created: this.versions.get(id)?.created ?? 0, changed: seq });
+    for (const id of transactionIds)
+      this.versions.set(id, { created: this.versions.get(id)?.created ?? 0, changed: seq });
   }
 
   versionOf(transactionId: string): Version {
@@ -67,7 +68,12 @@ export interface SyncPage {
 }
 
 /** One page of changes after `after` (null = from the beginning: every transaction, as created). */
-export function syncPage(transactions: TransactionRecord[], log: SyncLog | undefined, after: SyncPosition | null, size: number): SyncPage {
+export function syncPage(
+  transactions: TransactionRecord[],
+  log: SyncLog | undefined,
+  after: SyncPosition | null,
+  size: number,
+): SyncPage {
   const from = after ?? START;
   const changed = transactions
     .map((transaction) => {
@@ -84,8 +90,12 @@ export function syncPage(transactions: TransactionRecord[], log: SyncLog | undef
   const last = page[page.length - 1];
   return {
     // Pending transactions are only ever reported as created (the upstream drops and replaces them on each refresh).
-    created: page.filter((entry) => entry.transaction.pending || compare(entry.createdAt, from) > 0).map((entry) => entry.transaction),
-    updated: page.filter((entry) => !entry.transaction.pending && compare(entry.createdAt, from) <= 0).map((entry) => entry.transaction),
+    created: page
+      .filter((entry) => entry.transaction.pending || compare(entry.createdAt, from) > 0)
+      .map((entry) => entry.transaction),
+    updated: page
+      .filter((entry) => !entry.transaction.pending && compare(entry.createdAt, from) <= 0)
+      .map((entry) => entry.transaction),
     next: encodeSyncCursor(last ? last.at : from),
     hasMore: changed.length > size,
   };

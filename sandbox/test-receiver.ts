@@ -33,7 +33,8 @@ export async function startReceiver(): Promise<WebhookReceiver> {
       for (;;) {
         const matching = received.filter((request) => path === undefined || request.path === path);
         if (matching.length >= count) return matching;
-        if (Date.now() > deadline) throw new Error(`expected ${count} webhooks${path ? ` at ${path}` : ""}, got ${matching.length}`);
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} webhooks${path ? ` at ${path}` : ""}, got ${matching.length}`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
@@ -85,8 +86,14 @@ export function verifyDelivery(
   const jwk = jwks.keys.find((key) => key.kid === header.kid);
   if (!jwk) throw new Error(`kid ${header.kid} is not in the JWKS`);
   const key = createPublicKey({ key: jwk, format: "jwk" });
-  const valid = verify("sha256", Buffer.from(`${headerPart}.${claimsPart}`), { key, dsaEncoding: "ieee-p1363" }, fromBase64url(signaturePart));
+  const valid = verify(
+    "sha256",
+    Buffer.from(`${headerPart}.${claimsPart}`),
+    { key, dsaEncoding: "ieee-p1363" },
+    fromBase64url(signaturePart),
+  );
   if (!valid) throw new Error("the signature does not verify");
-  if (claims.request_body_sha256 !== createHash("sha256").update(request.rawBody).digest("hex")) throw new Error("request_body_sha256 does not match the body");
+  if (claims.request_body_sha256 !== createHash("sha256").update(request.rawBody).digest("hex"))
+    throw new Error("request_body_sha256 does not match the body");
   return { header, claims };
 }

@@ -21,7 +21,11 @@ export interface TestSandbox {
   token(): Promise<string>;
   authHeaders(token?: string): Promise<Record<string, string>>;
   /** An authenticated call (fresh token cached per sandbox); `headers` override. */
-  api(method: string, path: string, init?: { body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
+  api(
+    method: string,
+    path: string,
+    init?: { body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse>;
   /** A call without the auth headers. */
   raw(method: string, path: string, init?: { body?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
   close(): Promise<void>;
@@ -101,7 +105,10 @@ export async function startSandbox(options: Partial<SandboxOptions> & { clock?: 
       };
       const response = await send();
       // As the dashboard's client does: one fresh token and one retry when the cached token has expired.
-      if (response.status === 401 && (response.json as { error_code?: string } | undefined)?.error_code === "api_error.auth.expired_access_token") {
+      if (
+        response.status === 401 &&
+        (response.json as { error_code?: string } | undefined)?.error_code === "api_error.auth.expired_access_token"
+      ) {
         cachedToken = null;
         return send();
       }
@@ -113,7 +120,9 @@ export async function startSandbox(options: Partial<SandboxOptions> & { clock?: 
 
 /** Asserts the upstream error envelope: the code, the status, and a documentation link for that code. */
 export function expectError(response: ApiResponse, status: number, code: string): Record<string, unknown> {
-  expect({ status: response.status, code: (response.json as { error_code?: string } | undefined)?.error_code }).toEqual({ status, code });
+  expect({ status: response.status, code: (response.json as { error_code?: string } | undefined)?.error_code }).toEqual(
+    { status, code },
+  );
   const envelope = errorEnvelopeSchema.parse(response.json);
   expect(envelope.error_message.length).toBeGreaterThan(0);
   expect(envelope.documentation_url).toMatch(new RegExp(`/docs/errors#${code.replace(/\./g, "\\.")}$`));

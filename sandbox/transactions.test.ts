@@ -6,7 +6,15 @@ import {
   type WireTransaction,
 } from "../lib/upstream/schemas";
 import { categoryOf } from "../lib/upstream/taxonomy";
-import { expectError, first, fixtures, startSandbox, validationLocations, type Fixtures, type TestSandbox } from "./test-support";
+import {
+  expectError,
+  first,
+  fixtures,
+  startSandbox,
+  validationLocations,
+  type Fixtures,
+  type TestSandbox,
+} from "./test-support";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -23,7 +31,11 @@ async function allTransactions(linkId: string): Promise<WireTransaction[]> {
 }
 
 /** A transaction whose merchant also appears on older transactions of the same link. */
-async function repeatedMerchantTransaction(): Promise<{ linkId: string; transaction: WireTransaction; olderSameMerchant: WireTransaction[] }> {
+async function repeatedMerchantTransaction(): Promise<{
+  linkId: string;
+  transaction: WireTransaction;
+  olderSameMerchant: WireTransaction[];
+}> {
   for (const linkId of seeded.plain ?? []) {
     const transactions = await allTransactions(linkId);
     for (const [index, transaction] of transactions.entries()) {
@@ -39,14 +51,18 @@ async function repeatedMerchantTransaction(): Promise<{ linkId: string; transact
 describe("GET /links/{id}/transactions", () => {
   it("lists the last 90 days by default and everything from start_date=1900-01-01, newest first", async () => {
     const linkId = first(seeded, "plain");
-    const everything = transactionsPageSchema.parse((await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000`)).json);
+    const everything = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000`)).json,
+    );
     expect(everything.total).toBe(120);
     expect(everything.transactions).toHaveLength(120);
     const dates = everything.transactions.map((transaction) => transaction.date);
     expect([...dates].sort().reverse()).toEqual(dates);
     expect(everything.link.link_id).toBe(linkId);
 
-    const byDefault = transactionsPageSchema.parse((await t.api("GET", `/links/${linkId}/transactions?size=1000`)).json);
+    const byDefault = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${linkId}/transactions?size=1000`)).json,
+    );
     const today = new Date(t.clock.now).toISOString().slice(0, 10);
     const start = new Date(t.clock.now - 90 * 86_400_000).toISOString().slice(0, 10);
     expect(byDefault.total).toBe(dates.filter((date) => date >= start && date <= today).length);
@@ -56,24 +72,36 @@ describe("GET /links/{id}/transactions", () => {
   it("pages with page and size, and filters by account_ids and dates", async () => {
     const linkId = first(seeded, "plain");
     const all = await allTransactions(linkId);
-    const second = transactionsPageSchema.parse((await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=7&page=2`)).json);
+    const second = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=7&page=2`)).json,
+    );
     expect(second).toMatchObject({ total: 120, page: 2, size: 7 });
     expect(second.transactions).toEqual(all.slice(7, 14));
 
     const accountId = all[0]?.account_id ?? "";
-    const filtered = transactionsPageSchema.parse((await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000&account_ids=${accountId}`)).json);
+    const filtered = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000&account_ids=${accountId}`))
+        .json,
+    );
     expect(filtered.total).toBe(all.filter((transaction) => transaction.account_id === accountId).length);
     expect(filtered.accounts.map((account) => account.account_id)).toEqual([accountId]);
 
     const day = all[10]?.date ?? "";
-    const oneDay = transactionsPageSchema.parse((await t.api("GET", `/links/${linkId}/transactions?start_date=${day}&end_date=${day}`)).json);
+    const oneDay = transactionsPageSchema.parse(
+      (await t.api("GET", `/links/${linkId}/transactions?start_date=${day}&end_date=${day}`)).json,
+    );
     expect(oneDay.transactions.every((transaction) => transaction.date === day)).toBe(true);
     expect(oneDay.total).toBe(all.filter((transaction) => transaction.date === day).length);
   });
 
   it("refuses bad paging and dates with 422 naming the parameter", async () => {
     const linkId = first(seeded, "plain");
-    for (const [query, field] of [["size=0", "query.size"], ["size=1001", "query.size"], ["page=0", "query.page"], ["start_date=2026-13-01", "query.start_date"]] as const) {
+    for (const [query, field] of [
+      ["size=0", "query.size"],
+      ["size=1001", "query.size"],
+      ["page=0", "query.page"],
+      ["start_date=2026-13-01", "query.start_date"],
+    ] as const) {
       const response = await t.api("GET", `/links/${linkId}/transactions?${query}`);
       expectError(response, 422, "api_error.request.validation_failed");
       expect(validationLocations(response)).toEqual([field]);
@@ -81,14 +109,25 @@ describe("GET /links/{id}/transactions", () => {
   });
 
   it("answers 403 without the transactions product and 422 bad_state before the link has data", async () => {
-    expectError(await t.api("GET", `/links/${first(seeded, "no_transactions_product")}/transactions`), 403, "link_error.forbidden_action");
-    const body = expectError(await t.api("GET", `/links/${first(seeded, "connecting")}/transactions`), 422, "link_error.bad_state");
+    expectError(
+      await t.api("GET", `/links/${first(seeded, "no_transactions_product")}/transactions`),
+      403,
+      "link_error.forbidden_action",
+    );
+    const body = expectError(
+      await t.api("GET", `/links/${first(seeded, "connecting")}/transactions`),
+      422,
+      "link_error.bad_state",
+    );
     expect(body.link_error_code).toBe("link_not_ready");
     expectError(await t.api("GET", "/links/mk_doesNotExist/transactions"), 404, "link_error.not_found");
   });
 
   it("serves data of links in error (their data stays readable)", async () => {
-    const response = await t.api("GET", `/links/${first(seeded, "error:institution_error")}/transactions?start_date=1900-01-01`);
+    const response = await t.api(
+      "GET",
+      `/links/${first(seeded, "error:institution_error")}/transactions?start_date=1900-01-01`,
+    );
     expect(response.status).toBe(200);
     expect(transactionsPageSchema.parse(response.json).total).toBe(120);
   });
@@ -106,8 +145,12 @@ describe("POST /links/{id}/transactions/{txn_id}/enrichment", () => {
     expect(updated?.transaction_id).toBe(transaction.transaction_id);
     expect(updated?.enrichment?.category).toEqual({ value: "charity", confidence: 100 });
     expect(updated?.enrichment?.subcategory).toEqual({ value: "other_charity", confidence: 100 });
-    expect(similar.map((other) => other.transaction_id)).toEqual(olderSameMerchant.slice(0, 50).map((other) => other.transaction_id));
-    expect(new Set(body.accounts.map((account) => account.account_id))).toEqual(new Set(body.transactions.map((other) => other.account_id)));
+    expect(similar.map((other) => other.transaction_id)).toEqual(
+      olderSameMerchant.slice(0, 50).map((other) => other.transaction_id),
+    );
+    expect(new Set(body.accounts.map((account) => account.account_id))).toEqual(
+      new Set(body.transactions.map((other) => other.account_id)),
+    );
     expect(body.link.link_id).toBe(linkId);
     expect(body.cursor?.next).toBe("");
 
@@ -118,9 +161,15 @@ describe("POST /links/{id}/transactions/{txn_id}/enrichment", () => {
 
   it("without a subcategory, files the transaction under other_<category>", async () => {
     const linkId = seeded.plain?.[2] ?? "";
-    const transaction = (await allTransactions(linkId)).find((candidate) => candidate.enrichment?.category.value !== "travel");
+    const transaction = (await allTransactions(linkId)).find(
+      (candidate) => candidate.enrichment?.category.value !== "travel",
+    );
     const body = correctEnrichmentResponseSchema.parse(
-      (await t.api("POST", `/links/${linkId}/transactions/${transaction?.transaction_id}/enrichment`, { body: { category: "travel" } })).json,
+      (
+        await t.api("POST", `/links/${linkId}/transactions/${transaction?.transaction_id}/enrichment`, {
+          body: { category: "travel" },
+        })
+      ).json,
     );
     expect(body.transactions[0]?.enrichment?.subcategory?.value).toBe("other_travel");
   });
@@ -145,18 +194,42 @@ describe("POST /links/{id}/transactions/{txn_id}/enrichment", () => {
 
   it("answers 404 for an unknown link or transaction, 410 for a deleted link", async () => {
     const body = { category: "banking", subcategory: "account_fees_and_other_bank_charges" };
-    expectError(await t.api("POST", "/links/mk_doesNotExist/transactions/x/enrichment", { body }), 404, "link_error.not_found");
-    const unknownTxn = expectError(await t.api("POST", `/links/${first(seeded, "plain")}/transactions/00000000-0000-4000-8000-000000000000/enrichment`, { body }), 404, "transaction_error.not_found");
+    expectError(
+      await t.api("POST", "/links/mk_doesNotExist/transactions/x/enrichment", { body }),
+      404,
+      "link_error.not_found",
+    );
+    const unknownTxn = expectError(
+      await t.api(
+        "POST",
+        `/links/${first(seeded, "plain")}/transactions/00000000-0000-4000-8000-000000000000/enrichment`,
+        { body },
+      ),
+      404,
+      "transaction_error.not_found",
+    );
     expect(unknownTxn.error_message).toBe("Transaction not found.");
-    expectError(await t.api("POST", `/links/${first(seeded, "deleted")}/transactions/x/enrichment`, { body }), 410, "link_error.deleted");
+    expectError(
+      await t.api("POST", `/links/${first(seeded, "deleted")}/transactions/x/enrichment`, { body }),
+      410,
+      "link_error.deleted",
+    );
   });
 
   it("answers 403 without the transactions product and 422 bad_state while connecting or awaiting the exchange", async () => {
     const body = { category: "banking" };
-    const forbidden = expectError(await t.api("POST", `/links/${first(seeded, "no_transactions_product")}/transactions/x/enrichment`, { body }), 403, "link_error.forbidden_action");
+    const forbidden = expectError(
+      await t.api("POST", `/links/${first(seeded, "no_transactions_product")}/transactions/x/enrichment`, { body }),
+      403,
+      "link_error.forbidden_action",
+    );
     expect(forbidden.error_message).toBe("Transactions access not permitted");
     for (const role of ["connecting", "awaiting_token_exchange"]) {
-      const badState = expectError(await t.api("POST", `/links/${first(seeded, role)}/transactions/x/enrichment`, { body }), 422, "link_error.bad_state");
+      const badState = expectError(
+        await t.api("POST", `/links/${first(seeded, role)}/transactions/x/enrichment`, { body }),
+        422,
+        "link_error.bad_state",
+      );
       expect(badState.link_error_code).toBe("link_not_ready");
     }
     const link = linkSchema.parse((await t.api("GET", `/links/${first(seeded, "awaiting_token_exchange")}`)).json);
@@ -169,7 +242,13 @@ describe("corrections refine later imports", () => {
     const { linkId, transaction } = await repeatedMerchantTransaction();
     const merchant = transaction.enrichment?.merchant?.name ?? "";
     const correction = { category: "entertainment", subcategory: "other_entertainment" };
-    expect((await t.api("POST", `/links/${linkId}/transactions/${transaction.transaction_id}/enrichment`, { body: correction })).status).toBe(200);
+    expect(
+      (
+        await t.api("POST", `/links/${linkId}/transactions/${transaction.transaction_id}/enrichment`, {
+          body: correction,
+        })
+      ).status,
+    ).toBe(200);
 
     const imported = linkSchema.parse(
       (
@@ -179,8 +258,20 @@ describe("corrections refine later imports", () => {
             institution_id: "chase",
             accounts: [{ account_id: "a1", name: "Checking", type: "checking", balances: { current: 10 } }],
             transactions: [
-              { account_id: "a1", transaction_id: "t-1", amount: "-12.50", date: "2026-11-10", description: transaction.raw_description },
-              { account_id: "a1", transaction_id: "t-2", amount: "-3.10", date: "2026-11-09", description: "STARBUCKS STORE 00001" },
+              {
+                account_id: "a1",
+                transaction_id: "t-1",
+                amount: "-12.50",
+                date: "2026-11-10",
+                description: transaction.raw_description,
+              },
+              {
+                account_id: "a1",
+                transaction_id: "t-2",
+                amount: "-3.10",
+                date: "2026-11-09",
+                description: "STARBUCKS STORE 00001",
+              },
             ],
           },
         })
@@ -191,7 +282,8 @@ describe("corrections refine later imports", () => {
     expect(same?.enrichment?.merchant?.name).toBe(merchant);
     expect(same?.enrichment?.category.value).toBe("entertainment");
     expect(same?.enrichment?.subcategory?.value).toBe("other_entertainment");
-    if (merchant !== "Starbucks") expect(rows.find((row) => row.original_id === "t-2")?.enrichment?.category.value).toBe("food_and_drink");
+    if (merchant !== "Starbucks")
+      expect(rows.find((row) => row.original_id === "t-2")?.enrichment?.category.value).toBe("food_and_drink");
   });
 
   it("remembers a correction by normalised description when there is no merchant", async () => {
@@ -203,7 +295,9 @@ describe("corrections refine later imports", () => {
               customer_user: { id: "user_description_memory" },
               institution_id: "mx.wells_fargo",
               accounts: [{ account_id: "acct", name: "Checking", type: "checking", balances: {} }],
-              transactions: [{ account_id: "acct", transaction_id: id, amount: "-80.00", date: "2026-11-01", description }],
+              transactions: [
+                { account_id: "acct", transaction_id: id, amount: "-80.00", date: "2026-11-01", description },
+              ],
             },
           })
         ).json,
@@ -212,7 +306,9 @@ describe("corrections refine later imports", () => {
     const [row] = await allTransactions(firstLink.link_id);
     expect(row?.enrichment?.merchant ?? null).toBeNull();
     expect(row?.enrichment?.category.value).toBe("general");
-    await t.api("POST", `/links/${firstLink.link_id}/transactions/${row?.transaction_id}/enrichment`, { body: { category: "transport", subcategory: "vehicle" } });
+    await t.api("POST", `/links/${firstLink.link_id}/transactions/${row?.transaction_id}/enrichment`, {
+      body: { category: "transport", subcategory: "vehicle" },
+    });
 
     const later = await importLink("Joe's Garage LLC 7", "g-2");
     expect(later.institution_name).toBe("Wells Fargo");
@@ -228,23 +324,46 @@ describe("generated data kept in a bounded cache", () => {
     try {
       const { store } = big.sandbox.state;
       const ids = store.listLinks(null, 5000).links.map((link) => link.link_id);
-      const [corrected = "", untouched = ""] = ids.filter((id) => store.getLink(id)?.state === "connected" && store.getLink(id)?.products.transactions);
-      const before = transactionsPageSchema.parse((await big.api("GET", `/links/${untouched}/transactions?start_date=1900-01-01`)).json);
-      const [target] = (await big.api("GET", `/links/${corrected}/transactions?start_date=1900-01-01`).then((r) => transactionsPageSchema.parse(r.json))).transactions;
-      await big.api("POST", `/links/${corrected}/transactions/${target?.transaction_id}/enrichment`, { body: { category: "taxes", subcategory: "other_taxes" } });
+      const [corrected = "", untouched = ""] = ids.filter(
+        (id) => store.getLink(id)?.state === "connected" && store.getLink(id)?.products.transactions,
+      );
+      const before = transactionsPageSchema.parse(
+        (await big.api("GET", `/links/${untouched}/transactions?start_date=1900-01-01`)).json,
+      );
+      const [target] = (
+        await big
+          .api("GET", `/links/${corrected}/transactions?start_date=1900-01-01`)
+          .then((r) => transactionsPageSchema.parse(r.json))
+      ).transactions;
+      await big.api("POST", `/links/${corrected}/transactions/${target?.transaction_id}/enrichment`, {
+        body: { category: "taxes", subcategory: "other_taxes" },
+      });
 
       const untouchedLink = store.getLink(untouched);
       const cached = untouchedLink && store.dataOf(untouchedLink);
-      const everyOther = [...ids, ...store.listLinks(null, 5000 + 200).links.slice(5000).map((link) => link.link_id)].filter((id) => id !== untouched);
+      const everyOther = [
+        ...ids,
+        ...store
+          .listLinks(null, 5000 + 200)
+          .links.slice(5000)
+          .map((link) => link.link_id),
+      ].filter((id) => id !== untouched);
       for (const id of everyOther) {
         const link = store.getLink(id);
         if (link) store.dataOf(link);
       }
       expect(untouchedLink && store.dataOf(untouchedLink)).not.toBe(cached);
-      const after = transactionsPageSchema.parse((await big.api("GET", `/links/${untouched}/transactions?start_date=1900-01-01`)).json);
+      const after = transactionsPageSchema.parse(
+        (await big.api("GET", `/links/${untouched}/transactions?start_date=1900-01-01`)).json,
+      );
       expect(after).toEqual(before);
-      const correctedRows = transactionsPageSchema.parse((await big.api("GET", `/links/${corrected}/transactions?start_date=1900-01-01`)).json);
-      expect(correctedRows.transactions.find((row) => row.transaction_id === target?.transaction_id)?.enrichment?.category.value).toBe("taxes");
+      const correctedRows = transactionsPageSchema.parse(
+        (await big.api("GET", `/links/${corrected}/transactions?start_date=1900-01-01`)).json,
+      );
+      expect(
+        correctedRows.transactions.find((row) => row.transaction_id === target?.transaction_id)?.enrichment?.category
+          .value,
+      ).toBe("taxes");
     } finally {
       await big.close();
     }

@@ -131,6 +131,9 @@ export function decimalString(amount: number): string {
 }
 
 /** A transaction as the wire carries it: the amount as a number (the spec) or as a decimal string (the public SDKs). */
-export function toWireTransaction(transaction: TransactionRecord, amountsAsStrings: boolean): TransactionRecord | (Omit<TransactionRecord, "amount"> & { amount: string }) {
+export function toWireTransaction(
+  transaction: TransactionRecord,
+  amountsAsStrings: boolean,
+): TransactionRecord | (Omit<TransactionRecord, "amount"> & { amount: string }) {
   return amountsAsStrings ? { ...transaction, amount: decimalString(transaction.amount) } : transaction;
 }

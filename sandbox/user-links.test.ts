@@ -55,7 +55,9 @@ describe("GET /users/{id}/links", () => {
 
   it("shows an imported link under the import's customer_user.id, disconnected (error, auth_expired)", async () => {
     const imported = linkSchema.parse((await importFor("user_links_import")).json);
-    const connected = linkSchema.parse((await importFor("user_links_import", { provider_data: { user_id: "u-1" } })).json);
+    const connected = linkSchema.parse(
+      (await importFor("user_links_import", { provider_data: { user_id: "u-1" } })).json,
+    );
     const links = await userLinks("user_links_import");
     expect(Object.keys(links).sort()).toEqual([imported.link_id, connected.link_id].sort());
     expect(links[imported.link_id]).toMatchObject({ state: "error", error_code: "auth_expired" });
@@ -74,9 +76,14 @@ describe("GET /users/{id}/links", () => {
   });
 
   it("shows a link session's link from the moment the end user completes it", async () => {
-    const session = await t.api("POST", "/link-session", { body: { customer_user: { id: "user_links_session" }, redirect_uri: "https://x.example/cb" } });
+    const session = await t.api("POST", "/link-session", {
+      body: { customer_user: { id: "user_links_session" }, redirect_uri: "https://x.example/cb" },
+    });
     const token = (session.json as { link_session_token: string }).link_session_token;
-    const completed = await t.raw("POST", `/_sandbox/link-sessions/${token}/complete`, { body: "{}", headers: { "Content-Type": "application/json" } });
+    const completed = await t.raw("POST", `/_sandbox/link-sessions/${token}/complete`, {
+      body: "{}",
+      headers: { "Content-Type": "application/json" },
+    });
     const linkId = (completed.json as { link_id: string }).link_id;
     expect((await userLinks("user_links_session"))[linkId]?.state).toBe("awaiting_token_exchange");
   });
@@ -104,7 +111,9 @@ describe("GET /users/{id}/links and rate limits", () => {
     const limited = await startSandbox({ links: 64, rateLimits: true });
     try {
       for (let i = 0; i < 40; i++) expect((await limited.api("GET", "/users/user_1/links")).status).toBe(200);
-      expect(limited.sandbox.state.limiter.counters().filter((counter) => counter.endpoint === "GET /users/{id}/links")).toEqual([]);
+      expect(
+        limited.sandbox.state.limiter.counters().filter((counter) => counter.endpoint === "GET /users/{id}/links"),
+      ).toEqual([]);
       expect(limited.sandbox.state.stats.snapshot().byEndpoint["GET /users/{id}/links"]?.requests).toBe(40);
     } finally {
       await limited.close();

@@ -12,7 +12,12 @@ export const LINK_PRODUCT_STATES = ["pending", "in_progress", "completed", "fail
 export type LinkProductState = (typeof LINK_PRODUCT_STATES)[number];
 
 /** What POST /webhooks/test/link/{id} may ask for; `product.state_changed` is the older name of link.product_refresh. */
-export const TEST_WEBHOOK_EVENTS = ["link.state_changed", "transactions.updates_available", "product.state_changed", "link.product_refresh"] as const;
+export const TEST_WEBHOOK_EVENTS = [
+  "link.state_changed",
+  "transactions.updates_available",
+  "product.state_changed",
+  "link.product_refresh",
+] as const;
 export type TestWebhookEvent = (typeof TEST_WEBHOOK_EVENTS)[number];
 
 /** The meanings the upstream documents for its link error codes (upstream-facts §3.3). */
@@ -78,7 +83,11 @@ export function productRefreshEvent(
   };
 }
 
-export function transactionsUpdatesEvent(world: SandboxWorld, link: LinkRecord, idempotencyKey?: string): WebhookPayload {
+export function transactionsUpdatesEvent(
+  world: SandboxWorld,
+  link: LinkRecord,
+  idempotencyKey?: string,
+): WebhookPayload {
   return { ...base(world, link, "transactions.updates_available", idempotencyKey) };
 }
 

@@ -44,7 +44,15 @@ export class SigningKeys {
     const exported = publicKey.export({ format: "jwk" });
     // Unique across rotations and sandbox restarts, so a receiver's cached key is never mistaken for a new one.
     const kid = `sandbox_${new Date(this.now()).toISOString().slice(0, 10).replace(/-/g, "")}_${randomBytes(6).toString("hex")}`;
-    const jwk: PublicJwk = { kty: "EC", crv: "P-256", x: String(exported.x), y: String(exported.y), kid, alg: "ES256", use: "sig" };
+    const jwk: PublicJwk = {
+      kty: "EC",
+      crv: "P-256",
+      x: String(exported.x),
+      y: String(exported.y),
+      kid,
+      alg: "ES256",
+      use: "sig",
+    };
     return { kid, privateKey, jwk, createdAtMs: this.now(), retiredAtMs: null };
   }
 
@@ -64,7 +72,11 @@ export class SigningKeys {
     retired.retiredAtMs = this.now();
     this.keys.push(this.generate());
     this.prune();
-    return { kid: this.currentKid, retired: retired.kid, retiredKeyListedUntil: new Date(retired.retiredAtMs + this.retentionMs).toISOString() };
+    return {
+      kid: this.currentKid,
+      retired: retired.kid,
+      retiredKeyListedUntil: new Date(retired.retiredAtMs + this.retentionMs).toISOString(),
+    };
   }
 
   private prune(): void {
@@ -82,7 +94,9 @@ export class SigningKeys {
   signatureFor(body: string): string {
     const key = this.current;
     const header = base64url(JSON.stringify({ alg: "ES256", typ: "JWT", kid: key.kid }));
-    const claims = base64url(JSON.stringify({ request_body_sha256: sha256Hex(body), iat: Math.floor(this.now() / 1000) }));
+    const claims = base64url(
+      JSON.stringify({ request_body_sha256: sha256Hex(body), iat: Math.floor(this.now() / 1000) }),
+    );
     const signingInput = `${header}.${claims}`;
     // JWS wants the raw r||s pair (64 bytes), not the DER structure Node produces by default.
     const signature = sign("sha256", Buffer.from(signingInput), { key: key.privateKey, dsaEncoding: "ieee-p1363" });

@@ -34,8 +34,10 @@ async function settled(t: TestSandbox, linkId: string, count: number): Promise<D
   const deadline = Date.now() + 5000;
   for (;;) {
     const list = await deliveries(t, linkId);
-    if (list.length >= count && list.every((delivery) => delivery.state !== "pending" && delivery.state !== "retrying")) return list;
-    if (Date.now() > deadline) throw new Error(`deliveries of ${linkId} did not settle: ${JSON.stringify(list.map((d) => d.state))}`);
+    if (list.length >= count && list.every((delivery) => delivery.state !== "pending" && delivery.state !== "retrying"))
+      return list;
+    if (Date.now() > deadline)
+      throw new Error(`deliveries of ${linkId} did not settle: ${JSON.stringify(list.map((d) => d.state))}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -66,7 +68,9 @@ describe("webhook deliveries", () => {
   it("are signed: the JWT's kid is in the JWKS, its ES256 signature verifies and it hashes the exact body", async () => {
     const linkId = seeded.plain![0]!;
     await setWebhook(t, linkId, receiver.url("/signed"));
-    const changed = await t.raw("POST", `/_sandbox/links/${linkId}/state`, { body: JSON.stringify({ state: "error", error_code: "auth_expired" }) });
+    const changed = await t.raw("POST", `/_sandbox/links/${linkId}/state`, {
+      body: JSON.stringify({ state: "error", error_code: "auth_expired" }),
+    });
     expect(changed.status).toBe(200);
     const [request] = await receiver.waitFor(1, "/signed");
     const keys = await jwks(t);
@@ -77,7 +81,9 @@ describe("webhook deliveries", () => {
     expect(Math.abs(claims.iat - Date.now() / 1000)).toBeLessThan(60);
     expect(request!.headers["content-type"]).toBe("application/json");
     expect(request!.headers["moneykit-delivery-attempt"]).toBe("1");
-    expect(request!.headers["moneykit-delivery-token"]).toBe((changed.json as { delivery_token: string }).delivery_token);
+    expect(request!.headers["moneykit-delivery-token"]).toBe(
+      (changed.json as { delivery_token: string }).delivery_token,
+    );
     expect(request!.body).toEqual({
       webhook_major_version: 1,
       webhook_minor_version: 0,
@@ -91,9 +97,17 @@ describe("webhook deliveries", () => {
       error_message: expect.any(String),
     });
     // A body changed on the way no longer matches the signature's hash.
-    expect(() => verifyDelivery({ ...request!, rawBody: request!.rawBody.replace("error", "errors") }, keys)).toThrow(/request_body_sha256/);
+    expect(() => verifyDelivery({ ...request!, rawBody: request!.rawBody.replace("error", "errors") }, keys)).toThrow(
+      /request_body_sha256/,
+    );
     const [recorded] = await settled(t, linkId, 1);
-    expect(recorded).toMatchObject({ state: "delivered", attempts: 1, last_status: 200, webhook_event: "link.state_changed", url: receiver.url("/signed") });
+    expect(recorded).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+      last_status: 200,
+      webhook_event: "link.state_changed",
+      url: receiver.url("/signed"),
+    });
   });
 
   it("a receiver answering 500 gets the same body again, attempt 1 to 5, after growing waits, then the delivery fails", async () => {
@@ -145,14 +159,17 @@ describe("webhook deliveries", () => {
     const keys = ["first", "second", "third"];
     for (const key of keys) {
       const started = Date.now();
-      const response = await t.api("POST", `/webhooks/test/link/${linkId}`, { body: { webhook_event: "transactions.updates_available", webhook_idempotency_key: key } });
+      const response = await t.api("POST", `/webhooks/test/link/${linkId}`, {
+        body: { webhook_event: "transactions.updates_available", webhook_idempotency_key: key },
+      });
       expect(response.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(300);
     }
     const requests = await receiver.waitFor(3, "/slow");
     expect(requests.map((request) => request.body.webhook_idempotency_key)).toEqual(keys);
     // Each waited for the answer to the one before.
-    for (let i = 1; i < requests.length; i++) expect(requests[i]!.receivedAt - requests[i - 1]!.receivedAt).toBeGreaterThanOrEqual(390);
+    for (let i = 1; i < requests.length; i++)
+      expect(requests[i]!.receivedAt - requests[i - 1]!.receivedAt).toBeGreaterThanOrEqual(390);
     // Each attempt records how long the receiver took to answer.
     const recorded = await settled(t, linkId, 3);
     for (const delivery of recorded) {
@@ -169,7 +186,9 @@ describe("webhook deliveries", () => {
     expect((await t.api("DELETE", `/links/${withoutWebhook}`)).status).toBe(204);
     expect(await deliveries(t, withoutWebhook)).toEqual([]);
 
-    const seededWithWebhook = await findSeeded(t, seeded, (link) => /^https:\/\/hooks\.acme\.example\//.test(link.webhook ?? ""));
+    const seededWithWebhook = await findSeeded(t, seeded, (link) =>
+      /^https:\/\/hooks\.acme\.example\//.test(link.webhook ?? ""),
+    );
     expect((await t.api("DELETE", `/links/${seededWithWebhook.link_id}`)).status).toBe(204);
     const [skipped] = await deliveries(t, seededWithWebhook.link_id);
     expect(skipped).toMatchObject({ webhook_event: "link.state_changed", state: "skipped", attempts: 0 });
@@ -186,36 +205,65 @@ describe("webhook deliveries", () => {
         webhook: hook,
         link_tags: ["team:ops"],
         accounts: [{ account_id: "a1", name: "Checking", type: "checking", balances: { current: 10 } }],
-        transactions: [{ account_id: "a1", transaction_id: "t1", amount: "-4.20", date: "2026-10-30", description: "Coffee" }],
+        transactions: [
+          { account_id: "a1", transaction_id: "t1", amount: "-4.20", date: "2026-10-30", description: "Coffee" },
+        ],
       },
     });
     expect(imported.status).toBe(200);
     const linkId = (imported.json as { link_id: string }).link_id;
     await receiver.waitFor(1, "/imports");
     const more = await t.api("POST", `/links/${linkId}/import/transactions`, {
-      body: { transactions: [{ account_id: "a1", transaction_id: "t2", amount: "-9.99", date: "2026-10-31", description: "Lunch" }] },
+      body: {
+        transactions: [
+          { account_id: "a1", transaction_id: "t2", amount: "-9.99", date: "2026-10-31", description: "Lunch" },
+        ],
+      },
     });
     expect(more.status).toBe(200);
     await receiver.waitFor(2, "/imports");
     const page = await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01`);
     const transactionId = (page.json as { transactions: { transaction_id: string }[] }).transactions[0]!.transaction_id;
-    expect((await t.api("POST", `/links/${linkId}/transactions/${transactionId}/enrichment`, { body: { category: "food_and_drink" } })).status).toBe(200);
+    expect(
+      (
+        await t.api("POST", `/links/${linkId}/transactions/${transactionId}/enrichment`, {
+          body: { category: "food_and_drink" },
+        })
+      ).status,
+    ).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const got = receiver.received.filter((request) => request.path === "/imports");
-    expect(got.map((request) => request.body.webhook_event)).toEqual(["transactions.updates_available", "transactions.updates_available"]);
-    expect(got[0]!.body).toMatchObject({ link_id: linkId, link_tags: ["team:ops"], webhook_major_version: 1, webhook_minor_version: 0 });
+    expect(got.map((request) => request.body.webhook_event)).toEqual([
+      "transactions.updates_available",
+      "transactions.updates_available",
+    ]);
+    expect(got[0]!.body).toMatchObject({
+      link_id: linkId,
+      link_tags: ["team:ops"],
+      webhook_major_version: 1,
+      webhook_minor_version: 0,
+    });
   });
 
   it("a finished link session and its token exchange each tell the session's webhook the new state", async () => {
     const hook = receiver.url("/sessions");
-    const session = await t.api("POST", "/link-session", { body: { customer_user: { id: "webhook_user" }, webhook: hook, redirect_uri: "https://app.example/return" } });
+    const session = await t.api("POST", "/link-session", {
+      body: { customer_user: { id: "webhook_user" }, webhook: hook, redirect_uri: "https://app.example/return" },
+    });
     expect(session.status).toBe(201);
     const token = (session.json as { link_session_token: string }).link_session_token;
     const completed = await t.raw("POST", `/_sandbox/link-sessions/${token}/complete`, { body: "{}" });
-    const { exchangeable_token: exchangeable, link_id: linkId } = completed.json as { exchangeable_token: string; link_id: string };
-    expect((await t.api("POST", "/link-session/exchange-token", { body: { exchangeable_token: exchangeable } })).status).toBe(201);
+    const { exchangeable_token: exchangeable, link_id: linkId } = completed.json as {
+      exchangeable_token: string;
+      link_id: string;
+    };
+    expect(
+      (await t.api("POST", "/link-session/exchange-token", { body: { exchangeable_token: exchangeable } })).status,
+    ).toBe(201);
     const list = await settled(t, linkId, 5);
-    expect(list.map((delivery) => [delivery.webhook_event, delivery.payload.state, delivery.payload.product ?? null])).toEqual([
+    expect(
+      list.map((delivery) => [delivery.webhook_event, delivery.payload.state, delivery.payload.product ?? null]),
+    ).toEqual([
       ["link.state_changed", "awaiting_token_exchange", null],
       ["link.state_changed", "connected", null],
       ["link.product_refresh", "completed", "accounts"],
@@ -228,17 +276,40 @@ describe("webhook deliveries", () => {
     const linkId = seeded.plain![6]!;
     await setWebhook(t, linkId, receiver.url("/steps"));
     const failed = await t.raw("POST", `/_sandbox/links/${linkId}/products/accounts/refresh`, {
-      body: JSON.stringify({ state: "failed", error_code: "timeout", error_message: "The institution did not answer." }),
+      body: JSON.stringify({
+        state: "failed",
+        error_code: "timeout",
+        error_message: "The institution did not answer.",
+      }),
     });
     expect(failed.status).toBe(200);
-    expect((failed.json as { link: { products: { accounts: unknown } } }).link.products.accounts).toMatchObject({ error_code: "timeout", error_message: "The institution did not answer." });
+    expect((failed.json as { link: { products: { accounts: unknown } } }).link.products.accounts).toMatchObject({
+      error_code: "timeout",
+      error_message: "The institution did not answer.",
+    });
     const [request] = await receiver.waitFor(1, "/steps");
-    expect(request!.body).toMatchObject({ webhook_event: "link.product_refresh", product: "accounts", state: "failed", error_message: "The institution did not answer.", state_changed_at: expect.any(String) });
-    expect((await t.raw("POST", `/_sandbox/links/${linkId}/products/stocks/refresh`, { body: JSON.stringify({ state: "completed" }) })).status).toBe(422);
+    expect(request!.body).toMatchObject({
+      webhook_event: "link.product_refresh",
+      product: "accounts",
+      state: "failed",
+      error_message: "The institution did not answer.",
+      state_changed_at: expect.any(String),
+    });
+    expect(
+      (
+        await t.raw("POST", `/_sandbox/links/${linkId}/products/stocks/refresh`, {
+          body: JSON.stringify({ state: "completed" }),
+        })
+      ).status,
+    ).toBe(422);
   });
 });
 
-async function findSeeded(t: TestSandbox, seeded: Fixtures, wanted: (link: { link_id: string; webhook?: string | null }) => boolean) {
+async function findSeeded(
+  t: TestSandbox,
+  seeded: Fixtures,
+  wanted: (link: { link_id: string; webhook?: string | null }) => boolean,
+) {
   for (const id of seeded.plain ?? []) {
     const link = linkSchema.parse((await t.api("GET", `/links/${id}`)).json);
     if (wanted(link)) return link;
@@ -263,7 +334,9 @@ describe("signing key rotation", () => {
       const after = await jwks(t);
       expect(after.keys.map((key) => key.kid)).toEqual([kid, retired]);
 
-      await t.api("POST", `/webhooks/test/link/${linkId}`, { body: { webhook_event: "link.state_changed", webhook_idempotency_key: "after-rotation" } });
+      await t.api("POST", `/webhooks/test/link/${linkId}`, {
+        body: { webhook_event: "link.state_changed", webhook_idempotency_key: "after-rotation" },
+      });
       const [request] = await receiver.waitFor(1);
       expect(verifyDelivery(request!, after).header.kid).toBe(kid);
       // A receiver still holding the old set cannot verify it: it must fetch the JWKS again for the new kid.
@@ -282,7 +355,10 @@ describe("signing key rotation", () => {
   it("keeps the old key a day by default", async () => {
     const t = await startSandbox({ links: 10, clock: true });
     try {
-      const { retired, retiredKeyListedUntil } = (await t.raw("POST", "/_sandbox/webhooks/rotate-key")).json as { retired: string; retiredKeyListedUntil: string };
+      const { retired, retiredKeyListedUntil } = (await t.raw("POST", "/_sandbox/webhooks/rotate-key")).json as {
+        retired: string;
+        retiredKeyListedUntil: string;
+      };
       expect(Date.parse(retiredKeyListedUntil) - t.clock.now).toBe(24 * 3_600_000);
       t.clock.advance(23 * 3_600_000);
       expect((await jwks(t)).keys.map((key) => key.kid)).toContain(retired);
@@ -316,14 +392,21 @@ describe("POST /webhooks/test/link/{id}", () => {
     expectError(refused, 400, "link_error.bad_config");
     expectError(await trigger("mk_nope", "k"), 404, "link_error.not_found");
     expectError(await trigger(first(seeded, "deleted"), "k"), 410, "link_error.deleted");
-    const invalid = await t.api("POST", `/webhooks/test/link/${linkId}`, { body: { webhook_event: "link.renamed", webhook_idempotency_key: "k" } });
+    const invalid = await t.api("POST", `/webhooks/test/link/${linkId}`, {
+      body: { webhook_event: "link.renamed", webhook_idempotency_key: "k" },
+    });
     expectError(invalid, 422, "api_error.request.validation_failed");
   });
 
   it("sends the event asked for under the caller's idempotency key and answers its delivery token", async () => {
     const linkId = seeded.plain![11]!;
     await setWebhook(t, linkId, receiver.url("/test"));
-    const events = ["link.state_changed", "transactions.updates_available", "link.product_refresh", "product.state_changed"];
+    const events = [
+      "link.state_changed",
+      "transactions.updates_available",
+      "link.product_refresh",
+      "product.state_changed",
+    ];
     const tokens: string[] = [];
     for (const [i, event] of events.entries()) {
       const response = await trigger(linkId, `key-${i}`, event);
@@ -331,9 +414,13 @@ describe("POST /webhooks/test/link/{id}", () => {
       tokens.push((response.json as { delivery_token: string }).delivery_token);
     }
     const requests = await receiver.waitFor(4, "/test");
-    expect(requests.map((request) => [request.body.webhook_event, request.body.webhook_idempotency_key, request.headers["moneykit-delivery-token"]])).toEqual(
-      events.map((event, i) => [event, `key-${i}`, tokens[i]]),
-    );
+    expect(
+      requests.map((request) => [
+        request.body.webhook_event,
+        request.body.webhook_idempotency_key,
+        request.headers["moneykit-delivery-token"],
+      ]),
+    ).toEqual(events.map((event, i) => [event, `key-${i}`, tokens[i]]));
     expect(requests[2]!.body).toMatchObject({ product: "accounts", state: "completed" });
   });
 
@@ -345,7 +432,8 @@ describe("POST /webhooks/test/link/{id}", () => {
     const perLink = await trigger(links[0]!, "a5");
     expectError(perLink, 429, "api_error.rate_limit_exceeded");
     expect(Number(perLink.headers.get("retry-after"))).toBeGreaterThan(0);
-    for (const linkId of links.slice(1, 4)) for (let i = 0; i < 5; i++) expect((await trigger(linkId, `b${i}`)).status).toBe(200);
+    for (const linkId of links.slice(1, 4))
+      for (let i = 0; i < 5; i++) expect((await trigger(linkId, `b${i}`)).status).toBe(200);
     expectError(await trigger(links[4]!, "c"), 429, "api_error.rate_limit_exceeded");
     t.clock.advance(60_000);
     expect((await trigger(links[4]!, "d")).status).toBe(200);

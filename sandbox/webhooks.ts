@@ -62,7 +62,8 @@ export function undeliverableReason(url: string): string | null {
   } catch {
     return "not an absolute URL";
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `scheme ${parsed.protocol} is not http or https`;
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    return `scheme ${parsed.protocol} is not http or https`;
   const host = parsed.hostname.toLowerCase().replace(/\.$/, "");
   const labels = host.split(".");
   const tld = labels[labels.length - 1] ?? "";
@@ -94,7 +95,11 @@ export class WebhookDispatcher {
   ) {}
 
   /** Records a delivery of `payload` to `url` and sends it in the background; returns at once. */
-  enqueue(linkId: string, url: string, payload: { webhook_event: string; webhook_idempotency_key: string; webhook_timestamp: string }): Delivery {
+  enqueue(
+    linkId: string,
+    url: string,
+    payload: { webhook_event: string; webhook_idempotency_key: string; webhook_timestamp: string },
+  ): Delivery {
     const delivery: Delivery = {
       delivery_token: randomUUID(),
       webhook_event: payload.webhook_event,
@@ -134,7 +139,9 @@ export class WebhookDispatcher {
 
   list(filter: { linkId?: string; event?: string } = {}): Delivery[] {
     return this.deliveries.filter(
-      (delivery) => (!filter.linkId || delivery.link_id === filter.linkId) && (!filter.event || delivery.webhook_event === filter.event),
+      (delivery) =>
+        (!filter.linkId || delivery.link_id === filter.linkId) &&
+        (!filter.event || delivery.webhook_event === filter.event),
     );
   }
 
@@ -228,24 +235,37 @@ export class WebhookDispatcher {
     const signature = this.keys.signatureFor(delivery.body);
     const controller = new AbortController();
     this.requests.add(controller);
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new Error(`no answer within ${this.options.timeoutMs} ms`)),
+      this.options.timeoutMs,
+    );
     let status: number | null = null;
     let error: string | null = null;
     const started = performance.now();
     let answeredAfterMs: number | null = null;
     try {
-      status = await post(delivery.url, {
-        "Content-Type": "application/json",
-        "User-Agent": "linkdesk-sandbox-webhooks/1",
-        "MoneyKit-Signature": signature,
-        "MoneyKit-Delivery-Token": delivery.delivery_token,
-        "MoneyKit-Delivery-Attempt": String(attempt),
-      }, delivery.body, controller.signal);
+      status = await post(
+        delivery.url,
+        {
+          "Content-Type": "application/json",
+          "User-Agent": "linkdesk-sandbox-webhooks/1",
+          "MoneyKit-Signature": signature,
+          "MoneyKit-Delivery-Token": delivery.delivery_token,
+          "MoneyKit-Delivery-Attempt": String(attempt),
+        },
+        delivery.body,
+        controller.signal,
+      );
       answeredAfterMs = performance.now() - started;
       if (status < 200 || status >= 300) error = `the receiver answered ${status}`;
     } catch (caught) {
       const reason = controller.signal.aborted ? controller.signal.reason : caught;
-      error = reason instanceof Error ? (reason.cause instanceof Error ? `${reason.message}: ${reason.cause.message}` : reason.message) : String(reason);
+      error =
+        reason instanceof Error
+          ? reason.cause instanceof Error
+            ? `${reason.message}: ${reason.cause.message}`
+            : reason.message
+          : String(reason);
     } finally {
       clearTimeout(timer);
       this.requests.delete(controller);
@@ -303,11 +323,20 @@ function post(url: string, headers: Record<string, string>, body: string, signal
     const target = new URL(url);
     const client = target.protocol === "https:" ? https : target.protocol === "http:" ? http : null;
     if (!client) return reject(new Error(`not an http(s) URL: ${target.protocol}`));
-    const request = client.request(target, { method: "POST", headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) }, agent: agents[target.protocol as "http:"], signal }, (response) => {
-      // A redirect is an answer that is not 2xx: the upstream does not follow it (nor does this client).
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
+    const request = client.request(
+      target,
+      {
+        method: "POST",
+        headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) },
+        agent: agents[target.protocol as "http:"],
+        signal,
+      },
+      (response) => {
+        // A redirect is an answer that is not 2xx: the upstream does not follow it (nor does this client).
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
     request.once("error", reject);
     request.end(body);
   });

@@ -17,7 +17,15 @@ import { benchJobs } from "./bench/jobs";
 import { benchLinksList } from "./bench/links-list";
 import { benchLoad } from "./bench/load";
 import { benchPageCost } from "./bench/page-cost";
-import { type SuiteReport, type SuiteResult, atLeast, describeMachine, printSuite, summaryTable, writeReport } from "./bench/report";
+import {
+  type SuiteReport,
+  type SuiteResult,
+  atLeast,
+  describeMachine,
+  printSuite,
+  summaryTable,
+  writeReport,
+} from "./bench/report";
 import { benchSync } from "./bench/sync";
 import { benchUpstreamClient } from "./bench/upstream-client";
 import { benchWebhooks } from "./bench/webhooks";
@@ -58,7 +66,9 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
 const only = process.argv.slice(2);
 const unknown = only.filter((key) => !(key in suites));
 if (unknown.length > 0) {
-  console.error(`Unknown suite${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}. Known: ${Object.keys(suites).join(", ")}.`);
+  console.error(
+    `Unknown suite${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}. Known: ${Object.keys(suites).join(", ")}.`,
+  );
   process.exit(2);
 }
 
@@ -72,7 +82,12 @@ for (const [key, run] of Object.entries(suites)) {
   try {
     report = { key, ...(await run()), seconds: 0 };
   } catch (error) {
-    report = { key, name: key, seconds: 0, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    report = {
+      key,
+      name: key,
+      seconds: 0,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    };
     // A suite that failed midway may leave a dashboard or sandbox running: stop them before the next suite.
     await stopAllStarted();
   }
@@ -84,4 +99,6 @@ for (const [key, run] of Object.entries(suites)) {
 }
 
 const files = writeReport(outDir, reports, meta);
-console.log(`\n${summaryTable(reports)}\n\nReport: ${path.relative(process.cwd(), files.markdown)} and ${path.relative(process.cwd(), files.json)}`);
+console.log(
+  `\n${summaryTable(reports)}\n\nReport: ${path.relative(process.cwd(), files.markdown)} and ${path.relative(process.cwd(), files.json)}`,
+);

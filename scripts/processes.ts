@@ -64,7 +64,12 @@ export function killAllStarted(): void {
 }
 
 /** Starts the sandbox upstream and resolves once it prints its listening line. */
-export function startSandbox(opts: { port: number; host?: string; env?: Record<string, string>; quiet?: boolean }): Promise<Started> {
+export function startSandbox(opts: {
+  port: number;
+  host?: string;
+  env?: Record<string, string>;
+  quiet?: boolean;
+}): Promise<Started> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "sandbox", "main.ts")], {
     cwd: ROOT,
     env: { ...process.env, SANDBOX_PORT: String(opts.port), SANDBOX_HOST: opts.host ?? "127.0.0.1", ...opts.env },
@@ -89,7 +94,9 @@ export function startSandbox(opts: { port: number; host?: string; env?: Record<s
       output += c.toString();
       process.stderr.write(prefix("sandbox", c.toString()));
     });
-    child.once("exit", (code) => reject(new Error(`The sandbox exited (code ${code}) before it was ready.\n${output.trim()}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`The sandbox exited (code ${code}) before it was ready.\n${output.trim()}`)),
+    );
   });
 }
 
@@ -148,23 +155,32 @@ const REGISTER_CHUNK = 5000;
  * product's back end does (POST /api/links/register, in chunks, with the service token): the upstream's listing holds
  * active links only, and the others (in error, connecting, imported without credentials) are the ones staff need.
  */
-export async function registerBackEndLinks(opts: { sandboxUrl: string; dashboardUrl: string; token: string }): Promise<{ ids: number; registered: number; alreadyKnown: number }> {
+export async function registerBackEndLinks(opts: {
+  sandboxUrl: string;
+  dashboardUrl: string;
+  token: string;
+}): Promise<{ ids: number; registered: number; alreadyKnown: number }> {
   const known = await fetch(`${opts.sandboxUrl}/_sandbox/back-end/link-ids`);
   if (!known.ok) throw new Error(`The sandbox did not list its link ids (HTTP ${known.status}).`);
   const { link_ids: ids } = (await known.json()) as { link_ids: string[] };
   const totals = { ids: ids.length, registered: 0, alreadyKnown: 0 };
-  for (let start = 0; start < ids.length; ) {
+  for (let start = 0; start < ids.length;) {
     const response = await fetch(`${opts.dashboardUrl}/api/links/register`, {
       method: "POST",
       headers: { Authorization: `Bearer ${opts.token}`, "Content-Type": "application/json" },
       body: JSON.stringify({ link_ids: ids.slice(start, start + REGISTER_CHUNK) }),
     });
-    const answer = (await response.json().catch(() => ({}))) as { registered?: number; alreadyKnown?: number; error?: string };
+    const answer = (await response.json().catch(() => ({}))) as {
+      registered?: number;
+      alreadyKnown?: number;
+      error?: string;
+    };
     if (response.status === 429) {
       await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000));
       continue;
     }
-    if (!response.ok) throw new Error(`Registering link ids failed (HTTP ${response.status}): ${answer.error ?? "no reason given"}`);
+    if (!response.ok)
+      throw new Error(`Registering link ids failed (HTTP ${response.status}): ${answer.error ?? "no reason given"}`);
     totals.registered += answer.registered ?? 0;
     totals.alreadyKnown += answer.alreadyKnown ?? 0;
     start += REGISTER_CHUNK;
@@ -172,7 +188,19 @@ export async function registerBackEndLinks(opts: { sandboxUrl: string; dashboard
   return totals;
 }
 
-const SOURCES = ["app", "components", "lib", "public", "instrumentation.ts", "instrumentation-client.ts", "proxy.ts", "next.config.mjs", "postcss.config.mjs", "package-lock.json", "tsconfig.json"];
+const SOURCES = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "instrumentation.ts",
+  "instrumentation-client.ts",
+  "proxy.ts",
+  "next.config.mjs",
+  "postcss.config.mjs",
+  "package-lock.json",
+  "tsconfig.json",
+];
 
 /** True when `.next` holds no production build, or one older than any source file. */
 export function buildIsStale(): boolean {
@@ -191,10 +219,16 @@ export function buildIsStale(): boolean {
 /** Runs `next build`, showing its output. */
 export function build(): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin("next"), ["build"], { cwd: ROOT, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, stdio: "inherit" });
+    const child = spawn(bin("next"), ["build"], {
+      cwd: ROOT,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+      stdio: "inherit",
+    });
     track(child, "build", DEFAULT_STOP_GRACE_MS);
     child.once("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`next build failed (code ${code}). After an environment problem, rm -rf .next and retry.`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`next build failed (code ${code}). After an environment problem, rm -rf .next and retry.`)),
     );
   });
 }

@@ -8,7 +8,15 @@ import { chromium, type Page } from "@playwright/test";
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import type { Role } from "../lib/auth/roles";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
-import { build, buildIsStale, registerBackEndLinks, ROOT, type Started, startDashboard, startSandbox } from "./processes";
+import {
+  build,
+  buildIsStale,
+  registerBackEndLinks,
+  ROOT,
+  type Started,
+  startDashboard,
+  startSandbox,
+} from "./processes";
 
 const OUT = path.join(ROOT, "docs", "screenshots");
 const VIEWPORT = { width: 1280, height: 800 };
@@ -33,7 +41,11 @@ async function waitForFirstSync(page: Page, base: string) {
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
     await page.goto(`${base}/links`);
-    const banner = (await page.getByTestId("sync-status").innerText().catch(() => "")) ?? "";
+    const banner =
+      (await page
+        .getByTestId("sync-status")
+        .innerText()
+        .catch(() => "")) ?? "";
     if (/Synced/.test(banner) && !/not read yet/.test(banner)) return;
     if (Date.now() > deadline) throw new Error(`The first sync did not finish in 10 minutes: ${banner}`);
     process.stdout.write(`  waiting for the first sync: ${banner.split("\n")[0]}\n`);
@@ -62,7 +74,11 @@ async function main() {
     if (!given) {
       if (buildIsStale()) await build();
       dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-screenshots-"));
-      const sandbox = await startSandbox({ port: PORT + 1, quiet: true, env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret } });
+      const sandbox = await startSandbox({
+        port: PORT + 1,
+        quiet: true,
+        env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret },
+      });
       started.push(sandbox);
       const dashboard = await startDashboard({
         port: PORT,
@@ -98,7 +114,11 @@ async function main() {
       await page.goto(`${base}/links`);
       await shoot(page, "links");
       await page.goto(`${base}/links?state=error`);
-      const first = await page.getByRole("table", { name: "Links" }).getByRole("link", { name: /^mk_/ }).first().getAttribute("href");
+      const first = await page
+        .getByRole("table", { name: "Links" })
+        .getByRole("link", { name: /^mk_/ })
+        .first()
+        .getAttribute("href");
       await page.goto(`${base}${first}`);
       await shoot(page, "link");
       await page.goto(`${base}/health?days=90`);

@@ -73,7 +73,13 @@ function parseCommand(argv: string[]): Command {
   };
   switch (name) {
     case "add":
-      return { name, email: required("email"), role: required("role"), accountName: values.name, passwordFromStdin: values["password-stdin"] ?? false };
+      return {
+        name,
+        email: required("email"),
+        role: required("role"),
+        accountName: values.name,
+        passwordFromStdin: values["password-stdin"] ?? false,
+      };
     case "disable":
     case "enable":
       return { name, email: required("email") };
@@ -87,24 +93,41 @@ function parseCommand(argv: string[]): Command {
 async function readPasswordFromStdin(): Promise<string> {
   if (process.stdin.isTTY) {
     // Typed at a terminal, the password would be echoed on screen and kept in its scrollback.
-    throw new UsageError('--password-stdin reads a piped password, e.g. printf %s "$PASSWORD" | npm run staff -- add ... --password-stdin');
+    throw new UsageError(
+      '--password-stdin reads a piped password, e.g. printf %s "$PASSWORD" | npm run staff -- add ... --password-stdin',
+    );
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
   // `echo` adds one line ending; anything else belongs to the password.
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
 
-async function run(command: Exclude<Command, { name: "help" }>, database: Database, password: string | undefined): Promise<void> {
+async function run(
+  command: Exclude<Command, { name: "help" }>,
+  database: Database,
+  password: string | undefined,
+): Promise<void> {
   const { db } = database;
   switch (command.name) {
     case "add": {
-      const added = await addStaffAccount(db, { email: command.email, name: command.accountName, role: command.role, password });
+      const added = await addStaffAccount(db, {
+        email: command.email,
+        name: command.accountName,
+        role: command.role,
+        password,
+      });
       console.log(`Added ${added.email} as ${command.role}.`);
       if (password === undefined) {
-        console.log(`One-time password (copy it now: it will not be shown again; at first sign-in they choose their own):\n\n  ${added.password}\n`);
+        console.log(
+          `One-time password (copy it now: it will not be shown again; at first sign-in they choose their own):\n\n  ${added.password}\n`,
+        );
       } else {
-        console.log("It signs in with the password read from standard input, once: at first sign-in they choose their own.");
+        console.log(
+          "It signs in with the password read from standard input, once: at first sign-in they choose their own.",
+        );
       }
       return;
     }
@@ -113,7 +136,12 @@ async function run(command: Exclude<Command, { name: "help" }>, database: Databa
       const disable = command.name === "disable";
       const result = await setStaffDisabled(db, command.email, disable);
       if (!result.changed) console.log(`${result.email} was already ${disable ? "disabled" : "enabled"}.`);
-      else console.log(disable ? `Disabled ${result.email}; their open sessions end at their next request.` : `Enabled ${result.email}.`);
+      else
+        console.log(
+          disable
+            ? `Disabled ${result.email}; their open sessions end at their next request.`
+            : `Enabled ${result.email}.`,
+        );
       return;
     }
     case "set-role": {
@@ -143,7 +171,13 @@ async function run(command: Exclude<Command, { name: "help" }>, database: Databa
         ]),
       ];
       const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-      for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd());
+      for (const row of rows)
+        console.log(
+          row
+            .map((cell, column) => cell.padEnd(widths[column]!))
+            .join("  ")
+            .trimEnd(),
+        );
       return;
     }
   }
@@ -159,7 +193,8 @@ function describeFailure(error: unknown): string {
 }
 
 /** PGlite's data folder lock (lib/db/client.ts) names the live process that holds it. */
-const isHeldByAnotherProcess = (error: unknown) => error instanceof DataDirInUseError && error.holderPid !== process.pid;
+const isHeldByAnotherProcess = (error: unknown) =>
+  error instanceof DataDirInUseError && error.holderPid !== process.pid;
 
 async function main(argv: string[]): Promise<number> {
   let command: Command;

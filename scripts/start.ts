@@ -8,7 +8,16 @@ import path from "node:path";
 import { ConfigError, parseLauncherEnv } from "../lib/env";
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
-import { type Started, build, buildIsStale, killAllStarted, registerBackEndLinks, startDashboard, startSandbox, stopAllStarted } from "./processes";
+import {
+  type Started,
+  build,
+  buildIsStale,
+  killAllStarted,
+  registerBackEndLinks,
+  startDashboard,
+  startSandbox,
+  stopAllStarted,
+} from "./processes";
 
 const dev = process.argv.includes("--dev");
 let stopping = false;
@@ -85,7 +94,11 @@ async function main(): Promise<void> {
     // The upstream lists active links only: the demo's back end registers every link id it knows, as the product's
     // back end would, so the links in error and half-finished ones are in the list too (docs/discovery.md).
     try {
-      const totals = await registerBackEndLinks({ sandboxUrl, dashboardUrl: `http://${loopbackFor(env.HOST)}:${env.PORT}`, token: upstreamEnv.LINKDESK_SERVICE_TOKEN });
+      const totals = await registerBackEndLinks({
+        sandboxUrl,
+        dashboardUrl: `http://${loopbackFor(env.HOST)}:${env.PORT}`,
+        token: upstreamEnv.LINKDESK_SERVICE_TOKEN,
+      });
       registered = `  The demo's back end registered its ${totals.ids.toLocaleString("en")} link ids (${totals.registered.toLocaleString("en")} new to Linkdesk).`;
     } catch (error) {
       registered = `  The demo's back end could not register its link ids (${error instanceof Error ? error.message : String(error)}): only listed links will show.`;

@@ -30,7 +30,9 @@ export default async function DashboardLayout({ children }: { children: React.Re
         <main className="flex-1 px-6 py-6">
           <QueryProvider>
             {/* The same origins as the Content-Security-Policy's img-src (proxy.ts). */}
-            <ImageOriginsProvider origins={imageOrigins(env.UPSTREAM_BASE_URL, env.UPSTREAM_IMAGE_ORIGINS)}>{children}</ImageOriginsProvider>
+            <ImageOriginsProvider origins={imageOrigins(env.UPSTREAM_BASE_URL, env.UPSTREAM_IMAGE_ORIGINS)}>
+              {children}
+            </ImageOriginsProvider>
           </QueryProvider>
         </main>
         <JobEndNotices />

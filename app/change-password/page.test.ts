@@ -14,11 +14,28 @@ vi.mock("@/components/account/change-password-form", () => ({ ChangePasswordForm
 const { default: ChangePasswordPage } = await import("./page");
 const { ChangePasswordForm } = await import("@/components/account/change-password-form");
 
-const person: SessionAccount = { id: "s-1", email: "kim@example.com", name: null, role: "support", authSource: "password", passwordChangeRequired: false };
+const person: SessionAccount = {
+  id: "s-1",
+  email: "kim@example.com",
+  name: null,
+  role: "support",
+  authSource: "password",
+  passwordChangeRequired: false,
+};
 
-const HOSTILE = ["/\t/evil.example/x", "/\n/evil.example/x", "//evil.example/x", "/\\evil.example", "/%5cevil.example", "/%2f%2fevil.example", "https://evil.example/x", "javascript:alert(1)"];
+const HOSTILE = [
+  "/\t/evil.example/x",
+  "/\n/evil.example/x",
+  "//evil.example/x",
+  "/\\evil.example",
+  "/%5cevil.example",
+  "/%2f%2fevil.example",
+  "https://evil.example/x",
+  "javascript:alert(1)",
+];
 
-const render = (callbackUrl: string | undefined) => ChangePasswordPage({ searchParams: Promise.resolve({ callbackUrl }) });
+const render = (callbackUrl: string | undefined) =>
+  ChangePasswordPage({ searchParams: Promise.resolve({ callbackUrl }) });
 
 describe("the password page", () => {
   beforeEach(() => {
@@ -33,13 +50,18 @@ describe("the password page", () => {
     expect(await redirectedTo(() => render(callbackUrl))).toBe("/");
   });
 
-  it.each(HOSTILE)("has the form go on to the start page once the password is chosen, not to %j", async (callbackUrl) => {
-    account = { ...person, passwordChangeRequired: true };
-    expect(findElement(await render(callbackUrl), ChangePasswordForm)?.props.next).toBe("/");
-  });
+  it.each(HOSTILE)(
+    "has the form go on to the start page once the password is chosen, not to %j",
+    async (callbackUrl) => {
+      account = { ...person, passwordChangeRequired: true };
+      expect(findElement(await render(callbackUrl), ChangePasswordForm)?.props.next).toBe("/");
+    },
+  );
 
   it("has the form go on to the page the person came from", async () => {
     account = { ...person, passwordChangeRequired: true };
-    expect(findElement(await render("/audit?action=auth.sign_in"), ChangePasswordForm)?.props.next).toBe("/audit?action=auth.sign_in");
+    expect(findElement(await render("/audit?action=auth.sign_in"), ChangePasswordForm)?.props.next).toBe(
+      "/audit?action=auth.sign_in",
+    );
   });
 });

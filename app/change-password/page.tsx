@@ -9,7 +9,11 @@ export const metadata: Metadata = { title: "Choose your password" };
 
 // Where a person who signed in with a one-time password lands, whatever they asked for: outside the console's shell,
 // since nothing else is theirs to use until they have chosen their own password.
-export default async function ChangePasswordPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
+export default async function ChangePasswordPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ callbackUrl?: string }>;
+}) {
   const target = safeRedirectPath((await searchParams).callbackUrl);
   const account = await sessionAccount();
   if (!account) redirect("/sign-in");
@@ -20,8 +24,8 @@ export default async function ChangePasswordPage({ searchParams }: { searchParam
         <div>
           <h1 className="text-xl font-semibold tracking-tight">Choose your own password</h1>
           <p className="mt-1 text-sm text-slate-600">
-            Signed in as <span className="font-medium text-slate-800">{account.email}</span> with a password someone else set. It
-            serves once: choose your own to continue.
+            Signed in as <span className="font-medium text-slate-800">{account.email}</span> with a password someone
+            else set. It serves once: choose your own to continue.
           </p>
         </div>
         <ChangePasswordForm next={target} submitLabel="Save and continue" />

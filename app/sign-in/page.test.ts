@@ -15,7 +15,14 @@ vi.mock("@/components/auth/sign-in-form", () => ({ SignInForm: () => null }));
 const { default: SignInPage } = await import("./page");
 const { SignInForm } = await import("@/components/auth/sign-in-form");
 
-const signedIn: SessionAccount = { id: "s-1", email: "kim@example.com", name: null, role: "support", authSource: "password", passwordChangeRequired: false };
+const signedIn: SessionAccount = {
+  id: "s-1",
+  email: "kim@example.com",
+  name: null,
+  role: "support",
+  authSource: "password",
+  passwordChangeRequired: false,
+};
 
 // What the outside test sent, as Next.js hands the query to the page (decoded once).
 const HOSTILE = [

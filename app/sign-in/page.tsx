@@ -10,7 +10,11 @@ import { safeRedirectPath } from "@/lib/http/redirect-target";
 
 export const metadata: Metadata = { title: "Sign in" };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; error?: string }> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ callbackUrl?: string; error?: string }>;
+}) {
   const { callbackUrl, error } = await searchParams;
   const target = safeRedirectPath(callbackUrl);
   const account = await sessionAccount();
@@ -24,7 +28,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         <div>
           <h1 className="text-xl font-semibold tracking-tight">Sign in to Linkdesk</h1>
           <p className="mt-1 text-sm text-slate-600">
-            {callbackUrl ? "Your session has ended or you are not signed in. Sign in to continue." : "Staff accounts only."}
+            {callbackUrl
+              ? "Your session has ended or you are not signed in. Sign in to continue."
+              : "Staff accounts only."}
           </p>
         </div>
         {error && error !== "CredentialsSignin" ? (
@@ -34,11 +40,16 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         ) : null}
         <SignInForm
           callbackUrl={target}
-          demoAccounts={demo ? DEMO_ACCOUNTS.map((a) => ({ email: a.email, password: a.password, role: ROLE_LABELS[a.role] })) : []}
+          demoAccounts={
+            demo ? DEMO_ACCOUNTS.map((a) => ({ email: a.email, password: a.password, role: ROLE_LABELS[a.role] })) : []
+          }
         />
         {sso ? (
           <form action={signInWithSso.bind(null, target)}>
-            <button type="submit" className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50">
+            <button
+              type="submit"
+              className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm font-medium hover:bg-slate-50"
+            >
               Sign in with {sso.name}
             </button>
           </form>

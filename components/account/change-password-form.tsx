@@ -9,7 +9,12 @@ import { type ChangePasswordInput, MIN_PASSWORD_LENGTH, changePasswordSchema } f
 
 const FIELDS = [
   { name: "currentPassword", label: "Current password", autoComplete: "current-password" },
-  { name: "newPassword", label: "New password", autoComplete: "new-password", help: `At least ${MIN_PASSWORD_LENGTH} characters.` },
+  {
+    name: "newPassword",
+    label: "New password",
+    autoComplete: "new-password",
+    help: `At least ${MIN_PASSWORD_LENGTH} characters.`,
+  },
   { name: "confirmPassword", label: "New password again", autoComplete: "new-password" },
 ] as const satisfies readonly { name: keyof ChangePasswordInput; label: string; autoComplete: string; help?: string }[];
 
@@ -41,7 +46,11 @@ export function ChangePasswordForm({ next, submitLabel = "Change password" }: { 
       }
     },
   });
-  const failure = changing.result.serverError ?? (changing.hasErrored && !changing.result.validationErrors ? "Linkdesk did not answer. Check your connection and try again." : undefined);
+  const failure =
+    changing.result.serverError ??
+    (changing.hasErrored && !changing.result.validationErrors
+      ? "Linkdesk did not answer. Check your connection and try again."
+      : undefined);
   const done = changing.hasSucceeded && !next;
 
   return (
@@ -57,14 +66,19 @@ export function ChangePasswordForm({ next, submitLabel = "Change password" }: { 
         </p>
       ) : null}
       {done ? (
-        <p role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+        <p
+          role="status"
+          className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900"
+        >
           Password changed. Your other sessions have ended; this one goes on.
         </p>
       ) : null}
       {FIELDS.map((field) => {
         const error = errors[field.name]?.message;
         const help = "help" in field ? field.help : undefined;
-        const describedBy = [help ? `${field.name}-help` : undefined, error ? `${field.name}-error` : undefined].filter(Boolean).join(" ");
+        const describedBy = [help ? `${field.name}-help` : undefined, error ? `${field.name}-error` : undefined]
+          .filter(Boolean)
+          .join(" ");
         return (
           <div key={field.name}>
             <label htmlFor={field.name} className="block text-sm font-medium text-slate-700">

@@ -4,7 +4,8 @@ import { Callout } from "@/components/ui/callout";
 import { AUDIT_ACTIONS, AUDIT_OUTCOME_LABELS } from "@/lib/audit/actions";
 import type { AuditFilters, DroppedFilter } from "@/lib/audit/query";
 
-const field = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-900 shadow-sm";
+const field =
+  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-900 shadow-sm";
 const label = "block text-xs font-medium uppercase tracking-wide text-slate-500";
 
 /**
@@ -13,13 +14,24 @@ const label = "block text-xs font-medium uppercase tracking-wide text-slate-500"
  */
 export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
   return (
-    <Form action="/audit" className="mb-4 rounded-lg border border-slate-200 bg-white p-4" aria-label="Filter the audit trail">
+    <Form
+      action="/audit"
+      className="mb-4 rounded-lg border border-slate-200 bg-white p-4"
+      aria-label="Filter the audit trail"
+    >
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-6">
         <div className="lg:col-span-2">
           <label htmlFor="audit-person" className={label}>
             Person
           </label>
-          <input id="audit-person" name="person" type="email" placeholder="name@company.com" defaultValue={filters.person ?? ""} className={field} />
+          <input
+            id="audit-person"
+            name="person"
+            type="email"
+            placeholder="name@company.com"
+            defaultValue={filters.person ?? ""}
+            className={field}
+          />
         </div>
         <div>
           <label htmlFor="audit-action" className={label}>
@@ -38,7 +50,14 @@ export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
           <label htmlFor="audit-link" className={label}>
             Link id
           </label>
-          <input id="audit-link" name="link" type="text" spellCheck={false} defaultValue={filters.link ?? ""} className={`${field} font-mono`} />
+          <input
+            id="audit-link"
+            name="link"
+            type="text"
+            spellCheck={false}
+            defaultValue={filters.link ?? ""}
+            className={`${field} font-mono`}
+          />
         </div>
         <div>
           <label htmlFor="audit-outcome" className={label}>
@@ -57,15 +76,28 @@ export function AuditFilterForm({ filters }: { filters: AuditFilters }) {
           <label htmlFor="audit-correlation" className={label}>
             Correlation id
           </label>
-          <input id="audit-correlation" name="correlation" type="text" spellCheck={false} defaultValue={filters.correlation ?? ""} className={`${field} font-mono`} />
+          <input
+            id="audit-correlation"
+            name="correlation"
+            type="text"
+            spellCheck={false}
+            defaultValue={filters.correlation ?? ""}
+            className={`${field} font-mono`}
+          />
         </div>
         <TimeBound id="audit-from" name="from" text="From (UTC)" value={filters.from?.text} />
         <TimeBound id="audit-to" name="to" text="To (UTC, inclusive)" value={filters.to?.text} />
         <div className="flex items-end gap-2 sm:col-span-2 lg:col-span-4">
-          <button type="submit" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700">
+          <button
+            type="submit"
+            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700"
+          >
             Apply
           </button>
-          <Link href="/audit" className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50">
+          <Link
+            href="/audit"
+            className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50"
+          >
             Clear
           </Link>
         </div>
@@ -85,7 +117,13 @@ function TimeBound({ id, name, text, value }: { id: string; name: string; text: 
       <label htmlFor={id} className={label}>
         {text}
       </label>
-      <input id={id} name={name} type={instant ? "text" : "date"} defaultValue={value ?? ""} className={`${field}${instant ? " font-mono" : ""}`} />
+      <input
+        id={id}
+        name={name}
+        type={instant ? "text" : "date"}
+        defaultValue={value ?? ""}
+        className={`${field}${instant ? " font-mono" : ""}`}
+      />
     </div>
   );
 }
@@ -110,7 +148,9 @@ export function IgnoredFilters({ dropped }: { dropped: DroppedFilter[] }) {
         <ul className="list-disc pl-5">
           {dropped.map((d) => (
             <li key={`${d.param}:${d.value}`}>
-              {PARAM_LABELS[d.param]} “<span className="font-mono break-all">{d.value.length > 80 ? `${d.value.slice(0, 80)}…` : d.value}</span>”: {d.reason}.
+              {PARAM_LABELS[d.param]} “
+              <span className="font-mono break-all">{d.value.length > 80 ? `${d.value.slice(0, 80)}…` : d.value}</span>
+              ”: {d.reason}.
             </li>
           ))}
         </ul>

@@ -49,7 +49,12 @@ describe("AuditTable", () => {
 
   it("gives the row's control a column of its own only when there is one, empty on rows without", () => {
     const rows = [entry({ id: 4 }), entry({ id: 5, action: "link.refresh" })];
-    const withUndo = renderToStaticMarkup(<AuditTable rows={rows} rowAction={(row) => (row.action === "transaction.correct" ? <button type="button">Undo</button> : null)} />);
+    const withUndo = renderToStaticMarkup(
+      <AuditTable
+        rows={rows}
+        rowAction={(row) => (row.action === "transaction.correct" ? <button type="button">Undo</button> : null)}
+      />,
+    );
     expect(withUndo).toContain('<th scope="col" class="sticky-end whitespace-nowrap px-2 py-2">Undo</th>');
     expect(withUndo.match(/<td class="sticky-end[^"]*">/g)).toHaveLength(2);
     expect(withUndo.match(/<button type="button">Undo<\/button>/g)).toHaveLength(1);
@@ -62,8 +67,23 @@ describe("AuditTable", () => {
     const html = renderToStaticMarkup(
       <AuditTable
         rows={[
-          entry({ id: 2, action: "link.refresh", input: { refreshAll: true }, before: { errorCode: null, nested: { a: {} } }, after: { state: "connected", errorCode: null, calls: Number.NaN } }),
-          entry({ id: 3, action: "job.undo", actorEmail: null, actorRole: null, targetType: null, targetId: null, linkId: null, after: [null, { undoJob: undefined }] }),
+          entry({
+            id: 2,
+            action: "link.refresh",
+            input: { refreshAll: true },
+            before: { errorCode: null, nested: { a: {} } },
+            after: { state: "connected", errorCode: null, calls: Number.NaN },
+          }),
+          entry({
+            id: 3,
+            action: "job.undo",
+            actorEmail: null,
+            actorRole: null,
+            targetType: null,
+            targetId: null,
+            linkId: null,
+            after: [null, { undoJob: undefined }],
+          }),
         ]}
       />,
     );

@@ -25,10 +25,17 @@ const COLUMNS = ["When (UTC)", "Who", "Action", "Target", "Link", "Outcome", "Re
 /** 2025-03-01 12:34:56.789, in UTC so every reader sees the same time as the CSV and the filters. */
 const utc = (at: Date) => at.toISOString().slice(0, 23).replace("T", " ");
 
-const actionLabel = (action: string) => (action in AUDIT_ACTIONS ? AUDIT_ACTIONS[action as keyof typeof AUDIT_ACTIONS] : action);
+const actionLabel = (action: string) =>
+  action in AUDIT_ACTIONS ? AUDIT_ACTIONS[action as keyof typeof AUDIT_ACTIONS] : action;
 
 /** `rowAction`: a control for one row (the undo of a correction), in an Undo column at the right edge. */
-export function AuditTable({ rows, rowAction }: { rows: AuditEntry[]; rowAction?: (row: AuditEntry) => React.ReactNode }) {
+export function AuditTable({
+  rows,
+  rowAction,
+}: {
+  rows: AuditEntry[];
+  rowAction?: (row: AuditEntry) => React.ReactNode;
+}) {
   return (
     <ScrollTable>
       <table className="min-w-full text-left text-sm">
@@ -94,24 +101,38 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
           {row.targetType || row.targetId ? (
             <span className="inline-flex items-center gap-1">
               {row.targetType ? <span className="text-slate-500">{row.targetType}</span> : null}
-              {row.targetId ? <ShortId id={row.targetId} what={row.targetType ? `${row.targetType} id` : "target id"} className="text-slate-800" /> : null}
+              {row.targetId ? (
+                <ShortId
+                  id={row.targetId}
+                  what={row.targetType ? `${row.targetType} id` : "target id"}
+                  className="text-slate-800"
+                />
+              ) : null}
             </span>
           ) : (
             <span className="text-slate-500">—</span>
           )}
         </td>
         <td className={`whitespace-nowrap ${cell}`}>
-          {row.linkId ? <ShortId id={row.linkId} what="link id" href={`/links/${encodeURIComponent(row.linkId)}`} /> : <span className="text-slate-500">—</span>}
+          {row.linkId ? (
+            <ShortId id={row.linkId} what="link id" href={`/links/${encodeURIComponent(row.linkId)}`} />
+          ) : (
+            <span className="text-slate-500">—</span>
+          )}
         </td>
         <td className={`whitespace-nowrap ${cell}`}>
           {/* One line a row: the upstream's status beside the outcome, not under it. */}
           <span className="inline-flex items-center gap-1.5">
-            <span className={`inline-block whitespace-nowrap rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_TONES[row.outcome]}`}>
+            <span
+              className={`inline-block whitespace-nowrap rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${OUTCOME_TONES[row.outcome]}`}
+            >
               {AUDIT_OUTCOME_LABELS[row.outcome]}
             </span>
             {row.upstreamStatus !== null || row.upstreamErrorCode ? (
               <span className="font-mono text-xs text-slate-600">
-                {[row.upstreamStatus !== null ? `HTTP ${row.upstreamStatus}` : null, row.upstreamErrorCode].filter(Boolean).join(" · ")}
+                {[row.upstreamStatus !== null ? `HTTP ${row.upstreamStatus}` : null, row.upstreamErrorCode]
+                  .filter(Boolean)
+                  .join(" · ")}
               </span>
             ) : null}
           </span>
@@ -125,7 +146,9 @@ function AuditRow({ row, action }: { row: AuditEntry; action?: React.ReactNode }
         <tr>
           <td colSpan={COLUMNS.length + (action !== undefined ? 1 : 0)} className="px-2 pb-2">
             <details className="text-xs">
-              <summary className="cursor-pointer text-slate-500 hover:text-slate-800">Recorded {payloads.map(([name]) => name.toLowerCase()).join(", ")}</summary>
+              <summary className="cursor-pointer text-slate-500 hover:text-slate-800">
+                Recorded {payloads.map(([name]) => name.toLowerCase()).join(", ")}
+              </summary>
               <div className="mt-2 grid gap-3 md:grid-cols-3">
                 {payloads.map(([name, value]) => (
                   <div key={name}>

@@ -15,7 +15,10 @@ export interface DemoAccount {
 export function SignInForm({ callbackUrl, demoAccounts }: { callbackUrl?: string; demoAccounts: DemoAccount[] }) {
   const [state, formAction] = useActionState<SignInState, FormData>(signInAction, undefined);
   const [pending, startTransition] = useTransition();
-  const form = useForm<SignInInput>({ resolver: zodResolver(signInSchema), defaultValues: { email: "", password: "", callbackUrl } });
+  const form = useForm<SignInInput>({
+    resolver: zodResolver(signInSchema),
+    defaultValues: { email: "", password: "", callbackUrl },
+  });
   const { errors } = form.formState;
   const emailError = errors.email?.message ?? state?.fieldErrors?.email?.[0];
   const passwordError = errors.password?.message ?? state?.fieldErrors?.password?.[0];
@@ -52,7 +55,11 @@ export function SignInForm({ callbackUrl, demoAccounts }: { callbackUrl?: string
             className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
             {...form.register("email")}
           />
-          {emailError ? <p id="email-error" className="mt-1 text-sm text-red-700">{emailError}</p> : null}
+          {emailError ? (
+            <p id="email-error" className="mt-1 text-sm text-red-700">
+              {emailError}
+            </p>
+          ) : null}
         </div>
         <div>
           <label htmlFor="password" className="block text-sm font-medium text-slate-700">
@@ -67,7 +74,11 @@ export function SignInForm({ callbackUrl, demoAccounts }: { callbackUrl?: string
             className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
             {...form.register("password")}
           />
-          {passwordError ? <p id="password-error" className="mt-1 text-sm text-red-700">{passwordError}</p> : null}
+          {passwordError ? (
+            <p id="password-error" className="mt-1 text-sm text-red-700">
+              {passwordError}
+            </p>
+          ) : null}
         </div>
         <button
           type="submit"
@@ -78,7 +89,10 @@ export function SignInForm({ callbackUrl, demoAccounts }: { callbackUrl?: string
         </button>
       </form>
       {demoAccounts.length > 0 ? (
-        <section aria-labelledby="demo-accounts" className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm">
+        <section
+          aria-labelledby="demo-accounts"
+          className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm"
+        >
           <h2 id="demo-accounts" className="font-medium text-amber-900">
             Demo accounts (sandbox only)
           </h2>

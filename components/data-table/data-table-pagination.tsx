@@ -28,7 +28,8 @@ export function DataTablePagination({
 }) {
   const first = Math.min(total, (page - 1) * pageSize + 1);
   const last = Math.min(total, page * pageSize);
-  const to = (target: number) => hrefWith(view.pathname, view.query, { [pageParam]: target === 1 ? undefined : target });
+  const to = (target: number) =>
+    hrefWith(view.pathname, view.query, { [pageParam]: target === 1 ? undefined : target });
   const step = (label: string, target: number, enabled: boolean, rel?: "prev" | "next") =>
     enabled ? (
       <Link href={to(target)} className={link} rel={rel}>

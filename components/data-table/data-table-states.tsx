@@ -6,7 +6,10 @@
 
 export function DataTableEmpty({ title, children }: { title: string; children?: React.ReactNode }) {
   return (
-    <div role="status" className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-8 text-sm text-slate-600">
+    <div
+      role="status"
+      className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-8 text-sm text-slate-600"
+    >
       <p className="font-medium text-slate-800">{title}</p>
       {children ? <div className="mt-1 space-y-2">{children}</div> : null}
     </div>

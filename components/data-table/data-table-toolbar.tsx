@@ -15,10 +15,29 @@ export interface FilterOption {
 
 export type DataTableFilter =
   | { kind: "select"; name: string; label: string; value?: string; options: readonly FilterOption[]; anyLabel: string }
-  | { kind: "text"; name: string; label: string; value?: string; placeholder?: string; mono?: boolean; suggestions?: readonly string[]; wide?: boolean }
-  | { kind: "number"; name: string; label: string; value?: number; placeholder?: string; min: number; max: number; unit?: string };
+  | {
+      kind: "text";
+      name: string;
+      label: string;
+      value?: string;
+      placeholder?: string;
+      mono?: boolean;
+      suggestions?: readonly string[];
+      wide?: boolean;
+    }
+  | {
+      kind: "number";
+      name: string;
+      label: string;
+      value?: number;
+      placeholder?: string;
+      min: number;
+      max: number;
+      unit?: string;
+    };
 
-const field = "mt-0.5 block w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 shadow-sm";
+const field =
+  "mt-0.5 block w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 shadow-sm";
 const labelClass = "block text-xs font-medium uppercase tracking-wide text-slate-500";
 
 export function DataTableToolbar({
@@ -50,15 +69,23 @@ export function DataTableToolbar({
         ))}
         {/* The buttons take the grid's next cell, so the bar is no taller than its filters. */}
         <div className="flex items-end gap-2">
-          <button type="submit" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700">
+          <button
+            type="submit"
+            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700"
+          >
             Apply
           </button>
-          <Link href={clearHref} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50">
+          <Link
+            href={clearHref}
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50"
+          >
             Clear
           </Link>
         </div>
       </div>
-      {Object.entries(keep).map(([name, value]) => (value ? <input key={name} type="hidden" name={name} value={value} /> : null))}
+      {Object.entries(keep).map(([name, value]) =>
+        value ? <input key={name} type="hidden" name={name} value={value} /> : null,
+      )}
     </Form>
   );
 }
@@ -67,7 +94,10 @@ function FilterInput({ id, filter }: { id: string; filter: DataTableFilter }) {
   switch (filter.kind) {
     case "select": {
       // A value from the URL that the list does not offer (beyond its top entries, or gone) stays selected as itself.
-      const options = filter.value && !filter.options.some((o) => o.value === filter.value) ? [...filter.options, { value: filter.value, label: filter.value }] : filter.options;
+      const options =
+        filter.value && !filter.options.some((o) => o.value === filter.value)
+          ? [...filter.options, { value: filter.value, label: filter.value }]
+          : filter.options;
       return (
         <select id={id} name={filter.name} defaultValue={filter.value ?? ""} className={field}>
           <option value="">{filter.anyLabel}</option>
@@ -138,7 +168,9 @@ export function DataTableIgnoredParams({ ignored }: { ignored: readonly IgnoredP
         <ul className="list-disc pl-5">
           {ignored.map((d) => (
             <li key={`${d.label}:${d.value}`}>
-              {d.label} “<span className="break-all font-mono">{d.value.length > 80 ? `${d.value.slice(0, 80)}…` : d.value}</span>”: {d.reason}.
+              {d.label} “
+              <span className="break-all font-mono">{d.value.length > 80 ? `${d.value.slice(0, 80)}…` : d.value}</span>
+              ”: {d.reason}.
             </li>
           ))}
         </ul>

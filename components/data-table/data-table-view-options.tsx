@@ -12,7 +12,8 @@ export interface ViewOptionColumn {
   visible: boolean;
 }
 
-export type ViewSaveState = { kind: "idle" } | { kind: "saving" } | { kind: "saved" } | { kind: "failed"; message: string };
+export type ViewSaveState =
+  { kind: "idle" } | { kind: "saving" } | { kind: "saved" } | { kind: "failed"; message: string };
 
 const DENSITY_LABELS: Record<DataTableDensity, string> = { compact: "Compact", comfortable: "Comfortable" };
 
@@ -46,7 +47,13 @@ export function DataTableViewOptions({
   return (
     <div ref={root} className="relative flex items-center gap-3">
       <span role="status" className="text-xs text-slate-500">
-        {saveState.kind === "saving" ? "Saving your view…" : saveState.kind === "saved" ? "View saved" : saveState.kind === "failed" ? <span className="text-red-700">{saveState.message}</span> : null}
+        {saveState.kind === "saving" ? (
+          "Saving your view…"
+        ) : saveState.kind === "saved" ? (
+          "View saved"
+        ) : saveState.kind === "failed" ? (
+          <span className="text-red-700">{saveState.message}</span>
+        ) : null}
       </span>
       <button
         ref={button}
@@ -72,7 +79,12 @@ export function DataTableViewOptions({
             {columns.map((column) => (
               <li key={column.id}>
                 <label className="flex items-center gap-2 text-slate-800">
-                  <input type="checkbox" checked={column.visible} onChange={(e) => onColumnChange(column.id, e.target.checked)} className="size-4 accent-indigo-600" />
+                  <input
+                    type="checkbox"
+                    checked={column.visible}
+                    onChange={(e) => onColumnChange(column.id, e.target.checked)}
+                    className="size-4 accent-indigo-600"
+                  />
                   {column.label}
                 </label>
               </li>
@@ -84,7 +96,14 @@ export function DataTableViewOptions({
           <div className="mt-1.5 flex gap-4">
             {(Object.keys(DENSITY_LABELS) as DataTableDensity[]).map((value) => (
               <label key={value} className="flex items-center gap-1.5 text-slate-800">
-                <input type="radio" name={`${panelId}-density`} value={value} checked={density === value} onChange={() => onDensityChange(value)} className="size-4 accent-indigo-600" />
+                <input
+                  type="radio"
+                  name={`${panelId}-density`}
+                  value={value}
+                  checked={density === value}
+                  onChange={() => onDensityChange(value)}
+                  className="size-4 accent-indigo-600"
+                />
                 {DENSITY_LABELS[value]}
               </label>
             ))}

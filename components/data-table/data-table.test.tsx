@@ -11,14 +11,33 @@ interface Row {
 
 const helper = createDataTableColumnHelper<Row>();
 const columns = helper.columns([
-  helper.accessor("name", { id: "name", header: "Name", cell: ({ row, table }) => <b>{`${row.original.name} @${table.options.meta?.renderedAt}`}</b> }),
+  helper.accessor("name", {
+    id: "name",
+    header: "Name",
+    cell: ({ row, table }) => <b>{`${row.original.name} @${table.options.meta?.renderedAt}`}</b>,
+  }),
   // No cell of its own: TanStack's default shows the value, or nothing for a null.
   helper.accessor("count", { id: "count", header: "Count", meta: { cellClassName: "tabular-nums" } }),
-  helper.accessor("id", { id: "shouted", header: "Shouted", cell: ({ getValue, renderValue }) => `${String(getValue()).toUpperCase()}/${String(renderValue())}` }),
+  helper.accessor("id", {
+    id: "shouted",
+    header: "Shouted",
+    cell: ({ getValue, renderValue }) => `${String(getValue()).toUpperCase()}/${String(renderValue())}`,
+  }),
 ]);
 
 const render = (data: Row[], hidden: Record<string, false> = {}) =>
-  renderToStaticMarkup(<DataTable columns={columns} data={data} getRowId={(r) => r.id} sort={null} view={{ pathname: "/t", query: "" }} renderedAt={7} label="Things" columnVisibility={hidden} />);
+  renderToStaticMarkup(
+    <DataTable
+      columns={columns}
+      data={data}
+      getRowId={(r) => r.id}
+      sort={null}
+      view={{ pathname: "/t", query: "" }}
+      renderedAt={7}
+      label="Things"
+      columnVisibility={hidden}
+    />,
+  );
 
 describe("DataTable's body", () => {
   it("renders each row's cells from the columns: their own cell, TanStack's default one, and the value getters", () => {

@@ -1,6 +1,16 @@
 "use client";
 
-import { type CellContext, type CellData, type Column, type ColumnDef, type Table, type RowData, type SortingState, type ColumnVisibilityState, useTable } from "@tanstack/react-table";
+import {
+  type CellContext,
+  type CellData,
+  type Column,
+  type ColumnDef,
+  type Table,
+  type RowData,
+  type SortingState,
+  type ColumnVisibilityState,
+  useTable,
+} from "@tanstack/react-table";
 import Link from "next/link";
 import { useMemo } from "react";
 import { ScrollTable } from "@/components/ui/scroll-table";
@@ -11,7 +21,6 @@ export type SortDir = "asc" | "desc";
 
 /** Row height: compact about 32 px, comfortable about 40 px; one line a row either way. */
 export type DataTableDensity = "compact" | "comfortable";
-
 
 /** The page's address now, without the leading "?": headers link to it with another sort. */
 export interface DataTableView {
@@ -94,11 +103,19 @@ export function DataTable<TData extends RowData>({
                     key={header.id}
                     scope="col"
                     aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                    className={classes("whitespace-nowrap px-2 py-2", column.columnDef.meta?.sticky ? STICKY_HEADER : undefined, column.columnDef.meta?.headerClassName)}
+                    className={classes(
+                      "whitespace-nowrap px-2 py-2",
+                      column.columnDef.meta?.sticky ? STICKY_HEADER : undefined,
+                      column.columnDef.meta?.headerClassName,
+                    )}
                   >
                     {header.isPlaceholder ? null : column.getCanSort() ? (
                       <Link
-                        href={hrefWith(view.pathname, view.query, { [params.sort]: column.id, [params.dir]: next, [params.page]: undefined })}
+                        href={hrefWith(view.pathname, view.query, {
+                          [params.sort]: column.id,
+                          [params.dir]: next,
+                          [params.page]: undefined,
+                        })}
                         className="group inline-flex items-center gap-1 hover:text-slate-900"
                         title={`Sort ${next === "asc" ? "ascending" : "descending"}`}
                       >
@@ -120,7 +137,15 @@ export function DataTable<TData extends RowData>({
             return (
               <tr key={id}>
                 {visible.map((column) => (
-                  <td key={column.id} className={classes(column.columnDef.meta?.sticky ? "sticky-cell" : undefined, column.columnDef.meta?.cellClassName) || undefined}>
+                  <td
+                    key={column.id}
+                    className={
+                      classes(
+                        column.columnDef.meta?.sticky ? "sticky-cell" : undefined,
+                        column.columnDef.meta?.cellClassName,
+                      ) || undefined
+                    }
+                  >
                     {cellContent(column, { original: item, index, id }, table)}
                   </td>
                 ))}
@@ -142,7 +167,12 @@ const STICKY_HEADER = "sticky left-0 z-[1] bg-slate-50 shadow-[inset_-1px_0_0_va
 const classes = (...names: (string | undefined)[]) => names.filter(Boolean).join(" ");
 
 function SortMark({ sorted }: { sorted: false | SortDir }) {
-  if (!sorted) return <span aria-hidden className="text-slate-300 group-hover:text-slate-500">↕</span>;
+  if (!sorted)
+    return (
+      <span aria-hidden className="text-slate-300 group-hover:text-slate-500">
+        ↕
+      </span>
+    );
   return (
     <span aria-hidden className="text-slate-700">
       {sorted === "asc" ? "▲" : "▼"}
@@ -154,10 +184,18 @@ function SortMark({ sorted }: { sorted: false | SortDir }) {
  * A body cell from its column's `cell` (TanStack's default one, for an accessor without its own, shows the value): the
  * row's data, the table, the column and the cell's value, without TanStack's row and cell objects.
  */
-function cellContent<TData extends RowData>(column: Column<DataTableFeatures, TData, CellData>, row: { original: TData; index: number; id: string }, table: Table<DataTableFeatures, TData>): React.ReactNode {
+function cellContent<TData extends RowData>(
+  column: Column<DataTableFeatures, TData, CellData>,
+  row: { original: TData; index: number; id: string },
+  table: Table<DataTableFeatures, TData>,
+): React.ReactNode {
   const render = column.columnDef.cell;
   if (typeof render !== "function") return (render as React.ReactNode) ?? null;
   const getValue = () => column.accessorFn?.(row.original, row.index) as CellData;
   const renderValue = () => getValue() ?? (table.options.renderFallbackValue as CellData | undefined) ?? null;
-  return render({ row, table, column, getValue, renderValue } as unknown as CellContext<DataTableFeatures, TData, CellData>) as React.ReactNode;
+  return render({ row, table, column, getValue, renderValue } as unknown as CellContext<
+    DataTableFeatures,
+    TData,
+    CellData
+  >) as React.ReactNode;
 }

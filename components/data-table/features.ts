@@ -1,4 +1,11 @@
-import { columnVisibilityFeature, createColumnHelper, metaHelper, type RowData, rowSortingFeature, tableFeatures } from "@tanstack/react-table";
+import {
+  columnVisibilityFeature,
+  createColumnHelper,
+  metaHelper,
+  type RowData,
+  rowSortingFeature,
+  tableFeatures,
+} from "@tanstack/react-table";
 
 // The feature set every Linkdesk table shares. Sorting is registered for its state and header APIs only: rows arrive
 // sorted and paged from the server (manualSorting), and a header's click is a link to the URL of the other order.

@@ -38,7 +38,10 @@ export function BarList({ bars, max, empty = "None" }: { bars: Bar[]; max?: numb
               {bar.detail ? <span className="bar-detail">{bar.detail}</span> : null}
             </span>
             <span aria-hidden="true" className="bar-track">
-              <span className={`bar-fill ${bar.color ?? "bg-indigo-500"}`} style={{ width: bar.count > 0 ? `max(3px, ${((bar.count / top) * 100).toFixed(2)}%)` : 0 }} />
+              <span
+                className={`bar-fill ${bar.color ?? "bg-indigo-500"}`}
+                style={{ width: bar.count > 0 ? `max(3px, ${((bar.count / top) * 100).toFixed(2)}%)` : 0 }}
+              />
             </span>
             <span className="bar-count">{formatCount(bar.count)}</span>
           </Link>

@@ -1,5 +1,15 @@
 /** A titled panel of the Health page. */
-export function HealthCard({ title, description, children, className = "" }: { title: string; description?: React.ReactNode; children: React.ReactNode; className?: string }) {
+export function HealthCard({
+  title,
+  description,
+  children,
+  className = "",
+}: {
+  title: string;
+  description?: React.ReactNode;
+  children: React.ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`rounded-lg border border-slate-200 bg-white p-4 ${className}`}>
       <h2 className="text-base font-semibold text-slate-900">{title}</h2>

@@ -16,14 +16,41 @@ export const STATE_COLORS: Record<LinkState, { bar: string; fill: string }> = {
 export const NOT_READ_COLORS = { bar: "bg-slate-300", fill: "fill-slate-300" } as const;
 
 /** Bottom to top in the stacked chart: healthy at the base, problems on top where the eye lands. */
-export const STATE_STACK_ORDER: readonly LinkState[] = ["connected", "connecting", "awaiting_token_exchange", "deleted", "error"];
+export const STATE_STACK_ORDER: readonly LinkState[] = [
+  "connected",
+  "connecting",
+  "awaiting_token_exchange",
+  "deleted",
+  "error",
+];
 
 /** Per party: `bar`/`fill` for its own share and series, `restBar`/`restFill` (a light tint) for its error codes not
  * drawn one by one in the error codes chart, `text` for its figures. */
-export const WHO_ACTS_COLORS: Record<WhoActs, { bar: string; fill: string; restBar: string; restFill: string; text: string }> = {
-  user: { bar: "bg-amber-500", fill: "fill-amber-500", restBar: "bg-amber-200", restFill: "fill-amber-200", text: "text-amber-800" },
-  wait: { bar: "bg-sky-500", fill: "fill-sky-500", restBar: "bg-sky-200", restFill: "fill-sky-200", text: "text-sky-800" },
-  service: { bar: "bg-red-500", fill: "fill-red-500", restBar: "bg-red-200", restFill: "fill-red-200", text: "text-red-800" },
+export const WHO_ACTS_COLORS: Record<
+  WhoActs,
+  { bar: string; fill: string; restBar: string; restFill: string; text: string }
+> = {
+  user: {
+    bar: "bg-amber-500",
+    fill: "fill-amber-500",
+    restBar: "bg-amber-200",
+    restFill: "fill-amber-200",
+    text: "text-amber-800",
+  },
+  wait: {
+    bar: "bg-sky-500",
+    fill: "fill-sky-500",
+    restBar: "bg-sky-200",
+    restFill: "fill-sky-200",
+    text: "text-sky-800",
+  },
+  service: {
+    bar: "bg-red-500",
+    fill: "fill-red-500",
+    restBar: "bg-red-200",
+    restFill: "fill-red-200",
+    text: "text-red-800",
+  },
 };
 
 /**

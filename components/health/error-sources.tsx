@@ -29,7 +29,10 @@ export function InstitutionErrorsTable({ rows }: { rows: InstitutionErrors[] }) 
               <span className="block truncate font-mono text-xs text-slate-500">{row.institutionId}</span>
             </td>
             <td className="py-1.5 text-right">
-              <Link href={linksHref({ state: "error", institution: row.institutionId })} className="font-semibold tabular-nums text-indigo-700 hover:underline">
+              <Link
+                href={linksHref({ state: "error", institution: row.institutionId })}
+                className="font-semibold tabular-nums text-indigo-700 hover:underline"
+              >
                 {formatCount(row.count)}
               </Link>
             </td>
@@ -59,7 +62,10 @@ export function ProviderErrorsTable({ rows }: { rows: ProviderErrors[] }) {
           <tr key={row.provider}>
             <td className="py-1.5 pr-3 font-mono text-slate-800">{row.provider}</td>
             <td className="py-1.5 text-right">
-              <Link href={linksHref({ state: "error", provider: row.provider })} className="font-semibold tabular-nums text-indigo-700 hover:underline">
+              <Link
+                href={linksHref({ state: "error", provider: row.provider })}
+                className="font-semibold tabular-nums text-indigo-700 hover:underline"
+              >
                 {formatCount(row.count)}
               </Link>
             </td>

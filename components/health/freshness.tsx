@@ -23,9 +23,13 @@ export function Freshness({ freshness, now = new Date() }: { freshness: ReadMode
         <>No webhook event received yet: changes show after the sync reads each link; </>
       )}
       <Link href="/webhooks" className="text-indigo-700 underline underline-offset-2 hover:text-indigo-900">
-        {formatCount(verifiedLastDay)} verified{refusedLastDay > 0 ? `, ${formatCount(refusedLastDay)} refused` : ""} in 24 h
+        {formatCount(verifiedLastDay)} verified{refusedLastDay > 0 ? `, ${formatCount(refusedLastDay)} refused` : ""} in
+        24 h
       </Link>
-      . {links > 0 ? `${formatCount(freshWithinHour)} of ${formatCount(links)} links (${formatShare(freshWithinHour / links)}) read or told about by an event in the last hour` : "No links yet"}
+      .{" "}
+      {links > 0
+        ? `${formatCount(freshWithinHour)} of ${formatCount(links)} links (${formatShare(freshWithinHour / links)}) read or told about by an event in the last hour`
+        : "No links yet"}
       {neverRead > 0 ? `; ${formatCount(neverRead)} known by id only, read next` : ""}.
     </p>
   );

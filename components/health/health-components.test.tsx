@@ -26,7 +26,10 @@ describe("linksHref", () => {
   it("writes the list's URL contract", () => {
     expect(linksHref()).toBe("/links");
     expect(linksHref({ error_code: "auth_expired" })).toBe("/links?error_code=auth_expired");
-    expect(listParamsOf(linksHref({ state: "error", institution: "inst & co/é" }))).toEqual({ state: "error", institution: "inst & co/é" });
+    expect(listParamsOf(linksHref({ state: "error", institution: "inst & co/é" }))).toEqual({
+      state: "error",
+      institution: "inst & co/é",
+    });
     expect(listParamsOf(linksHref({ stale: 7 }))).toEqual({ stale: 7 });
     expect(listParamsOf(linksHref({ product_error: "rate_limit" }))).toEqual({ product_error: "rate_limit" });
   });
@@ -41,19 +44,31 @@ describe("Health widgets", () => {
     ];
     const html = renderToStaticMarkup(<WhoActsSplit groups={groups} withErrorCode={5} />);
     const params = hrefsIn(html).map(listParamsOf);
-    expect(params).toEqual(expect.arrayContaining([{ error_code: "auth_expired" }, { error_code: "institution_error" }, { error_code: "system_error" }]));
+    expect(params).toEqual(
+      expect.arrayContaining([
+        { error_code: "auth_expired" },
+        { error_code: "institution_error" },
+        { error_code: "system_error" },
+      ]),
+    );
     expect(html).toContain("60%");
   });
 
   it("render institution names from the upstream as text, linking the error count to that institution's error links", () => {
-    const html = renderToStaticMarkup(<InstitutionErrorsTable rows={[{ institutionId: "script_savings", institutionName: "<script>alert(1)</script>", count: 12 }]} />);
+    const html = renderToStaticMarkup(
+      <InstitutionErrorsTable
+        rows={[{ institutionId: "script_savings", institutionName: "<script>alert(1)</script>", count: 12 }]}
+      />,
+    );
     expect(html).not.toContain("<script>");
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(hrefsIn(html).map(listParamsOf)).toEqual([{ state: "error", institution: "script_savings" }]);
   });
 
   it("draw bars whose rows are links, the bar itself hidden from screen readers", () => {
-    const html = renderToStaticMarkup(<BarList bars={[{ key: "a", label: "Connected", count: 1234, href: "/links?state=connected" }]} />);
+    const html = renderToStaticMarkup(
+      <BarList bars={[{ key: "a", label: "Connected", count: 1234, href: "/links?state=connected" }]} />,
+    );
     expect(html).toContain("1,234");
     expect(html).toContain('href="/links?state=connected"');
     expect(html).toContain('aria-hidden="true"');
@@ -96,7 +111,14 @@ describe("StackedAreaChart", () => {
 
   it("draws one area per series, with axes in units, a legend of toggles, a keyboard surface, words and a table", () => {
     const html = renderToStaticMarkup(
-      <StackedAreaChart title="Links by state" unit="links" times={times} series={statesOverTime(trend)} from={from.getTime()} to={to.getTime()} />,
+      <StackedAreaChart
+        title="Links by state"
+        unit="links"
+        times={times}
+        series={statesOverTime(trend)}
+        from={from.getTime()}
+        to={to.getTime()}
+      />,
     );
     expect(html).toContain('role="img"');
     expect(html).toMatch(/<title id="[^"]+">Links by state<\/title>/);
@@ -105,7 +127,9 @@ describe("StackedAreaChart", () => {
     // The numbers are behind "Show the numbers", made when it opens: the table has a row a snapshot.
     expect(html).toContain("Show the numbers");
     expect(html).not.toContain("<table");
-    const numbers = renderToStaticMarkup(<ChartNumbers title="Links by state" times={times} series={statesOverTime(trend)} demoUntil={null} />);
+    const numbers = renderToStaticMarkup(
+      <ChartNumbers title="Links by state" times={times} series={statesOverTime(trend)} demoUntil={null} />,
+    );
     expect(numbers.match(/<tr>|<tr /g)).toHaveLength(4);
     // The value axis: its unit and round ticks up to the top (12 links at most: 0, 5, 10, 15).
     expect(html).toMatch(/>Links<\/span>/);
@@ -115,7 +139,9 @@ describe("StackedAreaChart", () => {
     expect(html).toContain(">11-17</span>");
     // Each series is a toggle, on at first.
     expect(html.match(/aria-pressed="true"/g)).toHaveLength(5);
-    expect(html).toMatch(/tabindex="0" role="group" aria-label="Links by state: 3 snapshots. Left and right arrow keys/);
+    expect(html).toMatch(
+      /tabindex="0" role="group" aria-label="Links by state: 3 snapshots. Left and right arrow keys/,
+    );
   });
 
   it("counts the links not read yet on top of the states, and shades made-up demo history", () => {
@@ -123,20 +149,39 @@ describe("StackedAreaChart", () => {
     const series = statesOverTime(withUnread);
     expect(series.at(-1)).toMatchObject({ key: "unread", label: "Not read yet", values: [5, 5, 5] });
     const html = renderToStaticMarkup(
-      <StackedAreaChart title="t" unit="links" times={times} series={series} from={from.getTime()} to={to.getTime()} demoUntil={times[0]!} />,
+      <StackedAreaChart
+        title="t"
+        unit="links"
+        times={times}
+        series={series}
+        from={from.getTime()}
+        to={to.getTime()}
+        demoUntil={times[0]!}
+      />,
     );
     expect(html).toContain("Demo history");
-    expect(renderToStaticMarkup(<ChartNumbers title="t" times={times} series={series} demoUntil={times[0]!} />)).toContain("(demo)");
+    expect(
+      renderToStaticMarkup(<ChartNumbers title="t" times={times} series={series} demoUntil={times[0]!} />),
+    ).toContain("(demo)");
   });
 
   it("says so when there are too few snapshots to draw", () => {
-    const html = renderToStaticMarkup(<StackedAreaChart title="t" unit="links" times={[]} series={[]} from={from.getTime()} to={to.getTime()} />);
+    const html = renderToStaticMarkup(
+      <StackedAreaChart title="t" unit="links" times={[]} series={[]} from={from.getTime()} to={to.getTime()} />,
+    );
     expect(html).toContain("No snapshots in this window yet");
     expect(html).not.toContain("<svg");
   });
 
   it("ranks a code by its peak, so an outage shows, and draws a code alone rather than let a remainder outgrow it", () => {
-    const codes = ["auth_expired", "invalid_credentials", "user_error", "incomplete", "no_accounts", "system_error"] as const;
+    const codes = [
+      "auth_expired",
+      "invalid_credentials",
+      "user_error",
+      "incomplete",
+      "no_accounts",
+      "system_error",
+    ] as const;
     const days = [0, 1, 2].map((i) => ({
       at: new Date(from.getTime() + (i + 1) * DAY),
       total: 100,
@@ -153,13 +198,48 @@ describe("StackedAreaChart", () => {
 
   it("sums the codes not drawn by who must act, each remainder a small band at the bottom named after its party", () => {
     const counts = [
-      { auth_expired: 100, system_error: 50, institution_error: 40, provider_error: 30, user_error: 20, no_accounts: 2, invalid_credentials: 3, incomplete: 1 },
-      { auth_expired: 90, system_error: 60, institution_error: 10, provider_error: 35, user_error: 25, no_accounts: 1, invalid_credentials: 4, user_oauth_denied: 2 },
+      {
+        auth_expired: 100,
+        system_error: 50,
+        institution_error: 40,
+        provider_error: 30,
+        user_error: 20,
+        no_accounts: 2,
+        invalid_credentials: 3,
+        incomplete: 1,
+      },
+      {
+        auth_expired: 90,
+        system_error: 60,
+        institution_error: 10,
+        provider_error: 35,
+        user_error: 25,
+        no_accounts: 1,
+        invalid_credentials: 4,
+        user_oauth_denied: 2,
+      },
     ];
-    const points = counts.map((byErrorCode, i) => ({ at: new Date(from.getTime() + (i + 1) * DAY), total: 400, byState: {}, byErrorCode, source: "sync" as const }));
+    const points = counts.map((byErrorCode, i) => ({
+      at: new Date(from.getTime() + (i + 1) * DAY),
+      total: 400,
+      byState: {},
+      byErrorCode,
+      source: "sync" as const,
+    }));
     const series = errorCodesOverTime({ from, to, points });
-    expect(series[0]).toMatchObject({ key: "other-user", label: "Needs the user: 4 more codes", fill: "fill-amber-200", values: [6, 7] });
-    expect(series.slice(1).map((s) => s.key)).toEqual(["auth_expired", "system_error", "institution_error", "provider_error", "user_error"]);
+    expect(series[0]).toMatchObject({
+      key: "other-user",
+      label: "Needs the user: 4 more codes",
+      fill: "fill-amber-200",
+      values: [6, 7],
+    });
+    expect(series.slice(1).map((s) => s.key)).toEqual([
+      "auth_expired",
+      "system_error",
+      "institution_error",
+      "provider_error",
+      "user_error",
+    ]);
     // Every code is counted once: the bands add up to every link with an error code at each point.
     const sums = points.map((_, i) => series.reduce((sum, s) => sum + s.values[i]!, 0));
     expect(sums).toEqual(counts.map((c) => Object.values(c).reduce((a, b) => a + b, 0)));
@@ -172,7 +252,8 @@ describe("StackedAreaChart", () => {
     ]);
 
     const html = renderToStaticMarkup(<TrendCharts trend={{ from, to, points }} />);
-    for (const title of ["Links by state", "Links in error by who must act", "Links by error code"]) expect(html).toContain(`>${title}</figcaption>`);
+    for (const title of ["Links by state", "Links in error by who must act", "Links by error code"])
+      expect(html).toContain(`>${title}</figcaption>`);
     expect(html).not.toMatch(/NaN|undefined|null|Other codes/);
   });
 

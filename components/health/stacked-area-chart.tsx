@@ -79,7 +79,10 @@ export function StackedAreaChart({
   const span = Math.max(1, to - from);
   const xPct = (t: number) => ((t - from) / span) * 100;
   const shown = useMemo(() => series.filter((s) => !hidden.has(s.key)), [series, hidden]);
-  const totals = useMemo(() => times.map((_, i) => shown.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)), [times, shown]);
+  const totals = useMemo(
+    () => times.map((_, i) => shown.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)),
+    [times, shown],
+  );
   const { top, step } = valueAxis(Math.max(0, ...totals));
   const yPct = (v: number) => 100 - (v / top) * 100;
 
@@ -88,7 +91,8 @@ export function StackedAreaChart({
     const lower = times.map(() => 0);
     return shown.map((s) => {
       const upper = lower.map((base, i) => base + (s.values[i] ?? 0));
-      const at = (t: number, v: number) => `${(((t - from) / span) * WIDTH).toFixed(1)},${(HEIGHT - (v / top) * HEIGHT).toFixed(1)}`;
+      const at = (t: number, v: number) =>
+        `${(((t - from) / span) * WIDTH).toFixed(1)},${(HEIGHT - (v / top) * HEIGHT).toFixed(1)}`;
       const forward = times.map((t, i) => at(t, upper[i]!));
       const back = times.map((t, i) => at(t, lower[i]!)).reverse();
       upper.forEach((v, i) => (lower[i] = v));
@@ -154,7 +158,10 @@ export function StackedAreaChart({
                 title={on ? `Hide ${s.label}` : `Show ${s.label}`}
                 className={`inline-flex items-center gap-1.5 rounded px-1.5 py-0.5 hover:bg-slate-100 ${on ? "text-slate-700" : "text-slate-500 line-through"}`}
               >
-                <span aria-hidden="true" className={`inline-block size-2.5 rounded-sm ${on ? s.swatch : "bg-slate-200"}`} />
+                <span
+                  aria-hidden="true"
+                  className={`inline-block size-2.5 rounded-sm ${on ? s.swatch : "bg-slate-200"}`}
+                />
                 {s.label}
               </button>
             </li>
@@ -163,35 +170,64 @@ export function StackedAreaChart({
       </ul>
       {times.length < 2 ? (
         <p className="rounded border border-dashed border-slate-300 px-3 py-6 text-center text-sm text-slate-500">
-          {times.length === 0 ? "No snapshots in this window yet: Linkdesk takes one at start and after each sync." : "One snapshot so far: the chart needs two."}
+          {times.length === 0
+            ? "No snapshots in this window yet: Linkdesk takes one at start and after each sync."
+            : "One snapshot so far: the chart needs two."}
         </p>
       ) : (
         <div className="flex gap-1">
-          <span className="w-4 shrink-0 self-center text-center text-xs text-slate-500 [writing-mode:vertical-rl] rotate-180" aria-hidden="true">
+          <span
+            className="w-4 shrink-0 self-center text-center text-xs text-slate-500 [writing-mode:vertical-rl] rotate-180"
+            aria-hidden="true"
+          >
             {unitTitle}
           </span>
           <div className="min-w-0 flex-1">
             <div className="relative ml-11 h-44">
               <div aria-hidden="true" className="absolute inset-y-0 -left-11 w-10">
                 {yTicks.map((v) => (
-                  <span key={v} className="absolute right-0 -translate-y-1/2 text-xs tabular-nums text-slate-500" style={{ top: `${yPct(v)}%` }}>
+                  <span
+                    key={v}
+                    className="absolute right-0 -translate-y-1/2 text-xs tabular-nums text-slate-500"
+                    style={{ top: `${yPct(v)}%` }}
+                  >
                     {formatCount(v)}
                   </span>
                 ))}
               </div>
-              <svg role="img" aria-labelledby={`${id}-title ${id}-desc`} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" className="absolute inset-0 size-full overflow-visible">
+              <svg
+                role="img"
+                aria-labelledby={`${id}-title ${id}-desc`}
+                viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+                preserveAspectRatio="none"
+                className="absolute inset-0 size-full overflow-visible"
+              >
                 <title id={`${id}-title`}>{title}</title>
                 <desc id={`${id}-desc`}>{description}</desc>
-                {demoEnd !== null ? <rect x={0} y={0} width={(xPct(demoEnd) / 100) * WIDTH} height={HEIGHT} className="fill-slate-100" /> : null}
+                {demoEnd !== null ? (
+                  <rect x={0} y={0} width={(xPct(demoEnd) / 100) * WIDTH} height={HEIGHT} className="fill-slate-100" />
+                ) : null}
                 {yTicks.map((v) => (
-                  <line key={v} x1={0} x2={WIDTH} y1={(yPct(v) / 100) * HEIGHT} y2={(yPct(v) / 100) * HEIGHT} className="stroke-slate-200" strokeWidth={1} vectorEffect="non-scaling-stroke" />
+                  <line
+                    key={v}
+                    x1={0}
+                    x2={WIDTH}
+                    y1={(yPct(v) / 100) * HEIGHT}
+                    y2={(yPct(v) / 100) * HEIGHT}
+                    className="stroke-slate-200"
+                    strokeWidth={1}
+                    vectorEffect="non-scaling-stroke"
+                  />
                 ))}
                 {areas.map((a) => (
                   <path key={a.key} d={a.d} className={`${a.fill} opacity-85`} />
                 ))}
               </svg>
               {demoEnd !== null ? (
-                <span aria-hidden="true" className="absolute left-1 top-1 rounded bg-white/80 px-1 text-[11px] text-slate-600">
+                <span
+                  aria-hidden="true"
+                  className="absolute left-1 top-1 rounded bg-white/80 px-1 text-[11px] text-slate-600"
+                >
                   Demo history
                 </span>
               ) : null}
@@ -222,15 +258,25 @@ export function StackedAreaChart({
               />
               {active !== null && times[active] !== undefined ? (
                 <>
-                  <span aria-hidden="true" className="pointer-events-none absolute inset-y-0 w-px bg-slate-500" style={{ left: `${xPct(times[active])}%` }} />
+                  <span
+                    aria-hidden="true"
+                    className="pointer-events-none absolute inset-y-0 w-px bg-slate-500"
+                    style={{ left: `${xPct(times[active])}%` }}
+                  />
                   <div
                     aria-hidden="true"
                     data-testid="chart-tooltip"
                     className="pointer-events-none absolute top-1 z-10 w-52 rounded-md bg-slate-900 px-2.5 py-2 text-xs text-white shadow-lg"
-                    style={xPct(times[active]) > 55 ? { right: `${100 - xPct(times[active])}%`, marginRight: 8 } : { left: `${xPct(times[active])}%`, marginLeft: 8 }}
+                    style={
+                      xPct(times[active]) > 55
+                        ? { right: `${100 - xPct(times[active])}%`, marginRight: 8 }
+                        : { left: `${xPct(times[active])}%`, marginLeft: 8 }
+                    }
                   >
                     <p className="font-medium">{formatUtc(new Date(times[active]))}</p>
-                    {demoUntil !== null && times[active] <= demoUntil ? <p className="text-slate-300">Demo history</p> : null}
+                    {demoUntil !== null && times[active] <= demoUntil ? (
+                      <p className="text-slate-300">Demo history</p>
+                    ) : null}
                     <ul className="mt-1 space-y-0.5">
                       {[...shown].reverse().map((s) => (
                         <li key={s.key} className="flex items-center gap-1.5">
@@ -255,7 +301,13 @@ export function StackedAreaChart({
                 <span
                   key={t}
                   className="absolute whitespace-nowrap tabular-nums"
-                  style={k === 0 ? { left: 0 } : k === X_TICKS - 1 ? { right: 0 } : { left: `${xPct(t)}%`, transform: "translateX(-50%)" }}
+                  style={
+                    k === 0
+                      ? { left: 0 }
+                      : k === X_TICKS - 1
+                        ? { right: 0 }
+                        : { left: `${xPct(t)}%`, transform: "translateX(-50%)" }
+                  }
                 >
                   {dateLabel(t, span)}
                 </span>
@@ -281,7 +333,17 @@ export function StackedAreaChart({
 }
 
 /** The chart's numbers as a table: a row a snapshot, a column a series, and the total. */
-export function ChartNumbers({ title, times, series, demoUntil }: { title: string; times: number[]; series: ChartSeries[]; demoUntil: number | null }) {
+export function ChartNumbers({
+  title,
+  times,
+  series,
+  demoUntil,
+}: {
+  title: string;
+  times: number[];
+  series: ChartSeries[];
+  demoUntil: number | null;
+}) {
   return (
     <div className="mt-2">
       <ScrollTable className="max-h-72 overflow-y-auto rounded border border-slate-200">
@@ -314,7 +376,9 @@ export function ChartNumbers({ title, times, series, demoUntil }: { title: strin
                     {formatCount(s.values[i] ?? 0)}
                   </td>
                 ))}
-                <td className="px-2 py-1 text-right font-medium">{formatCount(series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0))}</td>
+                <td className="px-2 py-1 text-right font-medium">
+                  {formatCount(series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0))}
+                </td>
               </tr>
             ))}
           </tbody>

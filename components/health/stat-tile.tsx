@@ -9,14 +9,28 @@ const tones = {
 } as const;
 
 /** One big number that opens the links it counts. */
-export function StatTile({ label, count, href, hint, tone = "neutral" }: { label: string; count: number; href: string; hint?: string; tone?: keyof typeof tones }) {
+export function StatTile({
+  label,
+  count,
+  href,
+  hint,
+  tone = "neutral",
+}: {
+  label: string;
+  count: number;
+  href: string;
+  hint?: string;
+  tone?: keyof typeof tones;
+}) {
   return (
     <Link
       href={href}
       className="group block rounded-lg border border-slate-200 bg-white px-4 py-3 hover:border-indigo-300 hover:bg-indigo-50/40 focus-visible:outline-2 focus-visible:outline-indigo-600"
     >
       <span className="block text-sm text-slate-600">{label}</span>
-      <span className={`mt-1 block text-3xl font-semibold tabular-nums group-hover:underline ${tones[tone]}`}>{formatCount(count)}</span>
+      <span className={`mt-1 block text-3xl font-semibold tabular-nums group-hover:underline ${tones[tone]}`}>
+        {formatCount(count)}
+      </span>
       {hint ? <span className="mt-0.5 block text-xs text-slate-500">{hint}</span> : null}
     </Link>
   );

@@ -1,5 +1,11 @@
 import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
-import { demoHistoryUntil, errorCodeBands, type HealthTrend, WHO_ACTS_ORDER, whoActsOverTime } from "@/lib/links/health";
+import {
+  demoHistoryUntil,
+  errorCodeBands,
+  type HealthTrend,
+  WHO_ACTS_ORDER,
+  whoActsOverTime,
+} from "@/lib/links/health";
 import { NOT_READ_COLORS, SERIES_BARS, SERIES_FILLS, STATE_COLORS, STATE_STACK_ORDER, WHO_ACTS_COLORS } from "./colors";
 import { type ChartSeries, StackedAreaChart } from "./stacked-area-chart";
 
@@ -16,7 +22,14 @@ export function statesOverTime(trend: HealthTrend): ChartSeries[] {
     values: trend.points.map((p) => p.byState[state] ?? 0),
   }));
   const unread = trend.points.map((p, i) => Math.max(0, p.total - states.reduce((sum, s) => sum + s.values[i]!, 0)));
-  if (unread.some((n) => n > 0)) states.push({ key: "unread", label: "Not read yet", fill: NOT_READ_COLORS.fill, swatch: NOT_READ_COLORS.bar, values: unread });
+  if (unread.some((n) => n > 0))
+    states.push({
+      key: "unread",
+      label: "Not read yet",
+      fill: NOT_READ_COLORS.fill,
+      swatch: NOT_READ_COLORS.bar,
+      values: unread,
+    });
   return states;
 }
 
@@ -37,7 +50,13 @@ export function errorCodesOverTime(trend: HealthTrend): ChartSeries[] {
       };
     }
     const i = rank++ % SERIES_FILLS.length;
-    return { key: band.errorCode, label: LINK_ERROR_INFO[band.errorCode].label, fill: SERIES_FILLS[i]!, swatch: SERIES_BARS[i]!, values: band.values };
+    return {
+      key: band.errorCode,
+      label: LINK_ERROR_INFO[band.errorCode].label,
+      fill: SERIES_FILLS[i]!,
+      swatch: SERIES_BARS[i]!,
+      values: band.values,
+    };
   });
 }
 
@@ -59,13 +78,29 @@ export function whoActsSeries(trend: HealthTrend): ChartSeries[] {
  */
 export function TrendCharts({ trend }: { trend: HealthTrend }) {
   const times = trend.points.map((p) => p.at.getTime());
-  const window = { from: trend.from.getTime(), to: trend.to.getTime(), demoUntil: demoHistoryUntil(trend)?.getTime() ?? null };
+  const window = {
+    from: trend.from.getTime(),
+    to: trend.to.getTime(),
+    demoUntil: demoHistoryUntil(trend)?.getTime() ?? null,
+  };
   return (
     <div className="grid gap-6 lg:grid-cols-2">
       <StackedAreaChart title="Links by state" unit="links" times={times} series={statesOverTime(trend)} {...window} />
-      <StackedAreaChart title="Links in error by who must act" unit="links" times={times} series={whoActsSeries(trend)} {...window} />
+      <StackedAreaChart
+        title="Links in error by who must act"
+        unit="links"
+        times={times}
+        series={whoActsSeries(trend)}
+        {...window}
+      />
       <div className="min-w-0 lg:col-span-2">
-        <StackedAreaChart title="Links by error code" unit="links" times={times} series={errorCodesOverTime(trend)} {...window} />
+        <StackedAreaChart
+          title="Links by error code"
+          unit="links"
+          times={times}
+          series={errorCodesOverTime(trend)}
+          {...window}
+        />
       </div>
     </div>
   );

@@ -22,21 +22,30 @@ export function WhoActsSplit({ groups, withErrorCode }: { groups: WhoActsShare[]
   return (
     <div className="space-y-4">
       <div aria-hidden="true" className="flex h-4 w-full overflow-hidden rounded bg-slate-100">
-        {groups.map((g) => (g.count > 0 ? <span key={g.whoActs} className={WHO_ACTS_COLORS[g.whoActs].bar} style={{ width: `${g.share * 100}%` }} /> : null))}
+        {groups.map((g) =>
+          g.count > 0 ? (
+            <span key={g.whoActs} className={WHO_ACTS_COLORS[g.whoActs].bar} style={{ width: `${g.share * 100}%` }} />
+          ) : null,
+        )}
       </div>
       <div className="grid gap-4 md:grid-cols-3">
         {groups.map((g) => {
           const href = groupHref(g.whoActs);
           const total = (
             <>
-              <span className={`text-2xl font-semibold tabular-nums ${WHO_ACTS_COLORS[g.whoActs].text}`}>{formatShare(g.share)}</span>
+              <span className={`text-2xl font-semibold tabular-nums ${WHO_ACTS_COLORS[g.whoActs].text}`}>
+                {formatShare(g.share)}
+              </span>
               <span className="ml-2 text-sm tabular-nums text-slate-600">{formatCount(g.count)} links</span>
             </>
           );
           return (
             <div key={g.whoActs} data-testid={`who-acts-${g.whoActs}`}>
               <h3 className="flex items-center gap-2 text-sm font-medium text-slate-800">
-                <span aria-hidden="true" className={`inline-block h-2.5 w-2.5 rounded-sm ${WHO_ACTS_COLORS[g.whoActs].bar}`} />
+                <span
+                  aria-hidden="true"
+                  className={`inline-block h-2.5 w-2.5 rounded-sm ${WHO_ACTS_COLORS[g.whoActs].bar}`}
+                />
                 {WHO_ACTS_LABELS[g.whoActs]}
               </h3>
               <p className="mt-1">
@@ -53,7 +62,10 @@ export function WhoActsSplit({ groups, withErrorCode }: { groups: WhoActsShare[]
                 <ul className="mt-2 space-y-0.5 text-sm">
                   {g.codes.map((c) => (
                     <li key={c.errorCode}>
-                      <Link href={linksHref({ error_code: c.errorCode })} className="flex justify-between gap-2 hover:underline">
+                      <Link
+                        href={linksHref({ error_code: c.errorCode })}
+                        className="flex justify-between gap-2 hover:underline"
+                      >
                         <span className="truncate text-slate-700">{LINK_ERROR_INFO[c.errorCode].label}</span>
                         <span className="tabular-nums text-slate-900">{formatCount(c.count)}</span>
                       </Link>

@@ -39,20 +39,29 @@ export function InvalidLinks({ report }: { report: FileReport }) {
   const invalid = report.links.filter((l) => l.problems.length > 0);
   if (invalid.length === 0) return null;
   return (
-    <section aria-labelledby="invalid-links" className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-red-900" data-testid="invalid-links">
+    <section
+      aria-labelledby="invalid-links"
+      className="rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-red-900"
+      data-testid="invalid-links"
+    >
       <h2 id="invalid-links" className="font-medium">
-        {invalid.length === 1 ? "1 link cannot be imported" : `${invalid.length} links cannot be imported`}; the {report.valid} valid one{report.valid === 1 ? "" : "s"} can go ahead.
+        {invalid.length === 1 ? "1 link cannot be imported" : `${invalid.length} links cannot be imported`}; the{" "}
+        {report.valid} valid one{report.valid === 1 ? "" : "s"} can go ahead.
       </h2>
       <ul className="mt-2 space-y-2 text-sm">
         {invalid.slice(0, INVALID_LISTED).map((link) => (
           <li key={link.position}>
             <p className="font-medium">
-              Link {link.position + 1} (line {link.line}){link.customerUserId ? `, customer ${link.customerUserId}` : ""}:
+              Link {link.position + 1} (line {link.line})
+              {link.customerUserId ? `, customer ${link.customerUserId}` : ""}:
             </p>
             <ul className="ml-4 list-disc">
               {link.problems.map((problem, i) => (
                 <li key={i}>
-                  {problem.path ? <code className="rounded bg-red-100 px-1 font-mono text-xs">{problem.path}</code> : null} {problem.message}
+                  {problem.path ? (
+                    <code className="rounded bg-red-100 px-1 font-mono text-xs">{problem.path}</code>
+                  ) : null}{" "}
+                  {problem.message}
                 </li>
               ))}
               {link.moreProblems > 0 ? <li>and {link.moreProblems} more problems</li> : null}
@@ -68,7 +77,9 @@ export function InvalidLinks({ report }: { report: FileReport }) {
           </li>
         ))}
       </ul>
-      {invalid.length > INVALID_LISTED ? <p className="mt-2 text-sm">…and {invalid.length - INVALID_LISTED} more links with problems.</p> : null}
+      {invalid.length > INVALID_LISTED ? (
+        <p className="mt-2 text-sm">…and {invalid.length - INVALID_LISTED} more links with problems.</p>
+      ) : null}
     </section>
   );
 }
@@ -77,11 +88,16 @@ export function FileSummary({ report, fileName, ms }: { report: FileReport; file
   const kinds = report.warnings.length;
   return (
     <p className="text-sm text-slate-700" data-testid="file-summary">
-      <span className="font-medium text-slate-900">{fileName}</span> ({describeBytes(report.bytes)}, {report.format ? FORMAT_LABELS[report.format] : "unreadable"}): {report.links.length}{" "}
-      link{report.links.length === 1 ? "" : "s"}, {report.valid} valid, {report.invalid} with problems
+      <span className="font-medium text-slate-900">{fileName}</span> ({describeBytes(report.bytes)},{" "}
+      {report.format ? FORMAT_LABELS[report.format] : "unreadable"}): {report.links.length} link
+      {report.links.length === 1 ? "" : "s"}, {report.valid} valid, {report.invalid} with problems
       {report.duplicates > 0 ? `, ${report.duplicates} listed twice` : ""}
-      {kinds > 0 ? <span className="text-amber-800">, {kinds === 1 ? "1 kind of warning" : `${kinds} kinds of warning`} (listed below the table)</span> : null};{" "}
-      {report.transactions.toLocaleString("en-US")} transactions. Read and checked in {ms} ms.
+      {kinds > 0 ? (
+        <span className="text-amber-800">
+          , {kinds === 1 ? "1 kind of warning" : `${kinds} kinds of warning`} (listed below the table)
+        </span>
+      ) : null}
+      ; {report.transactions.toLocaleString("en-US")} transactions. Read and checked in {ms} ms.
     </p>
   );
 }
@@ -91,7 +107,8 @@ export function previewInstitutionIds(report: FileReport): string[] {
   const ids = new Set<string>();
   for (const link of report.links.slice(0, PREVIEW_ROWS)) {
     if (ids.size >= MAX_INSTITUTION_NAMES) break;
-    if (link.institutionId && link.problems.every((p) => !p.path.startsWith("institution_id"))) ids.add(link.institutionId);
+    if (link.institutionId && link.problems.every((p) => !p.path.startsWith("institution_id")))
+      ids.add(link.institutionId);
   }
   return [...ids];
 }
@@ -152,13 +169,22 @@ export function LinkPreviewTable({
                 <td className="px-3 py-2 text-right tabular-nums">{link.transactions.toLocaleString("en-US")}</td>
                 <td className="hidden whitespace-nowrap px-3 py-2 tabular-nums xl:table-cell">{dates(link)}</td>
                 <td className="px-3 py-2">
-                  {bad ? "–" : link.duplicateOf ? `Same as line ${link.duplicateOf.line}` : known?.has(link.position) ? "Already imported" : willBeLabel(link)}
+                  {bad
+                    ? "–"
+                    : link.duplicateOf
+                      ? `Same as line ${link.duplicateOf.line}`
+                      : known?.has(link.position)
+                        ? "Already imported"
+                        : willBeLabel(link)}
                 </td>
-                <td className="px-3 py-2 text-right tabular-nums">{bad || link.duplicateOf || known?.has(link.position) ? "–" : link.calls}</td>
+                <td className="px-3 py-2 text-right tabular-nums">
+                  {bad || link.duplicateOf || known?.has(link.position) ? "–" : link.calls}
+                </td>
                 <td className="px-3 py-2">
                   {bad ? (
                     <span className="font-medium text-red-800">
-                      {link.problems.length + link.moreProblems} problem{link.problems.length + link.moreProblems === 1 ? "" : "s"}
+                      {link.problems.length + link.moreProblems} problem
+                      {link.problems.length + link.moreProblems === 1 ? "" : "s"}
                     </span>
                   ) : link.warnings.length > 0 ? (
                     <span className="text-amber-800" title={link.warnings.map(describeLinkWarning).join("\n")}>
@@ -192,33 +218,47 @@ export function LinkNotes({ report }: { report: FileReport }) {
   if (warnings.length === 0) return null;
   const { mappable, unmapped, links } = report.legacyCategories;
   return (
-    <section aria-labelledby="file-warnings" className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-amber-900" data-testid="file-warnings">
+    <section
+      aria-labelledby="file-warnings"
+      className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-amber-900"
+      data-testid="file-warnings"
+    >
       <h2 id="file-warnings" className="font-medium">
-        {warnings.length === 1 ? "1 kind of warning" : `${warnings.length} kinds of warning`}: these do not stop the import, but the links are not imported exactly as the
-        file has them.
+        {warnings.length === 1 ? "1 kind of warning" : `${warnings.length} kinds of warning`}: these do not stop the
+        import, but the links are not imported exactly as the file has them.
       </h2>
       <ul className="mt-2 space-y-1 text-sm">
         {warnings.slice(0, WARNINGS_LISTED).map((warning) => (
           <li key={`${warning.code} ${warning.path}`}>
-            <code className="rounded bg-amber-100 px-1 font-mono text-xs">{warning.path}</code> ({count(warning.count)} in {count(warning.links)} link
+            <code className="rounded bg-amber-100 px-1 font-mono text-xs">{warning.path}</code> ({count(warning.count)}{" "}
+            in {count(warning.links)} link
             {warning.links === 1 ? "" : "s"}) {warning.message}.{" "}
             <span className="text-amber-800">
               First at link {warning.example.position + 1}
-              {warning.example.line > 0 ? ` (line ${warning.example.line})` : ""}, <code className="font-mono text-xs">{warning.example.path}</code>.
+              {warning.example.line > 0 ? ` (line ${warning.example.line})` : ""},{" "}
+              <code className="font-mono text-xs">{warning.example.path}</code>.
             </span>
           </li>
         ))}
       </ul>
-      {warnings.length > WARNINGS_LISTED ? <p className="mt-2 text-sm">…and {warnings.length - WARNINGS_LISTED} more kinds of warning.</p> : null}
+      {warnings.length > WARNINGS_LISTED ? (
+        <p className="mt-2 text-sm">…and {warnings.length - WARNINGS_LISTED} more kinds of warning.</p>
+      ) : null}
       {mappable > 0 ? (
         <p className="mt-2 text-sm" data-testid="legacy-categories">
-          In the links to import, {count(mappable)} transaction{mappable === 1 ? "" : "s"} in {count(links)} link{links === 1 ? "" : "s"} {mappable === 1 ? "carries" : "carry"} a
-          category Linkdesk can map to the upstream&rsquo;s categories{unmapped > 0 ? ` (${count(unmapped)} more ${unmapped === 1 ? "carries" : "carry"} one it cannot map: those stay as the upstream categorises them)` : ""}.
-          Carrying them over after the import takes up to {count(mappable)} category correction{mappable === 1 ? "" : "s"}, one call each.
+          In the links to import, {count(mappable)} transaction{mappable === 1 ? "" : "s"} in {count(links)} link
+          {links === 1 ? "" : "s"} {mappable === 1 ? "carries" : "carry"} a category Linkdesk can map to the
+          upstream&rsquo;s categories
+          {unmapped > 0
+            ? ` (${count(unmapped)} more ${unmapped === 1 ? "carries" : "carry"} one it cannot map: those stay as the upstream categorises them)`
+            : ""}
+          . Carrying them over after the import takes up to {count(mappable)} category correction
+          {mappable === 1 ? "" : "s"}, one call each.
         </p>
       ) : unmapped > 0 ? (
         <p className="mt-2 text-sm" data-testid="legacy-categories">
-          In the links to import, none of the {count(unmapped)} legacy categories is one Linkdesk can map to the upstream&rsquo;s categories: there is nothing to carry over.
+          In the links to import, none of the {count(unmapped)} legacy categories is one Linkdesk can map to the
+          upstream&rsquo;s categories: there is nothing to carry over.
         </p>
       ) : null}
     </section>

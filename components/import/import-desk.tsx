@@ -27,7 +27,9 @@ const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString(
 /** What the plan skips, in words: nothing when nothing is. */
 function skippedInWords(alreadyImported: number, duplicates: number): string {
   const parts = [
-    alreadyImported > 0 ? `${alreadyImported.toLocaleString("en-US")} already imported ${alreadyImported === 1 ? "is" : "are"} skipped` : "",
+    alreadyImported > 0
+      ? `${alreadyImported.toLocaleString("en-US")} already imported ${alreadyImported === 1 ? "is" : "are"} skipped`
+      : "",
     duplicates > 0 ? `${count(duplicates, "link")} listed twice ${duplicates === 1 ? "is" : "are"} imported once` : "",
   ].filter(Boolean);
   return parts.length > 0 ? `${parts.join("; ")}. ` : "";
@@ -63,19 +65,25 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
       if (data?.outcome === "started") router.push(`/import?job=${data.jobId}`);
     },
   });
-  const file = reading.status === "read" || reading.status === "reading" || reading.status === "failed" ? reading.file : null;
+  const file =
+    reading.status === "read" || reading.status === "reading" || reading.status === "failed" ? reading.file : null;
   const report = reading.status === "read" ? reading.report : null;
   const plan = report && report.valid > 0 ? estimateImportDuration(report.calls, headroom) : null;
   const answer = action.result.data;
   const fieldErrors = action.result.validationErrors?.fieldErrors;
-  const serverError = action.result.serverError ?? fieldErrors?.file?.[0] ?? fieldErrors?.identityTag?.[0] ?? (action.hasErrored ? NO_ANSWER : undefined);
+  const serverError =
+    action.result.serverError ??
+    fieldErrors?.file?.[0] ??
+    fieldErrors?.identityTag?.[0] ??
+    (action.hasErrored ? NO_ANSWER : undefined);
   const importLimit = headroom.imports[0]?.key;
   const checked = answer?.outcome === "plan" ? answer : null;
   // As soon as the file is read, the server checks it against every link Linkdesk imported before (whatever the
   // file's bytes): the plan then counts only what is new. Nothing is sent upstream by a dry run.
   const { execute, reset: resetAction } = action;
   useEffect(() => {
-    if (reading.status === "read" && reading.report.valid > 0) execute({ file: reading.file, dryRun: true, identityTag: identityTag.trim(), carryCategories });
+    if (reading.status === "read" && reading.report.valid > 0)
+      execute({ file: reading.file, dryRun: true, identityTag: identityTag.trim(), carryCategories });
     // The identity rule is read when the file is: changing it reads the file again (below).
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reading, execute]);
@@ -109,10 +117,13 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
     <div className="space-y-5">
       <Callout title="What Linkdesk imports">
         <p>
-          A JSON file of up to {UPLOAD_MAX_LABEL}: one Import Link body, an array of them, or NDJSON (one link per line) for a fleet. Each link is checked against the
-          upstream&rsquo;s rules before anything is sent. The upstream takes at most 1 MB and {IMPORT_MAX_TRANSACTIONS.toLocaleString("en-US")} transactions per call:
-          bigger links are imported with their accounts and a first batch, then the rest in batches.
-          {importLimit ? ` Linkdesk’s share: ${importLimit.limit} imports a minute (${headroom.imports[0]!.remaining} left now)` : ""}
+          A JSON file of up to {UPLOAD_MAX_LABEL}: one Import Link body, an array of them, or NDJSON (one link per line)
+          for a fleet. Each link is checked against the upstream&rsquo;s rules before anything is sent. The upstream
+          takes at most 1 MB and {IMPORT_MAX_TRANSACTIONS.toLocaleString("en-US")} transactions per call: bigger links
+          are imported with their accounts and a first batch, then the rest in batches.
+          {importLimit
+            ? ` Linkdesk’s share: ${importLimit.limit} imports a minute (${headroom.imports[0]!.remaining} left now)`
+            : ""}
           {batchLimit ? ` and ${batchLimit.limit} transaction batches a minute.` : "."}
         </p>
       </Callout>
@@ -133,8 +144,9 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
           />
         </label>
         <p id="identity-help" className="max-w-2xl text-slate-600">
-          Empty: a link is the same link when its customer user, institution and account ids are. Or the name of a tag of your own, e.g.{" "}
-          <code>legacy_id</code> for <code>link_tags: [&quot;legacy_id:42&quot;]</code>. Links imported before are skipped, whatever the file looks like.
+          Empty: a link is the same link when its customer user, institution and account ids are. Or the name of a tag
+          of your own, e.g. <code>legacy_id</code> for <code>link_tags: [&quot;legacy_id:42&quot;]</code>. Links
+          imported before are skipped, whatever the file looks like.
         </p>
       </div>
 
@@ -209,27 +221,48 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
                 <Callout title="Plan" role="status">
                   <p data-testid="plan">
                     {report.calls.imports} import call{report.calls.imports === 1 ? "" : "s"}
-                    {report.calls.batches > 0 ? ` and ${report.calls.batches} transaction batch${report.calls.batches === 1 ? "" : "es"}` : ""} for {report.valid} link
-                    {report.valid === 1 ? "" : "s"}: {describeDuration(plan.seconds)} at {plan.binding.endpoint}&rsquo;s limit ({plan.binding.limit}/min,{" "}
-                    {plan.binding.remaining} left now). {action.isPending ? "Checking against the links Linkdesk imported before…" : ""}
+                    {report.calls.batches > 0
+                      ? ` and ${report.calls.batches} transaction batch${report.calls.batches === 1 ? "" : "es"}`
+                      : ""}{" "}
+                    for {report.valid} link
+                    {report.valid === 1 ? "" : "s"}: {describeDuration(plan.seconds)} at {plan.binding.endpoint}&rsquo;s
+                    limit ({plan.binding.limit}/min, {plan.binding.remaining} left now).{" "}
+                    {action.isPending ? "Checking against the links Linkdesk imported before…" : ""}
                   </p>
                 </Callout>
               ) : null}
               {checked && checked.categories.corrections > 0 ? (
                 <label className="flex items-start gap-2 text-sm text-slate-800">
-                  <input type="checkbox" className="mt-1" checked={carryCategories} onChange={(event) => setCarryCategories(event.target.checked)} data-testid="carry-categories" />
+                  <input
+                    type="checkbox"
+                    className="mt-1"
+                    checked={carryCategories}
+                    onChange={(event) => setCarryCategories(event.target.checked)}
+                    data-testid="carry-categories"
+                  />
                   <span>
-                    Carry the file&rsquo;s legacy categories over: after each link is imported, correct its transactions whose category upstream differs from the
-                    file&rsquo;s, as part of the same job (up to {checked.categories.corrections.toLocaleString("en-US")} Correct Enrichment call
-                    {checked.categories.corrections === 1 ? "" : "s"} over {checked.categories.links} link{checked.categories.links === 1 ? "" : "s"}: {checked.categories.duration}{" "}
-                    more; each audited, those already right skipped).
+                    Carry the file&rsquo;s legacy categories over: after each link is imported, correct its transactions
+                    whose category upstream differs from the file&rsquo;s, as part of the same job (up to{" "}
+                    {checked.categories.corrections.toLocaleString("en-US")} Correct Enrichment call
+                    {checked.categories.corrections === 1 ? "" : "s"} over {checked.categories.links} link
+                    {checked.categories.links === 1 ? "" : "s"}: {checked.categories.duration} more; each audited, those
+                    already right skipped).
                   </span>
                 </label>
               ) : null}
-              <LinkPreviewTable report={report} names={names.data} known={checked ? new Set(checked.known.map((k) => k.position)) : undefined} />
+              <LinkPreviewTable
+                report={report}
+                names={names.data}
+                known={checked ? new Set(checked.known.map((k) => k.position)) : undefined}
+              />
               <LinkNotes report={report} />
               <div className="flex flex-wrap items-center gap-2">
-                <button type="button" className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} disabled={action.isPending || report.valid === 0} onClick={() => send(true)}>
+                <button
+                  type="button"
+                  className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+                  disabled={action.isPending || report.valid === 0}
+                  onClick={() => send(true)}
+                >
                   Check again
                 </button>
                 <button
@@ -243,14 +276,27 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
                 <button
                   type="button"
                   className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
-                  onClick={() => download(`${reading.file.name.replace(/\.[^.]*$/, "")}-validation.csv`, reconciliationCsv(validationRows(report, checked?.known)))}
+                  onClick={() =>
+                    download(
+                      `${reading.file.name.replace(/\.[^.]*$/, "")}-validation.csv`,
+                      reconciliationCsv(validationRows(report, checked?.known)),
+                    )
+                  }
                 >
                   Download validation report (CSV)
                 </button>
-                <button type="button" className={`${button} border-transparent text-slate-600 underline`} onClick={() => (resetAction(), reset())}>
+                <button
+                  type="button"
+                  className={`${button} border-transparent text-slate-600 underline`}
+                  onClick={() => (resetAction(), reset())}
+                >
                   Choose another file
                 </button>
-                {action.isPending ? <span role="status" className="text-sm text-slate-600">Linkdesk is checking the file…</span> : null}
+                {action.isPending ? (
+                  <span role="status" className="text-sm text-slate-600">
+                    Linkdesk is checking the file…
+                  </span>
+                ) : null}
               </div>
             </>
           )}
@@ -265,8 +311,9 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
       {checked ? (
         <Callout tone="success" title="Checked by Linkdesk: nothing was sent" role="status">
           <p data-testid="dry-run">
-            {count(checked.valid, "new link")}, {checked.alreadyImported} already imported, {checked.duplicates} listed twice, {checked.invalid} with problems;{" "}
-            {count(checked.transactions, "transaction")} in {count(checked.calls.imports + checked.calls.batches, "call")} ({count(checked.calls.imports, "import")},{" "}
+            {count(checked.valid, "new link")}, {checked.alreadyImported} already imported, {checked.duplicates} listed
+            twice, {checked.invalid} with problems; {count(checked.transactions, "transaction")} in{" "}
+            {count(checked.calls.imports + checked.calls.batches, "call")} ({count(checked.calls.imports, "import")},{" "}
             {count(checked.calls.batches, "batch", "batches")}): {checked.duration}
             {checked.binding ? ` at ${checked.binding}` : ""}.
           </p>
@@ -275,7 +322,8 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
       {answer?.outcome === "nothing_new" ? (
         <Callout tone="warning" title="Nothing new to import" role="status">
           <p data-testid="already-imported">
-            All {answer.alreadyImported} link{answer.alreadyImported === 1 ? "" : "s"} of this file that can be imported {answer.alreadyImported === 1 ? "is" : "are"} imported already
+            All {answer.alreadyImported} link{answer.alreadyImported === 1 ? "" : "s"} of this file that can be imported{" "}
+            {answer.alreadyImported === 1 ? "is" : "are"} imported already
             {answer.duplicates > 0 ? ` (${answer.duplicates} more listed twice)` : ""}; nothing was started.
           </p>
           <p className="mt-2 flex flex-wrap gap-3">
@@ -296,11 +344,15 @@ function DuplicateLinks({ report }: { report: FileReport }) {
   const duplicates = report.links.filter((l) => l.duplicateOf);
   if (duplicates.length === 0) return null;
   return (
-    <Callout tone="warning" title={`${duplicates.length} link${duplicates.length === 1 ? " is" : "s are"} listed twice`}>
+    <Callout
+      tone="warning"
+      title={`${duplicates.length} link${duplicates.length === 1 ? " is" : "s are"} listed twice`}
+    >
       <ul className="list-disc pl-5" data-testid="duplicates">
         {duplicates.slice(0, 20).map((l) => (
           <li key={l.position}>
-            Line {l.line} is the same link as line {l.duplicateOf!.line} (customer {l.customerUserId ?? "–"}, {l.institutionId ?? "–"}): imported once.
+            Line {l.line} is the same link as line {l.duplicateOf!.line} (customer {l.customerUserId ?? "–"},{" "}
+            {l.institutionId ?? "–"}): imported once.
           </li>
         ))}
         {duplicates.length > 20 ? <li>and {duplicates.length - 20} more (all in the validation report)</li> : null}
@@ -313,7 +365,10 @@ function DuplicateLinks({ report }: { report: FileReport }) {
 function AlreadyImported({ known, report }: { known: KnownLink[]; report: FileReport }) {
   const lineOf = new Map(report.links.map((l) => [l.position, l.line]));
   return (
-    <Callout tone="warning" title={`${known.length} link${known.length === 1 ? " was" : "s were"} imported before: skipped`}>
+    <Callout
+      tone="warning"
+      title={`${known.length} link${known.length === 1 ? " was" : "s were"} imported before: skipped`}
+    >
       <ul className="list-disc pl-5" data-testid="known-links">
         {known.slice(0, 20).map((k) => (
           <li key={k.position}>

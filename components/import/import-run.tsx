@@ -69,7 +69,11 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
   const resumable = canControl && job.state === "cancelled" && job.counts.cancelled > 0 && job.counts.sent === 0;
 
   return (
-    <section aria-labelledby="import-run" className="space-y-4 rounded-lg border border-slate-200 bg-white p-4" data-testid="import-run">
+    <section
+      aria-labelledby="import-run"
+      className="space-y-4 rounded-lg border border-slate-200 bg-white p-4"
+      data-testid="import-run"
+    >
       <h2 id="import-run" className="sr-only">
         Import progress
       </h2>
@@ -86,7 +90,11 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
             Resume the import ({job.counts.cancelled} calls left)
           </button>
         ) : null}
-        {resume.result.serverError ? <p role="alert" className="text-sm text-red-700">{resume.result.serverError}</p> : null}
+        {resume.result.serverError ? (
+          <p role="alert" className="text-sm text-red-700">
+            {resume.result.serverError}
+          </p>
+        ) : null}
         <span className="ml-auto flex gap-3 text-sm">
           <a className="text-indigo-700 underline" href={`/import/${initial.id}/export`}>
             Reconciliation, every line (CSV)
@@ -99,14 +107,21 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
           </a>
         </span>
       </div>
-      {canControl && summary && summary.created > 0 ? <UndoImport jobId={initial.id} finished={!live && job.state !== "running" && job.state !== "paused"} /> : null}
+      {canControl && summary && summary.created > 0 ? (
+        <UndoImport jobId={initial.id} finished={!live && job.state !== "running" && job.state !== "paused"} />
+      ) : null}
       {summary ? (
         <p className="text-sm text-slate-700" role="status" data-testid="links-imported">
-          {summary.created.toLocaleString("en-US")} of {summary.planned.toLocaleString("en-US")} new link{summary.planned === 1 ? "" : "s"} created
+          {summary.created.toLocaleString("en-US")} of {summary.planned.toLocaleString("en-US")} new link
+          {summary.planned === 1 ? "" : "s"} created
           {summary.failed > 0 ? `, ${summary.failed.toLocaleString("en-US")} failed` : ""}
-          {summary.cancelled > 0 ? `, ${summary.cancelled.toLocaleString("en-US")} cancelled` : ""}. Of the file&rsquo;s {summary.rows.toLocaleString("en-US")} lines:{" "}
-          {summary.alreadyImported.toLocaleString("en-US")} already imported, {summary.duplicates.toLocaleString("en-US")} listed twice, {summary.invalid.toLocaleString("en-US")} invalid.
-          {summary.rows > links.length ? ` The first ${links.length.toLocaleString("en-US")} lines are listed; the CSV has every line.` : ""}
+          {summary.cancelled > 0 ? `, ${summary.cancelled.toLocaleString("en-US")} cancelled` : ""}. Of the file&rsquo;s{" "}
+          {summary.rows.toLocaleString("en-US")} lines: {summary.alreadyImported.toLocaleString("en-US")} already
+          imported, {summary.duplicates.toLocaleString("en-US")} listed twice, {summary.invalid.toLocaleString("en-US")}{" "}
+          invalid.
+          {summary.rows > links.length
+            ? ` The first ${links.length.toLocaleString("en-US")} lines are listed; the CSV has every line.`
+            : ""}
         </p>
       ) : null}
       <ScrollTable className="rounded border border-slate-200">
@@ -128,21 +143,35 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
                 <td className="px-3 py-2 tabular-nums text-slate-500">{o.line}</td>
                 {/* The reason sits under the outcome: a column of its own was off screen at 1024 px. */}
                 <td className="max-w-md px-3 py-2">
-                  {o.outcome === "pending" ? (STATE_LABELS[o.state] ?? "In progress") : RECONCILIATION_OUTCOMES[o.outcome]}
+                  {o.outcome === "pending"
+                    ? (STATE_LABELS[o.state] ?? "In progress")
+                    : RECONCILIATION_OUTCOMES[o.outcome]}
                   {o.reason ? <p className="mt-0.5 text-xs text-slate-600">{o.reason}</p> : null}
                 </td>
                 <td className="max-w-40 truncate px-3 py-2" title={o.customerUserId ?? undefined}>
                   {o.customerUserId ?? "–"}
                 </td>
-                <td className="px-3 py-2 font-mono text-xs">{o.linkId ? <Link className="text-indigo-700 underline" href={`/links/${encodeURIComponent(o.linkId)}`}>{o.linkId}</Link> : "–"}</td>
+                <td className="px-3 py-2 font-mono text-xs">
+                  {o.linkId ? (
+                    <Link className="text-indigo-700 underline" href={`/links/${encodeURIComponent(o.linkId)}`}>
+                      {o.linkId}
+                    </Link>
+                  ) : (
+                    "–"
+                  )}
+                </td>
                 <td className="px-3 py-2">{linkStateLabel(o)}</td>
-                <td className="px-3 py-2 text-right tabular-nums">{o.calls > 0 ? o.transactions.toLocaleString("en-US") : "–"}</td>
+                <td className="px-3 py-2 text-right tabular-nums">
+                  {o.calls > 0 ? o.transactions.toLocaleString("en-US") : "–"}
+                </td>
                 <td className="px-3 py-2 text-right tabular-nums">{o.calls > 0 ? `${o.callsDone}/${o.calls}` : "–"}</td>
               </tr>
             ))}
           </tbody>
         </table>
-        {outcomes.error ? <p className="px-3 py-2 text-sm text-amber-800">Results unavailable ({outcomes.error.message}); retrying.</p> : null}
+        {outcomes.error ? (
+          <p className="px-3 py-2 text-sm text-amber-800">Results unavailable ({outcomes.error.message}); retrying.</p>
+        ) : null}
       </ScrollTable>
     </section>
   );

@@ -11,7 +11,10 @@ export interface WorkerRequest {
 }
 export type WorkerResponse = { ok: true; report: FileReport; ms: number } | { ok: false; error: string };
 
-const scope = globalThis as unknown as { onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null; postMessage(message: WorkerResponse): void };
+const scope = globalThis as unknown as {
+  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
+  postMessage(message: WorkerResponse): void;
+};
 
 scope.onmessage = (event) => {
   const started = performance.now();

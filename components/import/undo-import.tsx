@@ -17,7 +17,10 @@ export function UndoImport({ jobId, finished }: { jobId: string; finished: boole
   const [ticked, setTicked] = useState<Set<string>>(new Set());
   const plan = preview.result.data;
   const started = undo.result.data;
-  const error = preview.result.serverError ?? undo.result.serverError ?? (preview.hasErrored || undo.hasErrored ? NO_ANSWER : undefined);
+  const error =
+    preview.result.serverError ??
+    undo.result.serverError ??
+    (preview.hasErrored || undo.hasErrored ? NO_ANSWER : undefined);
 
   if (started) {
     return (
@@ -47,21 +50,26 @@ export function UndoImport({ jobId, finished }: { jobId: string; finished: boole
       ) : plan.links === 0 ? (
         <p role="status">This import has no links left to delete.</p>
       ) : (
-        <div role="dialog" aria-labelledby="undo-title" className="space-y-2 rounded border border-red-200 bg-red-50 p-3">
+        <div
+          role="dialog"
+          aria-labelledby="undo-title"
+          className="space-y-2 rounded border border-red-200 bg-red-50 p-3"
+        >
           <p id="undo-title" className="font-medium text-red-900">
             {deleting > 0
               ? `Delete ${deleting} link${deleting === 1 ? "" : "s"} this import created?`
               : `Every link left of this import was reconnected since: tick the ones to delete anyway.`}
           </p>
           <p className="text-slate-800">
-            The upstream keeps a deleted link readable, as deleted, for 90 days, then removes it; its customer would have to link it again. Linkdesk records
-            each deletion in the audit trail, and a later file may import these links again.
+            The upstream keeps a deleted link readable, as deleted, for 90 days, then removes it; its customer would
+            have to link it again. Linkdesk records each deletion in the audit trail, and a later file may import these
+            links again.
           </p>
           {plan.changedCount > 0 ? (
             <fieldset className="space-y-1">
               <legend className="text-slate-800">
-                {plan.changedCount} link{plan.changedCount === 1 ? " was" : "s were"} reconnected since the import and {plan.changedCount === 1 ? "is" : "are"} kept unless you tick{" "}
-                {plan.changedCount === 1 ? "it" : "them"}:
+                {plan.changedCount} link{plan.changedCount === 1 ? " was" : "s were"} reconnected since the import and{" "}
+                {plan.changedCount === 1 ? "is" : "are"} kept unless you tick {plan.changedCount === 1 ? "it" : "them"}:
               </legend>
               {plan.changed.map((l) => (
                 <label key={l.linkId} className="flex items-center gap-2">
@@ -76,7 +84,8 @@ export function UndoImport({ jobId, finished }: { jobId: string; finished: boole
                     }}
                   />
                   <span>
-                    Line {l.line}: <span className="font-mono">{l.linkId}</span> (customer {l.customerUserId}), {l.imported} when imported, {l.now} now
+                    Line {l.line}: <span className="font-mono">{l.linkId}</span> (customer {l.customerUserId}),{" "}
+                    {l.imported} when imported, {l.now} now
                   </span>
                 </label>
               ))}
@@ -91,7 +100,11 @@ export function UndoImport({ jobId, finished }: { jobId: string; finished: boole
             >
               Delete {deleting} link{deleting === 1 ? "" : "s"}
             </button>
-            <button type="button" className="rounded border border-slate-300 bg-white px-2.5 py-1" onClick={() => (preview.reset(), setTicked(new Set()))}>
+            <button
+              type="button"
+              className="rounded border border-slate-300 bg-white px-2.5 py-1"
+              onClick={() => (preview.reset(), setTicked(new Set()))}
+            >
               Keep them
             </button>
           </p>

@@ -33,7 +33,11 @@ export function useFileReport() {
     setReading({ status: "reading", file });
     current.onmessage = (event: MessageEvent<WorkerResponse>) => {
       const answer = event.data;
-      setReading(answer.ok ? { status: "read", file, report: answer.report, ms: answer.ms } : { status: "failed", file, error: answer.error });
+      setReading(
+        answer.ok
+          ? { status: "read", file, report: answer.report, ms: answer.ms }
+          : { status: "failed", file, error: answer.error },
+      );
       current.terminate();
       if (worker.current === current) worker.current = null;
     };

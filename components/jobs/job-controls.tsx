@@ -36,27 +36,47 @@ export function JobControls({
   const resume = useAction(resumeJob, { onSuccess });
   const cancel = useAction(cancelJob, { onSuccess });
   const retry = useAction(retryJob, { onSuccess });
-  const undo = useAction(undoJob, { onSuccess: ({ data }) => data && (onUndone ? onUndone(data.jobId) : router.push(`/jobs/${data.jobId}`)) });
+  const undo = useAction(undoJob, {
+    onSuccess: ({ data }) => data && (onUndone ? onUndone(data.jobId) : router.push(`/jobs/${data.jobId}`)),
+  });
   const hydrated = useHydrated();
   // Until the page's script runs a click could not act: the buttons wait for it, disabled.
-  const pending = !hydrated || pause.isPending || resume.isPending || cancel.isPending || retry.isPending || undo.isPending;
-  const error = [pause, resume, cancel, retry, undo].map((a) => a.result.serverError ?? a.result.validationErrors?.fieldErrors?.jobId?.[0]).find(Boolean);
+  const pending =
+    !hydrated || pause.isPending || resume.isPending || cancel.isPending || retry.isPending || undo.isPending;
+  const error = [pause, resume, cancel, retry, undo]
+    .map((a) => a.result.serverError ?? a.result.validationErrors?.fieldErrors?.jobId?.[0])
+    .find(Boolean);
   const input = { jobId: job.id };
 
   return (
     <div className="flex flex-wrap items-center gap-2">
       {canControl && job.controls.includes("pause") ? (
-        <button type="button" className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} disabled={pending} onClick={() => pause.execute(input)}>
+        <button
+          type="button"
+          className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+          disabled={pending}
+          onClick={() => pause.execute(input)}
+        >
           Pause
         </button>
       ) : null}
       {canControl && job.controls.includes("resume") ? (
-        <button type="button" className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`} disabled={pending} onClick={() => resume.execute(input)}>
+        <button
+          type="button"
+          className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
+          disabled={pending}
+          onClick={() => resume.execute(input)}
+        >
           Resume
         </button>
       ) : null}
       {canControl && job.controls.includes("retry") ? (
-        <button type="button" className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`} disabled={pending} onClick={() => retry.execute(input)}>
+        <button
+          type="button"
+          className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
+          disabled={pending}
+          onClick={() => retry.execute(input)}
+        >
           Retry {job.counts.failed} failed
         </button>
       ) : null}
@@ -66,14 +86,20 @@ export function JobControls({
           className={`${button} border-red-300 bg-white text-red-800 hover:bg-red-50`}
           disabled={pending}
           onClick={() => {
-            if (window.confirm(`Cancel "${job.title}"? The ${job.counts.pending} calls not yet made will not be made.`)) cancel.execute(input);
+            if (window.confirm(`Cancel "${job.title}"? The ${job.counts.pending} calls not yet made will not be made.`))
+              cancel.execute(input);
           }}
         >
           Cancel job
         </button>
       ) : null}
       {canUndo && job.undoable ? (
-        <button type="button" className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`} disabled={pending} onClick={() => undo.execute(input)}>
+        <button
+          type="button"
+          className={`${button} border-slate-300 bg-white text-slate-800 hover:bg-slate-50`}
+          disabled={pending}
+          onClick={() => undo.execute(input)}
+        >
           Undo the whole job
         </button>
       ) : null}

@@ -76,7 +76,8 @@ export function JobEndNotices() {
         const decision = decideNotices(answer.jobs, readMemory(), isJobOnScreen);
         writeMemory(decision.memory);
         live = decision.live;
-        if (decision.tell.length > 0) setTold((shown) => [...shown, ...decision.tell.filter((t) => !shown.some((s) => s.id === t.id))]);
+        if (decision.tell.length > 0)
+          setTold((shown) => [...shown, ...decision.tell.filter((t) => !shown.some((s) => s.id === t.id))]);
         setMoving(live);
       }
       if (again) {
@@ -92,7 +93,8 @@ export function JobEndNotices() {
       const jobId = (event as CustomEvent<unknown>).detail;
       if (typeof jobId !== "string") return;
       const memory = readMemory();
-      if (!memory.watching.includes(jobId) && !memory.told.includes(jobId)) writeMemory({ ...memory, watching: [...memory.watching, jobId] });
+      if (!memory.watching.includes(jobId) && !memory.told.includes(jobId))
+        writeMemory({ ...memory, watching: [...memory.watching, jobId] });
       // Already asking every few seconds: the next answer covers it.
       if (!live) void ask();
     };
@@ -121,10 +123,18 @@ export function JobEndNotices() {
       className="pointer-events-none fixed right-4 bottom-4 z-50 flex w-96 max-w-[calc(100vw-2rem)] flex-col gap-2"
     >
       {told.map((notice) => (
-        <div key={notice.id} data-testid="job-notice" className="pointer-events-auto rounded-lg border border-slate-200 bg-white p-3 text-sm shadow-lg">
+        <div
+          key={notice.id}
+          data-testid="job-notice"
+          className="pointer-events-auto rounded-lg border border-slate-200 bg-white p-3 text-sm shadow-lg"
+        >
           <p className="text-slate-900">{notice.message}</p>
           <div className="mt-2 flex items-center gap-3">
-            <Link href={`/jobs/${notice.id}`} onClick={() => dismiss(notice.id)} className="font-medium text-indigo-700 underline">
+            <Link
+              href={`/jobs/${notice.id}`}
+              onClick={() => dismiss(notice.id)}
+              className="font-medium text-indigo-700 underline"
+            >
               Open the job
             </Link>
             <button type="button" onClick={() => dismiss(notice.id)} className="text-slate-700 underline">

@@ -26,7 +26,11 @@ export interface NoticeDecision {
  * not on the page (the person is elsewhere in the dashboard); forgotten either way. A watched job missing from the
  * answer ended long ago or was never theirs: forgotten. A paused one stays watched.
  */
-export function decideNotices(jobs: readonly JobNotice[], memory: NoticeMemory, onScreen: (jobId: string) => boolean): NoticeDecision {
+export function decideNotices(
+  jobs: readonly JobNotice[],
+  memory: NoticeMemory,
+  onScreen: (jobId: string) => boolean,
+): NoticeDecision {
   const watching = new Set(memory.watching);
   const told = [...memory.told];
   const tell: NoticeDecision["tell"] = [];

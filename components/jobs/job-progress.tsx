@@ -13,7 +13,17 @@ import { jobIsLive, useJob, useRefreshOnMovement } from "./use-job";
  * `refreshPage`, what the server rendered around it (the job page's state chips and items table) follows each poll
  * until the job's last item settles.
  */
-export function JobProgress({ jobId, initial, showLink = true, refreshPage = false }: { jobId: string; initial?: JobView; showLink?: boolean; refreshPage?: boolean }) {
+export function JobProgress({
+  jobId,
+  initial,
+  showLink = true,
+  refreshPage = false,
+}: {
+  jobId: string;
+  initial?: JobView;
+  showLink?: boolean;
+  refreshPage?: boolean;
+}) {
   const { data: job, error } = useJob(jobId, initial);
   useRefreshOnMovement(job, initial, refreshPage);
   useJobOnScreen(jobId);
@@ -22,7 +32,12 @@ export function JobProgress({ jobId, initial, showLink = true, refreshPage = fal
     // The shell's notices start following the person's jobs as soon as one they look at runs.
     if (live) announceLiveJob(jobId);
   }, [jobId, live]);
-  if (!job) return <p className="text-sm text-slate-600">{error ? `Progress unavailable (${error.message}); retrying.` : "Starting…"}</p>;
+  if (!job)
+    return (
+      <p className="text-sm text-slate-600">
+        {error ? `Progress unavailable (${error.message}); retrying.` : "Starting…"}
+      </p>
+    );
   const percent = job.total === 0 ? 100 : Math.round((job.settled / job.total) * 100);
   return (
     <div className="w-full space-y-1" data-testid="job-progress">
@@ -67,13 +82,16 @@ export function summary(job: JobView): string {
     case "done":
       return `Finished: ${tally}.`;
     case "cancelled":
-      return counts.sent > 0 ? `Cancelling: ${tally}; ${counts.sent} call${counts.sent === 1 ? "" : "s"} in flight to settle.` : `Cancelled: ${tally}.`;
+      return counts.sent > 0
+        ? `Cancelling: ${tally}; ${counts.sent} call${counts.sent === 1 ? "" : "s"} in flight to settle.`
+        : `Cancelled: ${tally}.`;
     case "paused":
       return `Paused: ${tally}. Nothing is sent until it is resumed.`;
     case "running": {
       const pace = finite(job.perMinute) && job.perMinute > 0 ? `, ${job.perMinute}/min` : "";
       const left = finite(job.etaSeconds) ? `${describeDuration(job.etaSeconds)} left` : null;
-      const waiting = job.waiting && finite(job.waiting.nextSlotInS) && typeof job.waiting.limit === "string" ? job.waiting : null;
+      const waiting =
+        job.waiting && finite(job.waiting.nextSlotInS) && typeof job.waiting.limit === "string" ? job.waiting : null;
       if (waiting) {
         return `${tally}${pace}. Waiting for ${waiting.limit}, next slot in ${waiting.nextSlotInS} s${left ? `; ${left}` : ""}.`;
       }

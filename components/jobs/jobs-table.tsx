@@ -31,7 +31,12 @@ const columns = helper.columns([
       </>
     ),
   }),
-  helper.accessor("state", { id: "state", header: "State", enableSorting: false, cell: ({ row }) => <JobStateChip state={row.original.state} /> }),
+  helper.accessor("state", {
+    id: "state",
+    header: "State",
+    enableSorting: false,
+    cell: ({ row }) => <JobStateChip state={row.original.state} />,
+  }),
   helper.accessor("settled", {
     id: "progress",
     header: "Progress",
@@ -62,12 +67,26 @@ const columns = helper.columns([
     header: "Finished",
     enableSorting: false,
     cell: ({ row, table }) =>
-      row.original.finishedAt ? <RelativeTime value={row.original.finishedAt} now={table.options.meta?.renderedAt ?? 0} /> : <span className="text-slate-500">—</span>,
+      row.original.finishedAt ? (
+        <RelativeTime value={row.original.finishedAt} now={table.options.meta?.renderedAt ?? 0} />
+      ) : (
+        <span className="text-slate-500">—</span>
+      ),
   }),
 ]);
 
 /** The jobs of the current filter, refreshed while any of them runs. */
-export function JobsTable({ initial, query, renderedAt, pathname }: { initial: JobView[]; query: string; renderedAt: number; pathname: string }) {
+export function JobsTable({
+  initial,
+  query,
+  renderedAt,
+  pathname,
+}: {
+  initial: JobView[];
+  query: string;
+  renderedAt: number;
+  pathname: string;
+}) {
   const { data = initial } = useJobs(query, initial);
   return (
     <DataTable

@@ -3,7 +3,15 @@ import type { JobView } from "@/lib/jobs/view";
 import { summary } from "./job-progress";
 import { jobIsLive, jobMovement } from "./use-job";
 
-const counts = (over: Partial<JobView["counts"]> = {}): JobView["counts"] => ({ pending: 0, sent: 0, done: 0, failed: 0, skipped: 0, cancelled: 0, ...over });
+const counts = (over: Partial<JobView["counts"]> = {}): JobView["counts"] => ({
+  pending: 0,
+  sent: 0,
+  done: 0,
+  failed: 0,
+  skipped: 0,
+  cancelled: 0,
+  ...over,
+});
 
 function view(over: Partial<JobView> = {}): JobView {
   return {
@@ -40,17 +48,31 @@ describe("jobIsLive", () => {
     // Cancelled: its calls in flight are still answered or checked, and it is over once they are.
     expect(jobIsLive(view({ state: "cancelled", counts: counts({ sent: 1, done: 30, cancelled: 19 }) }))).toBe(true);
     expect(jobIsLive(view({ state: "cancelled", counts: counts({ done: 30, cancelled: 20 }) }))).toBe(true);
-    expect(jobIsLive(view({ state: "cancelled", counts: counts({ done: 30, cancelled: 20 }), finishedAt: "2026-11-20T12:02:00.000Z" }))).toBe(false);
+    expect(
+      jobIsLive(
+        view({
+          state: "cancelled",
+          counts: counts({ done: 30, cancelled: 20 }),
+          finishedAt: "2026-11-20T12:02:00.000Z",
+        }),
+      ),
+    ).toBe(false);
     // Done as read while its last items were still being recorded: one more poll.
-    expect(jobIsLive(view({ state: "done", counts: counts({ sent: 1, done: 49 }), finishedAt: "2026-11-20T12:02:00.000Z" }))).toBe(true);
-    expect(jobIsLive(view({ state: "done", counts: counts({ done: 50 }), finishedAt: "2026-11-20T12:02:00.000Z" }))).toBe(false);
+    expect(
+      jobIsLive(view({ state: "done", counts: counts({ sent: 1, done: 49 }), finishedAt: "2026-11-20T12:02:00.000Z" })),
+    ).toBe(true);
+    expect(
+      jobIsLive(view({ state: "done", counts: counts({ done: 50 }), finishedAt: "2026-11-20T12:02:00.000Z" })),
+    ).toBe(false);
   });
 
   it("sees the last items settle as movement, so the page's chips and items table are read once more", () => {
     const before = view({ state: "done", counts: counts({ done: 30, pending: 20 }) });
     const after = view({ state: "done", counts: counts({ done: 50 }) });
     expect(jobMovement(before)).not.toBe(jobMovement(after));
-    expect(jobMovement(after)).toBe(jobMovement(view({ state: "done", counts: counts({ done: 50 }), perMinute: 0, etaSeconds: null })));
+    expect(jobMovement(after)).toBe(
+      jobMovement(view({ state: "done", counts: counts({ done: 50 }), perMinute: 0, etaSeconds: null })),
+    );
   });
 });
 
@@ -61,7 +83,14 @@ describe("summary", () => {
       "30 done of 50, 30/min. Waiting for the per-link limit of GET /links/{id}/transactions, next slot in 12 s; about 15 s left.",
     );
     // Closed after a 429: said so, with the time its Retry-After ends.
-    expect(summary(view({ waiting: { limit: `${limit} (closed after a 429 from the upstream)`, nextSlotInS: 30 }, etaSeconds: 95 }))).toBe(
+    expect(
+      summary(
+        view({
+          waiting: { limit: `${limit} (closed after a 429 from the upstream)`, nextSlotInS: 30 },
+          etaSeconds: 95,
+        }),
+      ),
+    ).toBe(
       "30 done of 50, 30/min. Waiting for the per-link limit of GET /links/{id}/transactions (closed after a 429 from the upstream), next slot in 30 s; about 2 min left.",
     );
     expect(summary(view())).toBe("30 done of 50, 30/min, about 40 s left.");
@@ -70,8 +99,17 @@ describe("summary", () => {
   it("never shows NaN or undefined, even for an answer missing the newer figures", () => {
     const partial = view({ etaSeconds: Number.NaN, perMinute: undefined as never, waiting: undefined as never });
     expect(summary(partial)).toBe("30 done of 50.");
-    expect(summary(view({ waiting: { limit: "the per-app limit of POST /links/import", nextSlotInS: Number.NaN }, etaSeconds: null }))).toBe("30 done of 50, 30/min.");
+    expect(
+      summary(
+        view({
+          waiting: { limit: "the per-app limit of POST /links/import", nextSlotInS: Number.NaN },
+          etaSeconds: null,
+        }),
+      ),
+    ).toBe("30 done of 50, 30/min.");
     // An older instance's answer named only the scope: its wait is left out rather than shown as "undefined".
-    expect(summary(view({ waiting: { scope: "per-app", nextSlotInS: 12 } as never, etaSeconds: null }))).toBe("30 done of 50, 30/min.");
+    expect(summary(view({ waiting: { scope: "per-app", nextSlotInS: 12 } as never, etaSeconds: null }))).toBe(
+      "30 done of 50, 30/min.",
+    );
   });
 });

@@ -56,7 +56,11 @@ export function jobMovement(job: Pick<JobView, "state" | "counts">): string {
  * Renders the server's part of a job's page again (its state chips and its items table) each time a poll shows the
  * job moved: so the last poll, the one that sees the job end, refreshes it once more, and then nothing does.
  */
-export function useRefreshOnMovement(job: Pick<JobView, "state" | "counts"> | undefined, rendered: Pick<JobView, "state" | "counts"> | undefined, enabled = true): void {
+export function useRefreshOnMovement(
+  job: Pick<JobView, "state" | "counts"> | undefined,
+  rendered: Pick<JobView, "state" | "counts"> | undefined,
+  enabled = true,
+): void {
   const router = useRouter();
   const shown = useRef(rendered ? jobMovement(rendered) : null);
   const movement = job ? jobMovement(job) : null;

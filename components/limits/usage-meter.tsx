@@ -3,7 +3,17 @@
  * words. One line, so a table of meters stays one line a row. `compact` (a table column that must stay on a small
  * screen): a shorter bar, the figures without "used", "Near" for "Near limit".
  */
-export function UsageMeter({ used, limit, label, compact = false }: { used: number; limit: number; label: string; compact?: boolean }) {
+export function UsageMeter({
+  used,
+  limit,
+  label,
+  compact = false,
+}: {
+  used: number;
+  limit: number;
+  label: string;
+  compact?: boolean;
+}) {
   const ratio = limit > 0 ? Math.min(1, used / limit) : 1;
   const level = ratio >= 1 ? "full" : ratio >= 0.8 ? "near" : "ok";
   const colour = level === "full" ? "bg-red-600" : level === "near" ? "bg-amber-500" : "bg-emerald-600";
@@ -24,7 +34,9 @@ export function UsageMeter({ used, limit, label, compact = false }: { used: numb
         {used} / {limit}
         {compact ? null : " used"}
         {level === "full" ? <span className="ml-1 font-semibold text-red-700">Full</span> : null}
-        {level === "near" ? <span className="ml-1 font-semibold text-amber-800">{compact ? "Near" : "Near limit"}</span> : null}
+        {level === "near" ? (
+          <span className="ml-1 font-semibold text-amber-800">{compact ? "Near" : "Near limit"}</span>
+        ) : null}
       </div>
     </div>
   );

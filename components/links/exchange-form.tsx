@@ -9,19 +9,28 @@ import { type ExchangeTokenInput, exchangeTokenSchema } from "@/lib/schemas/link
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 export function ExchangeForm({ demo }: { demo: boolean }) {
-  const form = useForm<ExchangeTokenInput>({ resolver: zodResolver(exchangeTokenSchema), defaultValues: { exchangeableToken: "" } });
+  const form = useForm<ExchangeTokenInput>({
+    resolver: zodResolver(exchangeTokenSchema),
+    defaultValues: { exchangeableToken: "" },
+  });
   const exchange = useAction(exchangeToken);
   // Before the script runs, a submit would go out as a GET with the token in the address: the buttons wait, disabled.
   const hydrated = useHydrated();
   const sandbox = useAction(createSandboxExchangeToken, {
     onSuccess: ({ data }) => form.setValue("exchangeableToken", data.exchangeableToken, { shouldValidate: true }),
   });
-  const fieldError = form.formState.errors.exchangeableToken?.message ?? exchange.result.validationErrors?.fieldErrors?.exchangeableToken?.[0];
+  const fieldError =
+    form.formState.errors.exchangeableToken?.message ??
+    exchange.result.validationErrors?.fieldErrors?.exchangeableToken?.[0];
   const link = exchange.result.data?.link;
 
   return (
     <div className="max-w-2xl space-y-4">
-      <form onSubmit={form.handleSubmit((values) => exchange.execute(values))} noValidate className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
+      <form
+        onSubmit={form.handleSubmit((values) => exchange.execute(values))}
+        noValidate
+        className="space-y-3 rounded-lg border border-slate-200 bg-white p-4"
+      >
         <div>
           <label htmlFor="exchangeable-token" className="block text-sm font-medium text-slate-700">
             Exchangeable token
@@ -60,7 +69,11 @@ export function ExchangeForm({ demo }: { demo: boolean }) {
             </button>
           ) : null}
         </div>
-        {sandbox.result.serverError ? <p role="alert" className="text-sm text-red-700">{sandbox.result.serverError}</p> : null}
+        {sandbox.result.serverError ? (
+          <p role="alert" className="text-sm text-red-700">
+            {sandbox.result.serverError}
+          </p>
+        ) : null}
       </form>
 
       {exchange.result.serverError ? (
@@ -75,13 +88,20 @@ export function ExchangeForm({ demo }: { demo: boolean }) {
       ) : null}
 
       {link ? (
-        <div role="status" className="rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
+        <div
+          role="status"
+          className="rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900"
+        >
           <p className="font-medium">Link created</p>
           <dl className="mt-2 grid grid-cols-[8rem_1fr] gap-x-3 gap-y-1">
             <dt>Link id</dt>
             <dd className="font-mono">
               {/* The new link's own page, where support reads it (an upstream id: encoded into the path). */}
-              <Link className="text-indigo-700 underline" href={`/links/${encodeURIComponent(link.link_id)}`} data-testid="exchanged-link-id">
+              <Link
+                className="text-indigo-700 underline"
+                href={`/links/${encodeURIComponent(link.link_id)}`}
+                data-testid="exchanged-link-id"
+              >
                 {link.link_id}
               </Link>
             </dd>

@@ -6,7 +6,8 @@ import { refreshAllLinks, refreshLink } from "@/lib/actions/sync";
 import { describeDuration } from "@/lib/budget/headroom";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
-const buttonClass = "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-800 hover:bg-slate-50 disabled:opacity-60";
+const buttonClass =
+  "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-800 hover:bg-slate-50 disabled:opacity-60";
 
 /**
  * "Refresh now" for one link: reads it from the upstream at once (one call of the person's part of the rate budget)
@@ -20,7 +21,12 @@ export function RefreshLinkButton({ linkId }: { linkId: string }) {
   const link = refresh.result.data?.link;
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <button type="button" disabled={refresh.isPending || !hydrated} onClick={() => refresh.execute({ linkId })} className={buttonClass}>
+      <button
+        type="button"
+        disabled={refresh.isPending || !hydrated}
+        onClick={() => refresh.execute({ linkId })}
+        className={buttonClass}
+      >
         {refresh.isPending ? "Refreshing…" : "Refresh now"}
       </button>
       {problem ? (
@@ -48,7 +54,12 @@ export function RefreshAllButton() {
   const data = refresh.result.data;
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <button type="button" disabled={refresh.isPending || !hydrated} onClick={() => refresh.execute()} className={buttonClass}>
+      <button
+        type="button"
+        disabled={refresh.isPending || !hydrated}
+        onClick={() => refresh.execute()}
+        className={buttonClass}
+      >
         {refresh.isPending ? "Asking…" : "Refresh all"}
       </button>
       {refresh.result.serverError ? (

@@ -22,7 +22,8 @@ import {
 /** Lines without a link id listed on the page; the rest are counted. */
 const LINES_SHOWN = 100;
 
-type Reading = { status: "none" } | { status: "refused"; message: string } | { status: "read"; file: File; report: LinkIdFile };
+type Reading =
+  { status: "none" } | { status: "refused"; message: string } | { status: "read"; file: File; report: LinkIdFile };
 
 const count = (n: number, one: string, other: string) => `${n.toLocaleString("en")} ${n === 1 ? one : other}`;
 
@@ -43,7 +44,11 @@ export function RegisterLinkIdsForm() {
     registering.reset();
     if (!file) return setReading({ status: "none" });
     const checked = registerFileSchema.safeParse({ file });
-    if (!checked.success) return setReading({ status: "refused", message: checked.error.issues[0]?.message ?? "This file cannot be read." });
+    if (!checked.success)
+      return setReading({
+        status: "refused",
+        message: checked.error.issues[0]?.message ?? "This file cannot be read.",
+      });
     const report = parseLinkIdFile(await file.text());
     setReading(report.refusal ? { status: "refused", message: report.refusal } : { status: "read", file, report });
   };
@@ -64,10 +69,10 @@ export function RegisterLinkIdsForm() {
           Register a file of link ids
         </h2>
         <p className="text-sm text-slate-600">
-          A text file with one link id a line (like <span className="font-mono">{LINK_ID_EXAMPLE}</span>), or a CSV file whose first row names a{" "}
-          <span className="font-mono">link_id</span> column (other columns are ignored). Up to {REGISTER_FILE_MAX_LABEL} and{" "}
-          {REGISTER_FILE_MAX_IDS.toLocaleString("en")} ids. Ids Linkdesk knows already are left as they are; new ones are read by the sync, never-read
-          links first.
+          A text file with one link id a line (like <span className="font-mono">{LINK_ID_EXAMPLE}</span>), or a CSV file
+          whose first row names a <span className="font-mono">link_id</span> column (other columns are ignored). Up to{" "}
+          {REGISTER_FILE_MAX_LABEL} and {REGISTER_FILE_MAX_IDS.toLocaleString("en")} ids. Ids Linkdesk knows already are
+          left as they are; new ones are read by the sync, never-read links first.
         </p>
         <div>
           <label htmlFor="link-ids-file" className="block text-sm font-medium text-slate-700">
@@ -90,9 +95,13 @@ export function RegisterLinkIdsForm() {
         {report ? (
           <div className="space-y-2 text-sm text-slate-700" data-testid="link-ids-preview">
             <p>
-              {count(report.ids.length, "link id", "link ids")} to register ({report.format === "csv" ? "CSV, link_id column" : "one id a line"})
+              {count(report.ids.length, "link id", "link ids")} to register (
+              {report.format === "csv" ? "CSV, link_id column" : "one id a line"})
               {report.duplicates > 0 ? `, ${count(report.duplicates, "duplicate", "duplicates")} counted once` : ""}
-              {report.invalid.length > 0 ? `, ${count(report.invalid.length, "line", "lines")} without a link id (not registered)` : ""}.
+              {report.invalid.length > 0
+                ? `, ${count(report.invalid.length, "line", "lines")} without a link id (not registered)`
+                : ""}
+              .
             </p>
             {report.invalid.length > 0 ? <InvalidLines lines={report.invalid} /> : null}
           </div>
@@ -102,7 +111,11 @@ export function RegisterLinkIdsForm() {
           disabled={!hydrated || !report || report.ids.length === 0 || registering.isPending}
           className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-700 disabled:opacity-60"
         >
-          {registering.isPending ? "Registering…" : report ? `Register ${count(report.ids.length, "link id", "link ids")}` : "Register"}
+          {registering.isPending
+            ? "Registering…"
+            : report
+              ? `Register ${count(report.ids.length, "link id", "link ids")}`
+              : "Register"}
         </button>
       </form>
 
@@ -112,7 +125,11 @@ export function RegisterLinkIdsForm() {
         </p>
       ) : null}
       {result ? (
-        <div role="status" className="space-y-1 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-950" data-testid="registration-result">
+        <div
+          role="status"
+          className="space-y-1 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-950"
+          data-testid="registration-result"
+        >
           <p className="font-medium">Registered</p>
           <dl className="grid grid-cols-[12rem_1fr] gap-x-3 gap-y-0.5">
             <dt>New to Linkdesk</dt>
@@ -127,7 +144,10 @@ export function RegisterLinkIdsForm() {
           <p className="pt-1 text-emerald-900">
             The read model now holds{" "}
             {LINK_SOURCE_ORDER.filter((source) => result.bySource[source])
-              .map((source) => `${result.bySource[source]!.toLocaleString("en")} from ${LINK_SOURCE_LABELS[source].toLowerCase()}`)
+              .map(
+                (source) =>
+                  `${result.bySource[source]!.toLocaleString("en")} from ${LINK_SOURCE_LABELS[source].toLowerCase()}`,
+              )
               .join(", ") || "no links"}
             .
           </p>
@@ -165,7 +185,9 @@ function InvalidLines({ lines }: { lines: LinkIdFile["invalid"] }) {
           ))}
         </tbody>
       </table>
-      {lines.length > LINES_SHOWN ? <p className="px-3 py-1 text-xs">…and {(lines.length - LINES_SHOWN).toLocaleString("en")} more.</p> : null}
+      {lines.length > LINES_SHOWN ? (
+        <p className="px-3 py-1 text-xs">…and {(lines.length - LINES_SHOWN).toLocaleString("en")} more.</p>
+      ) : null}
     </div>
   );
 }

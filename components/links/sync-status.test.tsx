@@ -22,7 +22,9 @@ const text = (html: string) => html.replace(/<[^>]+>/g, "");
 describe("SyncStatusLine", () => {
   it("counts read and unread links as the read model holds them (the page's own numbers), with the run's time left", () => {
     // The run has done 1,006 of its 1,937, but a person's click read 7 more meanwhile: the read model says 924 unread.
-    const html = renderToStaticMarkup(<SyncStatusLine status={status()} readModel={{ total: 1937, unread: 924 }} now={NOW} />);
+    const html = renderToStaticMarkup(
+      <SyncStatusLine status={status()} readModel={{ total: 1937, unread: 924 }} now={NOW} />,
+    );
     expect(text(html)).toContain("Not synced yet · 1,013 of 1,937 links read, 924 not read yet, about 3 min left");
     expect(html).toContain('aria-valuenow="1013"');
     expect(html).toContain('aria-valuemax="1937"');
@@ -30,13 +32,19 @@ describe("SyncStatusLine", () => {
 
   it("shows a later run's progress once every link has been read", () => {
     const html = renderToStaticMarkup(
-      <SyncStatusLine status={status({ done: 500, total: 2000, runFinishedAt: new Date("2026-11-20T11:40:00Z") })} readModel={{ total: 2000, unread: 0 }} now={NOW} />,
+      <SyncStatusLine
+        status={status({ done: 500, total: 2000, runFinishedAt: new Date("2026-11-20T11:40:00Z") })}
+        readModel={{ total: 2000, unread: 0 }}
+        now={NOW}
+      />,
     );
     expect(text(html)).toContain("Synced 20 min ago · refreshing 500 / 2,000 links, about 3 min left");
   });
 
   it("says a stopped first read resumes, still with the unread count", () => {
-    const html = renderToStaticMarkup(<SyncStatusLine status={status({ running: false })} readModel={{ total: 1937, unread: 924 }} now={NOW} />);
+    const html = renderToStaticMarkup(
+      <SyncStatusLine status={status({ running: false })} readModel={{ total: 1937, unread: 924 }} now={NOW} />,
+    );
     expect(text(html)).toContain("1,013 of 1,937 links read, 924 not read yet, resumes shortly");
     expect(html).not.toContain("progressbar");
   });

@@ -21,17 +21,30 @@ export async function SyncStatus({ status, readModel }: { status?: SyncStatusDat
 }
 
 /** The status as given, for pages that read it along with other data. `now` is for tests and stories. */
-export function SyncStatusLine({ status, readModel, now }: { status: SyncStatusData; readModel: ReadModelCounts; now?: Date }) {
+export function SyncStatusLine({
+  status,
+  readModel,
+  now,
+}: {
+  status: SyncStatusData;
+  readModel: ReadModelCounts;
+  now?: Date;
+}) {
   const synced = status.runFinishedAt ? `Synced ${timeAgo(status.runFinishedAt, now)}` : "Not synced yet";
   const reading = status.phase === "details" && status.total > 0;
   const read = readModel.total - readModel.unread;
   const left = status.running && reading && status.etaSeconds ? `, ${describeDuration(status.etaSeconds)} left` : "";
   // While links are still unread, progress is the read model's: read of all, and the same "not read yet" as the page.
-  const firstRead = readModel.unread > 0 ? `${formatCount(read)} of ${formatCount(readModel.total)} links read, ${formatCount(readModel.unread)} not read yet` : null;
+  const firstRead =
+    readModel.unread > 0
+      ? `${formatCount(read)} of ${formatCount(readModel.total)} links read, ${formatCount(readModel.unread)} not read yet`
+      : null;
   let progress: string | null = null;
   if (status.running && status.phase === "listing") progress = `listing links (${formatCount(status.done)} so far)`;
-  else if (status.running && reading) progress = `${firstRead ?? `refreshing ${formatCount(status.done)} / ${formatCount(status.total)} links`}${left}`;
-  else if (!status.running && status.phase !== "idle") progress = `${firstRead ?? `paused at ${reading ? `${formatCount(status.done)} / ${formatCount(status.total)} links` : "listing"}`}, resumes shortly`;
+  else if (status.running && reading)
+    progress = `${firstRead ?? `refreshing ${formatCount(status.done)} / ${formatCount(status.total)} links`}${left}`;
+  else if (!status.running && status.phase !== "idle")
+    progress = `${firstRead ?? `paused at ${reading ? `${formatCount(status.done)} / ${formatCount(status.total)} links` : "listing"}`}, resumes shortly`;
   else if (status.requestedAt) progress = "refresh of all links requested";
   else if (firstRead) progress = firstRead;
 
@@ -51,7 +64,10 @@ export function SyncStatusLine({ status, readModel, now }: { status: SyncStatusD
           aria-valuenow={bar.value}
           className="h-1.5 w-full max-w-sm overflow-hidden rounded bg-slate-200"
         >
-          <div className="h-full bg-indigo-600" style={{ width: `${Math.min(100, Math.round((bar.value / bar.max) * 100))}%` }} />
+          <div
+            className="h-full bg-indigo-600"
+            style={{ width: `${Math.min(100, Math.round((bar.value / bar.max) * 100))}%` }}
+          />
         </div>
       ) : null}
       {status.lastError ? <p className="text-xs text-amber-800">Last problem: {status.lastError}</p> : null}

@@ -11,7 +11,10 @@ export function ComingSoon({ href }: { href: string }) {
       <div className="max-w-2xl rounded-lg border border-dashed border-slate-300 bg-white px-6 py-8 text-sm text-slate-600">
         <p className="font-medium text-slate-800">This section is not available yet.</p>
         <p className="mt-1">
-          It arrives in a coming release. Meanwhile, <Link className="text-indigo-700 underline" href="/status">Status</Link>{" "}
+          It arrives in a coming release. Meanwhile,{" "}
+          <Link className="text-indigo-700 underline" href="/status">
+            Status
+          </Link>{" "}
           shows whether Linkdesk can reach the upstream.
         </p>
       </div>

@@ -18,7 +18,10 @@ export function Header({ staff }: { staff: SignedInStaff }) {
       <div className="flex items-center gap-3 text-sm">
         <UserMenu name={staff.name ?? staff.email} roleLabel={ROLE_LABELS[staff.role]} />
         <form action={signOutAction}>
-          <button type="submit" className="rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 hover:bg-slate-50">
+          <button
+            type="submit"
+            className="rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 hover:bg-slate-50"
+          >
             Sign out
           </button>
         </form>

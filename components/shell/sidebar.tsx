@@ -9,7 +9,10 @@ export function Sidebar({ items }: { items: NavItem[] }) {
   return (
     <nav aria-label="Main" className="flex w-56 shrink-0 flex-col border-r border-slate-200 bg-white">
       <Link href="/" className="flex items-center gap-2 px-5 py-4 text-lg font-semibold tracking-tight text-slate-900">
-        <span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-600 text-sm font-bold text-white">
+        <span
+          aria-hidden
+          className="grid size-7 place-items-center rounded-md bg-indigo-600 text-sm font-bold text-white"
+        >
           L
         </span>
         Linkdesk

@@ -26,7 +26,11 @@ export async function UpstreamReachability() {
   const ok = status.reachable.ok && status.token.ok;
   const label = !status.reachable.ok ? "Unreachable" : !status.token.ok ? "No access token" : "Reachable";
   return (
-    <Link href="/status" className="flex items-center gap-1.5 text-sm hover:underline" data-testid="upstream-reachability">
+    <Link
+      href="/status"
+      className="flex items-center gap-1.5 text-sm hover:underline"
+      data-testid="upstream-reachability"
+    >
       <span aria-hidden className={`size-2.5 rounded-full ${ok ? "bg-emerald-500" : "bg-red-500"}`} />
       <span className={ok ? "text-emerald-800" : "text-red-700"}>{label}</span>
     </Link>

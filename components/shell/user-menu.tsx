@@ -32,14 +32,18 @@ export function UserMenu({ name, roleLabel }: { name: string; roleLabel: string 
         className="flex items-center gap-1.5 rounded-md px-2 py-1 text-slate-700 hover:bg-slate-100"
       >
         <span data-testid="signed-in-as">
-          {name} <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">{roleLabel}</span>
+          {name}{" "}
+          <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700">{roleLabel}</span>
         </span>
         <span aria-hidden className="text-xs text-slate-500">
           ▾
         </span>
       </button>
       {open ? (
-        <ul id="user-menu" className="absolute right-0 z-20 mt-1 w-48 rounded-md border border-slate-200 bg-white py-1 text-sm shadow-md">
+        <ul
+          id="user-menu"
+          className="absolute right-0 z-20 mt-1 w-48 rounded-md border border-slate-200 bg-white py-1 text-sm shadow-md"
+        >
           <li>
             <Link href="/account" className="block px-3 py-2 text-slate-700 hover:bg-slate-50">
               Change password

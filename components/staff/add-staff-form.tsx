@@ -36,9 +36,14 @@ export function OneTimePassword({ email, password, onDone }: { email: string; pa
   return (
     <div className="mt-3 rounded-md border-2 border-amber-400 bg-amber-50 px-4 py-3 text-sm text-amber-950">
       <p className="font-semibold">One-time password for {email}</p>
-      <p className="mt-1">Copy it now: it will not be shown again. Hand it over privately; it works until changed or reset.</p>
+      <p className="mt-1">
+        Copy it now: it will not be shown again. Hand it over privately; it works until changed or reset.
+      </p>
       <div className="mt-2 flex flex-wrap items-center gap-2">
-        <code data-testid="one-time-password" className="select-all rounded border border-amber-300 bg-white px-2 py-1 font-mono text-base text-slate-900">
+        <code
+          data-testid="one-time-password"
+          className="select-all rounded border border-amber-300 bg-white px-2 py-1 font-mono text-base text-slate-900"
+        >
           {password}
         </code>
         <button
@@ -53,11 +58,19 @@ export function OneTimePassword({ email, password, onDone }: { email: string; pa
         >
           Copy password
         </button>
-        <button type="button" className="rounded-md px-2.5 py-1 text-sm font-medium text-amber-900 underline hover:bg-amber-100" onClick={onDone}>
+        <button
+          type="button"
+          className="rounded-md px-2.5 py-1 text-sm font-medium text-amber-900 underline hover:bg-amber-100"
+          onClick={onDone}
+        >
           Done, hide it
         </button>
         <span aria-live="polite" className="text-xs">
-          {copy === "copied" ? "Copied." : copy === "failed" ? "The browser refused: select the password and copy it by hand." : ""}
+          {copy === "copied"
+            ? "Copied."
+            : copy === "failed"
+              ? "The browser refused: select the password and copy it by hand."
+              : ""}
         </span>
       </div>
     </div>
@@ -90,7 +103,8 @@ export function AddStaffForm() {
   const role = useWatch({ control: form.control, name: "role" });
   const created = adding.hasSucceeded ? adding.result.data : undefined;
   // Field errors alone need no alert: they sit beside their fields.
-  const onlyFieldErrors = adding.hasErrored && !adding.result.serverError && adding.result.validationErrors?.formErrors.length === 0;
+  const onlyFieldErrors =
+    adding.hasErrored && !adding.result.serverError && adding.result.validationErrors?.formErrors.length === 0;
   const failure = adding.hasErrored && !onlyFieldErrors ? staffActionFailureMessage(adding.result) : undefined;
 
   const fieldError = (field: (typeof FIELDS)[number]) => errors[field]?.message;
@@ -190,10 +204,15 @@ export function AddStaffForm() {
         >
           Add staff
         </button>
-        <p className="text-xs text-slate-500">The new account signs in with a password Linkdesk makes up and shows you once.</p>
+        <p className="text-xs text-slate-500">
+          The new account signs in with a password Linkdesk makes up and shows you once.
+        </p>
       </div>
       {created ? (
-        <div role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+        <div
+          role="status"
+          className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900"
+        >
           <p>
             Added {created.email}
             {adding.input ? ` as ${ROLE_LABELS[adding.input.role]}` : ""}.

@@ -39,18 +39,29 @@ export function StaffRowActions({ account }: { account: StaffRowAccount }) {
   const outcome = <Data,>(done: (data: Data) => Feedback) => ({
     onExecute: () => setFeedback(null),
     onSuccess: ({ data }: { data: Data }) => setFeedback(done(data)),
-    onError: ({ error }: { error: StaffActionFailure }) => setFeedback({ kind: "failed", text: staffActionFailureMessage(error) }),
+    onError: ({ error }: { error: StaffActionFailure }) =>
+      setFeedback({ kind: "failed", text: staffActionFailureMessage(error) }),
   });
 
   const changingRole = useAction(
     changeRole,
     outcome((data: { role: Role }) => ({ kind: "done", text: `Role changed to ${ROLE_LABELS[data.role]}.` })),
   );
-  const disabling = useAction(disableStaff, outcome(() => ({ kind: "done", text: "Disabled: this account can no longer sign in." })));
-  const enabling = useAction(enableStaff, outcome(() => ({ kind: "done", text: "Enabled: this account can sign in again." })));
+  const disabling = useAction(
+    disableStaff,
+    outcome(() => ({ kind: "done", text: "Disabled: this account can no longer sign in." })),
+  );
+  const enabling = useAction(
+    enableStaff,
+    outcome(() => ({ kind: "done", text: "Enabled: this account can sign in again." })),
+  );
   const resetting = useAction(
     resetStaffPassword,
-    outcome((data: { password: string }) => ({ kind: "done", text: "Password reset: the old one no longer works.", password: data.password })),
+    outcome((data: { password: string }) => ({
+      kind: "done",
+      text: "Password reset: the old one no longer works.",
+      password: data.password,
+    })),
   );
   const hydrated = useHydrated();
   const busy = !hydrated || changingRole.isPending || disabling.isPending || enabling.isPending || resetting.isPending;
@@ -91,16 +102,31 @@ export function StaffRowActions({ account }: { account: StaffRowAccount }) {
           Change role
         </button>
         {account.disabled ? (
-          <button type="button" className={buttonClass} disabled={busy} onClick={() => enabling.execute({ staffId: account.id })}>
+          <button
+            type="button"
+            className={buttonClass}
+            disabled={busy}
+            onClick={() => enabling.execute({ staffId: account.id })}
+          >
             Enable
           </button>
         ) : (
-          <button type="button" className={buttonClass} disabled={busy} onClick={() => disabling.execute({ staffId: account.id })}>
+          <button
+            type="button"
+            className={buttonClass}
+            disabled={busy}
+            onClick={() => disabling.execute({ staffId: account.id })}
+          >
             Disable
           </button>
         )}
         {account.authSource === "password" ? (
-          <button type="button" className={buttonClass} disabled={busy} onClick={() => resetting.execute({ staffId: account.id })}>
+          <button
+            type="button"
+            className={buttonClass}
+            disabled={busy}
+            onClick={() => resetting.execute({ staffId: account.id })}
+          >
             Reset password
           </button>
         ) : null}
@@ -113,7 +139,9 @@ export function StaffRowActions({ account }: { account: StaffRowAccount }) {
       {feedback?.kind === "done" ? (
         <div role="status" className="text-sm text-emerald-800">
           <p>{feedback.text}</p>
-          {feedback.password ? <OneTimePassword email={account.email} password={feedback.password} onDone={hidePassword} /> : null}
+          {feedback.password ? (
+            <OneTimePassword email={account.email} password={feedback.password} onDone={hidePassword} />
+          ) : null}
         </div>
       ) : null}
     </div>

@@ -13,7 +13,13 @@ export const SIGN_IN_METHOD_LABELS: Record<AuthSource, string> = {
 const day = (date: Date) => date.toISOString().slice(0, 10);
 const utc = (date: Date) => `${date.toISOString().replace("T", " ").slice(0, 19)} UTC`;
 
-function Tag({ tone, children }: { tone: "slate" | "emerald" | "red" | "amber" | "indigo"; children: React.ReactNode }) {
+function Tag({
+  tone,
+  children,
+}: {
+  tone: "slate" | "emerald" | "red" | "amber" | "indigo";
+  children: React.ReactNode;
+}) {
   const tones = {
     slate: "bg-slate-100 text-slate-700",
     emerald: "bg-emerald-50 text-emerald-800",
@@ -35,13 +41,27 @@ export function StaffTable({ accounts, currentStaffId }: { accounts: StaffListin
         <caption className="sr-only">Staff accounts</caption>
         <thead className="bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
           <tr>
-            <th scope="col" className="px-3 py-2">Email</th>
-            <th scope="col" className="px-3 py-2">Name</th>
-            <th scope="col" className="px-3 py-2">Role</th>
-            <th scope="col" className="px-3 py-2">Sign-in method</th>
-            <th scope="col" className="px-3 py-2">Status</th>
-            <th scope="col" className="px-3 py-2">Created</th>
-            <th scope="col" className="sticky-end px-3 py-2">Actions</th>
+            <th scope="col" className="px-3 py-2">
+              Email
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Name
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Role
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Sign-in method
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Status
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Created
+            </th>
+            <th scope="col" className="sticky-end px-3 py-2">
+              Actions
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
@@ -49,7 +69,10 @@ export function StaffTable({ accounts, currentStaffId }: { accounts: StaffListin
             const isSelf = account.id === currentStaffId;
             return (
               // One line a row: the table scrolls sideways on a small screen rather than wrapping addresses and buttons.
-              <tr key={account.id} className={`whitespace-nowrap ${account.disabledAt ? "bg-slate-50 text-slate-500" : ""}`}>
+              <tr
+                key={account.id}
+                className={`whitespace-nowrap ${account.disabledAt ? "bg-slate-50 text-slate-500" : ""}`}
+              >
                 <th scope="row" className="px-3 py-2 text-left font-medium text-slate-900">
                   <span className="mr-1.5">{account.email}</span>
                   {isSelf ? <Tag tone="indigo">You</Tag> : null}

@@ -7,5 +7,10 @@ import { UndoCorrectionButton } from "./undo-correction-button";
  */
 export function undoCorrectionControl(row: AuditEntry) {
   if (row.action !== "transaction.correct" || row.outcome !== "ok" || row.before === null || !row.targetId) return null;
-  return <UndoCorrectionButton correlationId={row.correlationId} label={`Undo the correction of transaction ${row.targetId}`} />;
+  return (
+    <UndoCorrectionButton
+      correlationId={row.correlationId}
+      label={`Undo the correction of transaction ${row.targetId}`}
+    />
+  );
 }

@@ -3,7 +3,14 @@
 import { useCombobox } from "downshift";
 import { useId, useMemo, useState } from "react";
 import type { CategoryPair } from "@/lib/transactions/categories";
-import { CATEGORIES, type Category, TAXONOMY, categoryLabel, subcategoriesOf, subcategoryLabel } from "@/lib/upstream/taxonomy";
+import {
+  CATEGORIES,
+  type Category,
+  TAXONOMY,
+  categoryLabel,
+  subcategoriesOf,
+  subcategoryLabel,
+} from "@/lib/upstream/taxonomy";
 
 // The category control: one searchable combobox (downshift: ARIA 1.2 combobox and listbox, arrow keys, Enter, Escape)
 // in two steps. First the 23 categories (typing filters them, also by the names of their subcategories), then only
@@ -17,7 +24,11 @@ interface Option {
   hint?: string;
 }
 
-const fold = (text: string) => text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+const fold = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase();
 
 export function categoryOptions(query: string): Option[] {
   const q = fold(query.trim());
@@ -25,7 +36,9 @@ export function categoryOptions(query: string): Option[] {
   if (!q) return all;
   const options: Option[] = [];
   for (const option of all) {
-    const subs = Object.values(TAXONOMY[option.value].subcategories as Record<string, string>).filter((label) => fold(label).includes(q));
+    const subs = Object.values(TAXONOMY[option.value].subcategories as Record<string, string>).filter((label) =>
+      fold(label).includes(q),
+    );
     if (fold(option.label).includes(q)) options.push(option);
     else if (subs.length > 0) options.push({ ...option, hint: subs.slice(0, 3).join(", ") });
   }
@@ -61,35 +74,45 @@ export function CategoryCombobox({
   // typed faster than React renders). Set in the input's own change event: downshift calls onInputValueChange from an
   // effect, later, so an Enter right after typing or pasting would otherwise pick from the list before the filter.
   const [inputValue, setTyped] = useState("");
-  const items = useMemo(() => (category ? subcategoryOptions(category, inputValue) : categoryOptions(inputValue)), [category, inputValue]);
+  const items = useMemo(
+    () => (category ? subcategoryOptions(category, inputValue) : categoryOptions(inputValue)),
+    [category, inputValue],
+  );
   const hintId = useId();
 
-  const { isOpen, getLabelProps, getMenuProps, getInputProps, getItemProps, highlightedIndex, setInputValue } = useCombobox<Option>({
-    items,
-    itemToString: (item) => item?.label ?? "",
-    itemToKey: (item) => item?.value ?? null,
-    initialIsOpen: true,
-    defaultHighlightedIndex: 0,
-    // The list stays open while the control is shown: it is the control.
-    stateReducer: (state, { type, changes }) => {
-      // Leaving the field (Tab, a click elsewhere) never picks: only Enter or a click on an option does.
-      if (type === useCombobox.stateChangeTypes.InputBlur) return { ...changes, selectedItem: state.selectedItem, inputValue: state.inputValue, isOpen: true };
-      const picked = type === useCombobox.stateChangeTypes.InputKeyDownEnter || type === useCombobox.stateChangeTypes.ItemClick;
-      // A pick empties the field for the next step instead of writing the picked name into it.
-      return picked && changes.selectedItem ? { ...changes, isOpen: true, inputValue: "" } : { ...changes, isOpen: true };
-    },
-    onInputValueChange: ({ inputValue: value }) => setTyped(value ?? ""),
-    onSelectedItemChange: ({ selectedItem }) => {
-      if (!selectedItem) return;
-      if (!category) {
-        setCategory(selectedItem.value as Category);
-      } else {
-        onChoose({ category, subcategory: selectedItem.value } as CategoryPair);
-      }
-    },
-    getA11yStatusMessage: ({ isOpen: open }) =>
-      open ? `${items.length} ${category ? `subcategories of ${categoryLabel(category)}` : "categories"}${inputValue ? ` matching ${inputValue}` : ""}.` : "",
-  });
+  const { isOpen, getLabelProps, getMenuProps, getInputProps, getItemProps, highlightedIndex, setInputValue } =
+    useCombobox<Option>({
+      items,
+      itemToString: (item) => item?.label ?? "",
+      itemToKey: (item) => item?.value ?? null,
+      initialIsOpen: true,
+      defaultHighlightedIndex: 0,
+      // The list stays open while the control is shown: it is the control.
+      stateReducer: (state, { type, changes }) => {
+        // Leaving the field (Tab, a click elsewhere) never picks: only Enter or a click on an option does.
+        if (type === useCombobox.stateChangeTypes.InputBlur)
+          return { ...changes, selectedItem: state.selectedItem, inputValue: state.inputValue, isOpen: true };
+        const picked =
+          type === useCombobox.stateChangeTypes.InputKeyDownEnter || type === useCombobox.stateChangeTypes.ItemClick;
+        // A pick empties the field for the next step instead of writing the picked name into it.
+        return picked && changes.selectedItem
+          ? { ...changes, isOpen: true, inputValue: "" }
+          : { ...changes, isOpen: true };
+      },
+      onInputValueChange: ({ inputValue: value }) => setTyped(value ?? ""),
+      onSelectedItemChange: ({ selectedItem }) => {
+        if (!selectedItem) return;
+        if (!category) {
+          setCategory(selectedItem.value as Category);
+        } else {
+          onChoose({ category, subcategory: selectedItem.value } as CategoryPair);
+        }
+      },
+      getA11yStatusMessage: ({ isOpen: open }) =>
+        open
+          ? `${items.length} ${category ? `subcategories of ${categoryLabel(category)}` : "categories"}${inputValue ? ` matching ${inputValue}` : ""}.`
+          : "",
+    });
 
   return (
     <div className="w-full space-y-1" data-testid="category-combobox">
@@ -137,17 +160,23 @@ export function CategoryCombobox({
         className="block w-full rounded border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
       />
       <p id={hintId} className="text-[11px] leading-tight text-slate-500">
-        {current ? `Now ${categoryLabel(current.category)}${current.subcategory ? ` › ${subcategoryLabel(current.subcategory)}` : ""}. ` : ""}
+        {current
+          ? `Now ${categoryLabel(current.category)}${current.subcategory ? ` › ${subcategoryLabel(current.subcategory)}` : ""}. `
+          : ""}
         ↑↓ choose, Enter {category ? "applies" : "picks"}, {category ? "Backspace goes back, " : ""}Esc cancels.
       </p>
       <ul
         {...getMenuProps()}
         className={`max-h-56 overflow-y-auto rounded border border-slate-200 bg-white text-sm shadow-sm ${isOpen ? "" : "hidden"}`}
       >
-        {isOpen && items.length === 0 ? <li className="px-2 py-1.5 text-slate-500">Nothing matches “{inputValue}”.</li> : null}
+        {isOpen && items.length === 0 ? (
+          <li className="px-2 py-1.5 text-slate-500">Nothing matches “{inputValue}”.</li>
+        ) : null}
         {isOpen
           ? items.map((item, index) => {
-              const isCurrent = category ? current?.subcategory === item.value && current?.category === category : current?.category === item.value;
+              const isCurrent = category
+                ? current?.subcategory === item.value && current?.category === category
+                : current?.category === item.value;
               return (
                 <li
                   key={item.value}
@@ -156,9 +185,19 @@ export function CategoryCombobox({
                 >
                   <span>
                     {item.label}
-                    {item.hint ? <span className={`ml-1 text-xs ${highlightedIndex === index ? "text-indigo-100" : "text-slate-500"}`}>({item.hint})</span> : null}
+                    {item.hint ? (
+                      <span
+                        className={`ml-1 text-xs ${highlightedIndex === index ? "text-indigo-100" : "text-slate-500"}`}
+                      >
+                        ({item.hint})
+                      </span>
+                    ) : null}
                   </span>
-                  {isCurrent ? <span className={`text-xs ${highlightedIndex === index ? "text-indigo-100" : "text-slate-500"}`}>now</span> : null}
+                  {isCurrent ? (
+                    <span className={`text-xs ${highlightedIndex === index ? "text-indigo-100" : "text-slate-500"}`}>
+                      now
+                    </span>
+                  ) : null}
                 </li>
               );
             })

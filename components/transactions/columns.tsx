@@ -83,7 +83,11 @@ export const dataColumns = helper.columns([
       <>
         <span className="whitespace-nowrap tabular-nums text-slate-700">{row.original.date}</span>
         {/* The Pending column's value when that column is left out (narrow table). */}
-        {row.original.pending ? <span className="mt-0.5 block w-fit rounded bg-amber-100 px-1.5 text-xs text-amber-900 @min-[64rem]:hidden">Pending</span> : null}
+        {row.original.pending ? (
+          <span className="mt-0.5 block w-fit rounded bg-amber-100 px-1.5 text-xs text-amber-900 @min-[64rem]:hidden">
+            Pending
+          </span>
+        ) : null}
       </>
     ),
     meta: { width: "6.25rem", narrowWidth: "5.75rem" },
@@ -97,12 +101,18 @@ export const dataColumns = helper.columns([
       return (
         <div className="min-w-0">
           {/* Truncated to the column: the whole text, and the bank's own, on hover. */}
-          <div className="truncate font-medium text-slate-900" title={raw ? `${t.description}\nAs the bank sent it: ${raw}` : t.description || undefined} data-testid="transaction-description">
+          <div
+            className="truncate font-medium text-slate-900"
+            title={raw ? `${t.description}\nAs the bank sent it: ${raw}` : t.description || undefined}
+            data-testid="transaction-description"
+          >
             {t.description || "—"}
           </div>
           {raw && expanded ? <div className="break-all font-mono text-xs text-slate-600">{raw}</div> : null}
           {/* The Recurrence column's value when that column is left out (narrow table). */}
-          {t.recurrence?.frequency ? <div className="text-xs capitalize text-slate-600 @min-[64rem]:hidden">{t.recurrence.frequency}</div> : null}
+          {t.recurrence?.frequency ? (
+            <div className="text-xs capitalize text-slate-600 @min-[64rem]:hidden">{t.recurrence.frequency}</div>
+          ) : null}
         </div>
       );
     },
@@ -129,7 +139,9 @@ export const dataColumns = helper.columns([
       const account = row.original.accountName ?? row.original.accountId;
       return (
         <>
-          <span className={`block whitespace-nowrap text-right tabular-nums ${row.original.direction === "credit" ? "text-emerald-700" : "text-slate-900"}`}>
+          <span
+            className={`block whitespace-nowrap text-right tabular-nums ${row.original.direction === "credit" ? "text-emerald-700" : "text-slate-900"}`}
+          >
             <span className="sr-only">{row.original.direction === "credit" ? "Money in: " : "Money out: "}</span>
             {formatAmount(row.original)}
           </span>
@@ -158,7 +170,12 @@ export const dataColumns = helper.columns([
   }),
   helper.accessor("pending", {
     header: "Pending",
-    cell: ({ row }) => (row.original.pending ? <span className="rounded bg-amber-100 px-1.5 text-xs text-amber-900">Pending</span> : <span className="text-xs text-slate-600">Posted</span>),
+    cell: ({ row }) =>
+      row.original.pending ? (
+        <span className="rounded bg-amber-100 px-1.5 text-xs text-amber-900">Pending</span>
+      ) : (
+        <span className="text-xs text-slate-600">Posted</span>
+      ),
     meta: { width: "4.5rem", narrowWidth: "hidden" },
   }),
   helper.accessor("category", {
@@ -203,7 +220,9 @@ function CategoryCell({ row, meta }: { row: TransactionRow; meta: DeskTableMeta 
   const editing = meta.editingId === row.id;
   const busy = meta.busyIds.has(row.id);
   const hydrated = useHydrated();
-  const current = row.category ? ({ category: row.category, subcategory: row.subcategory ?? undefined } as CategoryPair) : null;
+  const current = row.category
+    ? ({ category: row.category, subcategory: row.subcategory ?? undefined } as CategoryPair)
+    : null;
   return (
     <div className="min-w-0 space-y-1">
       <div className="flex items-start justify-between gap-2">
@@ -212,7 +231,9 @@ function CategoryCell({ row, meta }: { row: TransactionRow; meta: DeskTableMeta 
             <>
               <span className="text-slate-900">{categoryLabel(row.category)}</span>
               <Confidence row={row} />
-              <span className="block truncate text-xs text-slate-600">{row.subcategory ? subcategoryLabel(row.subcategory) : "No subcategory"}</span>
+              <span className="block truncate text-xs text-slate-600">
+                {row.subcategory ? subcategoryLabel(row.subcategory) : "No subcategory"}
+              </span>
             </>
           ) : (
             <span className="text-slate-600">Not enriched</span>
@@ -262,7 +283,10 @@ function MarkLine({ row, mark, meta }: { row: TransactionRow; mark: CorrectionMa
         {formatAgo(at, meta.now)}
       </time>
       {mark.jobId ? " in bulk" : ""} ·{" "}
-      <Link href={`/audit?correlation=${mark.correlationId}`} className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600">
+      <Link
+        href={`/audit?correlation=${mark.correlationId}`}
+        className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+      >
         audit row
       </Link>
       {meta.canCorrect && mark.undoable ? (

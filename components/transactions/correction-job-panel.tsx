@@ -21,7 +21,8 @@ async function items(jobId: string, state: "failed" | "skipped"): Promise<JobIte
 function Reasons({ title, list, jobId, state }: { title: string; list: JobItemView[]; jobId: string; state: string }) {
   if (list.length === 0) return null;
   const byReason = new Map<string, number>();
-  for (const item of list) byReason.set(item.reason ?? "No reason recorded", (byReason.get(item.reason ?? "No reason recorded") ?? 0) + 1);
+  for (const item of list)
+    byReason.set(item.reason ?? "No reason recorded", (byReason.get(item.reason ?? "No reason recorded") ?? 0) + 1);
   return (
     <div className="text-sm">
       <p className="font-medium text-slate-800">{title}</p>
@@ -56,8 +57,16 @@ export function CorrectionJobPanel({
   const client = useQueryClient();
   const { data: job } = useJob(jobId);
   const finished = job !== undefined && !jobIsLive(job);
-  const failed = useQuery({ queryKey: ["job-items", jobId, "failed"], queryFn: () => items(jobId, "failed"), enabled: finished && (job?.counts.failed ?? 0) > 0 });
-  const skipped = useQuery({ queryKey: ["job-items", jobId, "skipped"], queryFn: () => items(jobId, "skipped"), enabled: finished && (job?.counts.skipped ?? 0) > 0 });
+  const failed = useQuery({
+    queryKey: ["job-items", jobId, "failed"],
+    queryFn: () => items(jobId, "failed"),
+    enabled: finished && (job?.counts.failed ?? 0) > 0,
+  });
+  const skipped = useQuery({
+    queryKey: ["job-items", jobId, "skipped"],
+    queryFn: () => items(jobId, "skipped"),
+    enabled: finished && (job?.counts.skipped ?? 0) > 0,
+  });
 
   // The server's copy of the link took every correction as it was answered: show them.
   const settled = job?.settled ?? 0;
@@ -66,12 +75,20 @@ export function CorrectionJobPanel({
   }, [client, linkId, settled, finished]);
 
   return (
-    <section aria-label="Bulk correction" className="space-y-2 rounded-lg border border-slate-200 bg-white p-3" data-testid="correction-job">
+    <section
+      aria-label="Bulk correction"
+      className="space-y-2 rounded-lg border border-slate-200 bg-white p-3"
+      data-testid="correction-job"
+    >
       <div className="flex items-start gap-2">
         <div className="min-w-0 flex-1">
           <JobProgress jobId={jobId} />
         </div>
-        <button type="button" onClick={onClose} className="text-sm text-slate-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600">
+        <button
+          type="button"
+          onClick={onClose}
+          className="text-sm text-slate-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+        >
           Hide
         </button>
       </div>

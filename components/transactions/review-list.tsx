@@ -23,9 +23,9 @@ export interface Review {
 }
 
 const describe = (pair: { category: string | null; subcategory?: string | null } | null) =>
-  pair?.category ? `${categoryLabel(pair.category)}${pair.subcategory ? ` › ${subcategoryLabel(pair.subcategory)}` : ""}` : "Not enriched";
-
-
+  pair?.category
+    ? `${categoryLabel(pair.category)}${pair.subcategory ? ` › ${subcategoryLabel(pair.subcategory)}` : ""}`
+    : "Not enriched";
 
 export function ReviewList({
   linkId,
@@ -40,7 +40,9 @@ export function ReviewList({
 }) {
   const [target, setTarget] = useState<CategoryPair>(review.target);
   const [changingTarget, setChangingTarget] = useState(false);
-  const [ticked, setTicked] = useState<Set<string>>(() => new Set(review.rows.filter((r) => !isInCategory(r, review.target)).map((r) => r.id)));
+  const [ticked, setTicked] = useState<Set<string>>(
+    () => new Set(review.rows.filter((r) => !isInCategory(r, review.target)).map((r) => r.id)),
+  );
   const applyRef = useRef<HTMLButtonElement>(null);
   const cost = useCorrectionCost(linkId, ticked.size);
   const start = useMutation({
@@ -52,7 +54,12 @@ export function ReviewList({
         items: review.rows.filter((r) => ticked.has(r.id)).map((r) => ({ transactionId: r.id })),
       });
       if (result?.serverError) throw new Error(result.serverError);
-      if (result?.validationErrors) throw new Error(Object.values((result.validationErrors as { fieldErrors?: Record<string, string[]> }).fieldErrors ?? {}).flat().join(" ") || "The input was refused.");
+      if (result?.validationErrors)
+        throw new Error(
+          Object.values((result.validationErrors as { fieldErrors?: Record<string, string[]> }).fieldErrors ?? {})
+            .flat()
+            .join(" ") || "The input was refused.",
+        );
       if (!result?.data) throw new Error("No answer from Linkdesk. Check the connection and try again.");
       return result.data;
     },
@@ -88,7 +95,11 @@ export function ReviewList({
         <h3 id="review-heading" className="text-sm font-semibold text-slate-900">
           Review: {review.title}
         </h3>
-        <button type="button" onClick={onClose} className="rounded text-sm text-slate-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600">
+        <button
+          type="button"
+          onClick={onClose}
+          className="rounded text-sm text-slate-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+        >
           Close
         </button>
       </div>
@@ -97,7 +108,11 @@ export function ReviewList({
           Set to <strong data-testid="review-target">{describe(target)}</strong>
         </span>
         {!changingTarget ? (
-          <button type="button" onClick={() => setChangingTarget(true)} className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-xs focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <button
+            type="button"
+            onClick={() => setChangingTarget(true)}
+            className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-xs focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
             Change target
           </button>
         ) : null}
@@ -131,14 +146,26 @@ export function ReviewList({
                   aria-label="Tick every listed transaction"
                   className="size-4 accent-indigo-600"
                   checked={ticked.size === review.rows.length && review.rows.length > 0}
-                  onChange={(event) => setTicked(event.target.checked ? new Set(review.rows.map((r) => r.id)) : new Set())}
+                  onChange={(event) =>
+                    setTicked(event.target.checked ? new Set(review.rows.map((r) => r.id)) : new Set())
+                  }
                 />
               </th>
-              <th scope="col" className="px-2 py-1.5">Date</th>
-              <th scope="col" className="px-2 py-1.5">Description</th>
-              <th scope="col" className="px-2 py-1.5 text-right">Amount</th>
-              <th scope="col" className="px-2 py-1.5">Now (confidence)</th>
-              <th scope="col" className="px-2 py-1.5">Proposed</th>
+              <th scope="col" className="px-2 py-1.5">
+                Date
+              </th>
+              <th scope="col" className="px-2 py-1.5">
+                Description
+              </th>
+              <th scope="col" className="px-2 py-1.5 text-right">
+                Amount
+              </th>
+              <th scope="col" className="px-2 py-1.5">
+                Now (confidence)
+              </th>
+              <th scope="col" className="px-2 py-1.5">
+                Proposed
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -163,7 +190,13 @@ export function ReviewList({
                     {describe(row)}
                     {confidence !== null ? <span className="ml-1 text-xs text-slate-500">({confidence}%)</span> : null}
                   </td>
-                  <td className="px-2 py-1">{same ? <span className="text-slate-500">Already there</span> : <span className="text-indigo-800">→ {describe(target)}</span>}</td>
+                  <td className="px-2 py-1">
+                    {same ? (
+                      <span className="text-slate-500">Already there</span>
+                    ) : (
+                      <span className="text-indigo-800">→ {describe(target)}</span>
+                    )}
+                  </td>
                 </tr>
               );
             })}
@@ -181,7 +214,13 @@ export function ReviewList({
           {start.isPending ? "Starting…" : `Apply to ${ticked.size} ticked`}
         </button>
         <span className="text-sm text-slate-700" data-testid="bulk-cost">
-          {tooMany ? `At most ${BULK_MAX_ITEMS.toLocaleString("en")} at a time: untick some or narrow the filter.` : cost.data ? `Before it starts: ${cost.data.text}.` : cost.error ? "The cost could not be estimated." : "Estimating the cost…"}
+          {tooMany
+            ? `At most ${BULK_MAX_ITEMS.toLocaleString("en")} at a time: untick some or narrow the filter.`
+            : cost.data
+              ? `Before it starts: ${cost.data.text}.`
+              : cost.error
+                ? "The cost could not be estimated."
+                : "Estimating the cost…"}
         </span>
       </div>
       {start.error ? (

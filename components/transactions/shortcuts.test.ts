@@ -40,7 +40,11 @@ describe("recent changes for z", () => {
 
   it("keep the newest ones only", () => {
     const storage = memoryStorage();
-    const many = Array.from({ length: RECENT_CHANGES_KEPT + 5 }, (_, i): RecentChange => ({ kind: "job", jobId: `job_${i}`, label: `job ${i}` }));
+    const many = Array.from({ length: RECENT_CHANGES_KEPT + 5 }, (_, i): RecentChange => ({
+      kind: "job",
+      jobId: `job_${i}`,
+      label: `job ${i}`,
+    }));
     writeRecentChanges(storage, "lnk_a", many);
     const kept = readRecentChanges(storage, "lnk_a");
     expect(kept).toHaveLength(RECENT_CHANGES_KEPT);
@@ -56,7 +60,14 @@ describe("recent changes for z", () => {
       JSON.stringify([
         null,
         { kind: "job" },
-        { kind: "single", correlationId: "c", transactionId: "t", date: "d", label: "l", before: { category: "not_a_category" } },
+        {
+          kind: "single",
+          correlationId: "c",
+          transactionId: "t",
+          date: "d",
+          label: "l",
+          before: { category: "not_a_category" },
+        },
         { kind: "evil", jobId: "x", label: "y" },
         job,
       ]),

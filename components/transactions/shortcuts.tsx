@@ -12,7 +12,11 @@ export const SHORTCUTS: readonly { keys: string[]; does: string; needsCorrect?: 
   { keys: ["k"], does: "Previous transaction" },
   { keys: ["x"], does: "Select or unselect the transaction", needsCorrect: true },
   { keys: ["c"], does: "Open the category control of the transaction", needsCorrect: true },
-  { keys: ["Enter"], does: "In the category control: pick the category, then apply the subcategory. In a review: apply", needsCorrect: true },
+  {
+    keys: ["Enter"],
+    does: "In the category control: pick the category, then apply the subcategory. In a review: apply",
+    needsCorrect: true,
+  },
   { keys: ["s"], does: "Review the transactions similar to the one just corrected", needsCorrect: true },
   { keys: ["z"], does: "Undo the last change you made here (a correction, or a whole bulk job)", needsCorrect: true },
   { keys: ["/"], does: "Go to search" },
@@ -26,7 +30,14 @@ export const SHORTCUTS: readonly { keys: string[]; does: string; needsCorrect?: 
  * so what is kept here is only a pointer and the words to announce it (no tokens, nothing the server trusts).
  */
 export type RecentChange =
-  | { kind: "single"; correlationId: string; transactionId: string; date: string; before: CategoryPair | null; label: string }
+  | {
+      kind: "single";
+      correlationId: string;
+      transactionId: string;
+      date: string;
+      before: CategoryPair | null;
+      label: string;
+    }
   | { kind: "job"; jobId: string; label: string };
 
 /** Enough to undo a run of slips; older changes are still undone from their row or the job's page. */
@@ -48,8 +59,15 @@ function isRecentChange(value: unknown): value is RecentChange {
       before !== undefined &&
       typeof before.category === "string" &&
       isCategory(before.category) &&
-      (before.subcategory === undefined || (typeof before.subcategory === "string" && isSubcategory(before.subcategory))));
-  return isText(v.correlationId) && isText(v.transactionId) && typeof v.date === "string" && typeof v.label === "string" && beforeOk;
+      (before.subcategory === undefined ||
+        (typeof before.subcategory === "string" && isSubcategory(before.subcategory))));
+  return (
+    isText(v.correlationId) &&
+    isText(v.transactionId) &&
+    typeof v.date === "string" &&
+    typeof v.label === "string" &&
+    beforeOk
+  );
 }
 
 /**
@@ -68,7 +86,11 @@ export function readRecentChanges(storage: Pick<Storage, "getItem"> | undefined,
 }
 
 /** Keeps the newest changes for this link; an empty list removes the entry. A full or blocked storage only forgets. */
-export function writeRecentChanges(storage: Pick<Storage, "setItem" | "removeItem"> | undefined, linkId: string, changes: readonly RecentChange[]): void {
+export function writeRecentChanges(
+  storage: Pick<Storage, "setItem" | "removeItem"> | undefined,
+  linkId: string,
+  changes: readonly RecentChange[],
+): void {
   try {
     if (changes.length === 0) storage?.removeItem(recentChangesKey(linkId));
     else storage?.setItem(recentChangesKey(linkId), JSON.stringify(changes.slice(-RECENT_CHANGES_KEPT)));
@@ -94,7 +116,15 @@ export function isTypingTarget(target: EventTarget | null): boolean {
   return el.closest("input, textarea, select, [contenteditable='true'], [contenteditable='']") !== null;
 }
 
-export function ShortcutsHelp({ open, onClose, canCorrect }: { open: boolean; onClose: () => void; canCorrect: boolean }) {
+export function ShortcutsHelp({
+  open,
+  onClose,
+  canCorrect,
+}: {
+  open: boolean;
+  onClose: () => void;
+  canCorrect: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -113,7 +143,9 @@ export function ShortcutsHelp({ open, onClose, canCorrect }: { open: boolean; on
         <h2 id="shortcuts-heading" className="text-base font-semibold text-slate-900">
           Keyboard shortcuts
         </h2>
-        <p className="text-sm text-slate-600">They work anywhere on the transactions, except while typing in a field.</p>
+        <p className="text-sm text-slate-600">
+          They work anywhere on the transactions, except while typing in a field.
+        </p>
         <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 text-sm">
           {SHORTCUTS.filter((s) => canCorrect || !s.needsCorrect).map((s) => (
             <div key={s.keys.join()} className="contents">
@@ -129,7 +161,10 @@ export function ShortcutsHelp({ open, onClose, canCorrect }: { open: boolean; on
           ))}
         </dl>
         <form method="dialog" className="text-right">
-          <button autoFocus className="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <button
+            autoFocus
+            className="rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
             Close
           </button>
         </form>

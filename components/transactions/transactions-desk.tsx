@@ -14,10 +14,23 @@ import { CategoryCombobox } from "./category-combobox";
 import type { DeskTableMeta } from "./columns";
 import { CorrectionJobPanel } from "./correction-job-panel";
 import { type Review, ReviewList } from "./review-list";
-import { type RecentChange, ShortcutsHelp, isTypingTarget, readRecentChanges, sessionStore, writeRecentChanges } from "./shortcuts";
+import {
+  type RecentChange,
+  ShortcutsHelp,
+  isTypingTarget,
+  readRecentChanges,
+  sessionStore,
+  writeRecentChanges,
+} from "./shortcuts";
 import { TransactionFiltersBar } from "./transaction-filters";
 import { TransactionsTable } from "./transactions-table";
-import { type DeskPage, fetchTransactions, useCorrectTransaction, useTransactionsPage, useUndoCorrection } from "./use-desk-data";
+import {
+  type DeskPage,
+  fetchTransactions,
+  useCorrectTransaction,
+  useTransactionsPage,
+  useUndoCorrection,
+} from "./use-desk-data";
 
 // The correction desk on a link's page: find (filters in the URL, search, a virtualised table), fix one (the category
 // control, optimistic), fix everything like it (a review of the similar ones, or of the rows chosen, run as a durable
@@ -25,7 +38,8 @@ import { type DeskPage, fetchTransactions, useCorrectTransaction, useTransaction
 
 type Change = RecentChange;
 
-const describe = (pair: CategoryPair) => `${categoryLabel(pair.category)}${pair.subcategory ? ` › ${subcategoryLabel(pair.subcategory)}` : ""}`;
+const describe = (pair: CategoryPair) =>
+  `${categoryLabel(pair.category)}${pair.subcategory ? ` › ${subcategoryLabel(pair.subcategory)}` : ""}`;
 const EMPTY_SET: ReadonlySet<string> = new Set();
 
 export function TransactionsDesk({
@@ -68,7 +82,8 @@ export function TransactionsDesk({
   // last change here. The server checks each one again (audit row, current category, job) before undoing it.
   const changesRef = useRef<{ linkId: string; list: Change[] } | null>(null);
   const currentChanges = () => {
-    if (changesRef.current?.linkId !== linkId) changesRef.current = { linkId, list: readRecentChanges(sessionStore(), linkId) };
+    if (changesRef.current?.linkId !== linkId)
+      changesRef.current = { linkId, list: readRecentChanges(sessionStore(), linkId) };
     return changesRef.current.list;
   };
   const setChanges = (update: (prev: Change[]) => Change[]) => {
@@ -143,11 +158,25 @@ export function TransactionsDesk({
         onSuccess: (result) => {
           setChanges((prev) => [
             ...prev,
-            { kind: "single", correlationId: result.correlationId, transactionId: row.id, date: row.date, before: result.mark.before, label: `${row.description} to ${describe(pair)}` },
+            {
+              kind: "single",
+              correlationId: result.correlationId,
+              transactionId: row.id,
+              date: row.date,
+              before: result.mark.before,
+              label: `${row.description} to ${describe(pair)}`,
+            },
           ]);
           // The count is what the review ticks: similar transactions not in that category yet.
           if (result.similarCount > 0) {
-            setSimilar((prev) => ({ ...prev, [row.id]: { title: `${result.similarCount} similar to ${row.description || row.id}`, target: pair, rows: result.similar } }));
+            setSimilar((prev) => ({
+              ...prev,
+              [row.id]: {
+                title: `${result.similarCount} similar to ${row.description || row.id}`,
+                target: pair,
+                rows: result.similar,
+              },
+            }));
             setLastSimilarId(row.id);
           }
           setAnnouncement(
@@ -163,13 +192,27 @@ export function TransactionsDesk({
     );
   };
 
-  const undoSingle = (change: { correlationId: string; transactionId: string; date: string; before: CategoryPair | null; label: string }) => {
+  const undoSingle = (change: {
+    correlationId: string;
+    transactionId: string;
+    date: string;
+    before: CategoryPair | null;
+    label: string;
+  }) => {
     setErrorFor(change.transactionId, null);
     setBusyFor(change.transactionId, true);
     undo.mutate(
-      { correlationId: change.correlationId, transactionId: change.transactionId, date: change.date, before: change.before },
       {
-        onSuccess: (result) => setAnnouncement(`Undone: ${change.label.split(" to ")[0]} is back to ${describe(result.restored as CategoryPair)}.`),
+        correlationId: change.correlationId,
+        transactionId: change.transactionId,
+        date: change.date,
+        before: change.before,
+      },
+      {
+        onSuccess: (result) =>
+          setAnnouncement(
+            `Undone: ${change.label.split(" to ")[0]} is back to ${describe(result.restored as CategoryPair)}.`,
+          ),
         onError: (err) => {
           setErrorFor(change.transactionId, err.message);
           setAnnouncement(`Not undone: ${err.message}`);
@@ -180,7 +223,13 @@ export function TransactionsDesk({
   };
 
   const undoRow = (row: TransactionRow, mark: CorrectionMark) =>
-    undoSingle({ correlationId: mark.correlationId, transactionId: row.id, date: row.date, before: mark.before, label: row.description });
+    undoSingle({
+      correlationId: mark.correlationId,
+      transactionId: row.id,
+      date: row.date,
+      before: mark.before,
+      label: row.description,
+    });
 
   const undoLast = async () => {
     const last = currentChanges().at(-1);
@@ -208,7 +257,9 @@ export function TransactionsDesk({
     const active = rows[activeIndex];
     const found = (active && similar[active.id]) || (lastSimilarId ? similar[lastSimilarId] : undefined);
     if (!found) {
-      setAnnouncement("No similar transactions to review yet: correct one first (c); the upstream names the similar ones in its answer.");
+      setAnnouncement(
+        "No similar transactions to review yet: correct one first (c); the upstream names the similar ones in its answer.",
+      );
       return;
     }
     setReview(found);
@@ -356,7 +407,13 @@ export function TransactionsDesk({
 
   return (
     <div className="space-y-3" data-testid="transactions-desk">
-      <TransactionFiltersBar key={query} ref={searchRef} filters={filters} accounts={data?.accounts ?? []} onApply={(next) => setParams({}, next)} />
+      <TransactionFiltersBar
+        key={query}
+        ref={searchRef}
+        filters={filters}
+        accounts={data?.accounts ?? []}
+        onApply={(next) => setParams({}, next)}
+      />
       {data?.dropped && data.dropped.length > 0 ? (
         <p role="status" className="rounded border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
           Ignored: {data.dropped.map((d) => `${d.param} “${d.value}” (${d.reason})`).join("; ")}.
@@ -367,9 +424,13 @@ export function TransactionsDesk({
         <p className="text-slate-700" data-testid="transactions-summary">
           {data ? (
             <>
-              <span className="font-medium tabular-nums">{data.matching.toLocaleString("en")}</span> of {data.total.toLocaleString("en")} transactions
+              <span className="font-medium tabular-nums">{data.matching.toLocaleString("en")}</span> of{" "}
+              {data.total.toLocaleString("en")} transactions
               {data.matching !== data.total ? " match" : ""}
-              <span className="text-slate-500"> · read from the upstream {Math.max(0, Math.round((now - data.readAt) / 1000))} s ago</span>
+              <span className="text-slate-500">
+                {" "}
+                · read from the upstream {Math.max(0, Math.round((now - data.readAt) / 1000))} s ago
+              </span>
               {isFetching ? <span className="text-slate-500"> · updating…</span> : null}
             </>
           ) : error ? null : (
@@ -378,10 +439,17 @@ export function TransactionsDesk({
         </p>
         <div className="flex items-center gap-3">
           {pageLinks}
-          <Link href={`/jobs?link=${encodeURIComponent(linkId)}`} className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <Link
+            href={`/jobs?link=${encodeURIComponent(linkId)}`}
+            className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
             Jobs of this link
           </Link>
-          <button type="button" onClick={() => setHelpOpen(true)} className="rounded text-slate-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <button
+            type="button"
+            onClick={() => setHelpOpen(true)}
+            className="rounded text-slate-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
             Shortcuts <kbd className="font-mono text-xs">?</kbd>
           </button>
         </div>
@@ -397,24 +465,52 @@ export function TransactionsDesk({
         {announcement}
       </p>
 
-      {jobId ? <CorrectionJobPanel key={jobId} linkId={linkId} jobId={jobId} canCorrect={canCorrect} onClose={() => setParams({ job: null })} onJob={(id) => setParams({ job: id })} /> : null}
+      {jobId ? (
+        <CorrectionJobPanel
+          key={jobId}
+          linkId={linkId}
+          jobId={jobId}
+          canCorrect={canCorrect}
+          onClose={() => setParams({ job: null })}
+          onJob={(id) => setParams({ job: id })}
+        />
+      ) : null}
 
       {canCorrect && selectedCount > 0 ? (
-        <div className="flex flex-wrap items-start gap-3 rounded-lg border border-sky-200 bg-sky-50 p-3 text-sm" data-testid="bulk-bar">
+        <div
+          className="flex flex-wrap items-start gap-3 rounded-lg border border-sky-200 bg-sky-50 p-3 text-sm"
+          data-testid="bulk-bar"
+        >
           <span className="font-medium">
-            {allMatching ? `All ${selectedCount.toLocaleString("en")} matching the filter selected` : `${selectedCount} selected`}
+            {allMatching
+              ? `All ${selectedCount.toLocaleString("en")} matching the filter selected`
+              : `${selectedCount} selected`}
           </span>
           {!allMatching && data && data.matching > selectedCount ? (
-            <button type="button" disabled={loadingAll} onClick={() => void selectAllMatching()} className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600">
+            <button
+              type="button"
+              disabled={loadingAll}
+              onClick={() => void selectAllMatching()}
+              className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+            >
               {loadingAll ? "Counting…" : `Select all ${data.matching.toLocaleString("en")} matching the filter`}
             </button>
           ) : null}
-          <button type="button" onClick={() => onSelectionChange({})} className="text-slate-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <button
+            type="button"
+            onClick={() => onSelectionChange({})}
+            className="text-slate-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
             Clear selection
           </button>
           {choosingBulkTarget ? (
             <div className="w-full max-w-md">
-              <CategoryCombobox label="Category for the selected transactions" autoFocus onChoose={reviewSelection} onCancel={() => setChoosingBulkTarget(false)} />
+              <CategoryCombobox
+                label="Category for the selected transactions"
+                autoFocus
+                onChoose={reviewSelection}
+                onCancel={() => setChoosingBulkTarget(false)}
+              />
             </div>
           ) : (
             <button
@@ -430,7 +526,11 @@ export function TransactionsDesk({
 
       {canCorrect && !review && lastSimilarId && similar[lastSimilarId] ? (
         <p className="text-sm text-slate-700">
-          <button type="button" onClick={() => setReview(similar[lastSimilarId]!)} className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600">
+          <button
+            type="button"
+            onClick={() => setReview(similar[lastSimilarId]!)}
+            className="text-indigo-700 underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
             Review the {similar[lastSimilarId]!.title}
           </button>{" "}
           <kbd className="font-mono text-xs">s</kbd>
@@ -449,16 +549,23 @@ export function TransactionsDesk({
           onStarted={(id) => {
             setReview(null);
             onSelectionChange({});
-            setChanges((prev) => [...prev, { kind: "job", jobId: id, label: `${review.title} to ${describe(review.target)}` }]);
+            setChanges((prev) => [
+              ...prev,
+              { kind: "job", jobId: id, label: `${review.title} to ${describe(review.target)}` },
+            ]);
             setParams({ job: id });
-            setAnnouncement(`Started a bulk correction of ${review.title}. It runs on the server: you can leave or reload this page.`);
+            setAnnouncement(
+              `Started a bulk correction of ${review.title}. It runs on the server: you can leave or reload this page.`,
+            );
           }}
         />
       ) : null}
 
       {data && rows.length === 0 ? (
         <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-6 text-sm text-slate-600">
-          {data.total === 0 ? "This link has no transactions." : "No transaction matches these filters. Clear a filter or widen the range."}
+          {data.total === 0
+            ? "This link has no transactions."
+            : "No transaction matches these filters. Clear a filter or widen the range."}
         </p>
       ) : (
         <TransactionsTable

@@ -56,11 +56,14 @@ export function TransactionsTable({
     () =>
       ({
         "--desk-columns-wide": columns.map((c) => c.meta?.width ?? "1fr").join(" "),
-        "--desk-columns-narrow": columns.flatMap((c) => (c.meta?.narrowWidth === "hidden" ? [] : [c.meta?.narrowWidth ?? c.meta?.width ?? "1fr"])).join(" "),
+        "--desk-columns-narrow": columns
+          .flatMap((c) => (c.meta?.narrowWidth === "hidden" ? [] : [c.meta?.narrowWidth ?? c.meta?.width ?? "1fr"]))
+          .join(" "),
       }) as React.CSSProperties,
     [columns],
   );
-  const wideOnly = (column: { columnDef: { meta?: { narrowWidth?: string } } }) => column.columnDef.meta?.narrowWidth === "hidden";
+  const wideOnly = (column: { columnDef: { meta?: { narrowWidth?: string } } }) =>
+    column.columnDef.meta?.narrowWidth === "hidden";
   const scrollRef = useRef<HTMLDivElement>(null);
   const tableRows = table.getRowModel().rows;
   // The virtualizer's functions are not memoisable by the React Compiler; this component is simply not compiled.
@@ -99,11 +102,18 @@ export function TransactionsTable({
       style={templates}
     >
       <div role="table" aria-label={label} aria-rowcount={tableRows.length + 1} className="min-w-[41rem] text-sm">
-        <div role="rowgroup" className="sticky top-0 z-10 border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
+        <div
+          role="rowgroup"
+          className="sticky top-0 z-10 border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500"
+        >
           {table.getHeaderGroups().map((group) => (
             <div role="row" aria-rowindex={1} key={group.id} className={`grid items-center ${GRID_COLUMNS}`}>
               {group.headers.map((header) => (
-                <div role="columnheader" key={header.id} className={`px-2 py-2 ${wideOnly(header.column) ? "hidden @min-[64rem]:block" : ""}`}>
+                <div
+                  role="columnheader"
+                  key={header.id}
+                  className={`px-2 py-2 ${wideOnly(header.column) ? "hidden @min-[64rem]:block" : ""}`}
+                >
                   {header.isPlaceholder ? null : <table.FlexRender header={header} />}
                 </div>
               ))}

@@ -42,7 +42,10 @@ export function useTransactionsPage(linkId: string, query: string, initial: { qu
 export function useCorrectionCost(linkId: string, calls: number) {
   return useQuery({
     queryKey: ["correction-cost", linkId, calls],
-    queryFn: () => fetchJson<{ calls: number; seconds: number; text: string }>(`/api/links/${encodeURIComponent(linkId)}/correction-cost?calls=${calls}`),
+    queryFn: () =>
+      fetchJson<{ calls: number; seconds: number; text: string }>(
+        `/api/links/${encodeURIComponent(linkId)}/correction-cost?calls=${calls}`,
+      ),
     staleTime: 5_000,
   });
 }
@@ -52,7 +55,10 @@ function unwrap<T>(result: { data?: T; serverError?: string; validationErrors?: 
   if (!result) throw new Error("No answer from Linkdesk. Check the connection and try again.");
   if (result.serverError) throw new Error(result.serverError);
   if (result.validationErrors) {
-    const { formErrors = [], fieldErrors = {} } = result.validationErrors as { formErrors?: string[]; fieldErrors?: Record<string, string[] | undefined> };
+    const { formErrors = [], fieldErrors = {} } = result.validationErrors as {
+      formErrors?: string[];
+      fieldErrors?: Record<string, string[] | undefined>;
+    };
     const messages = [...formErrors, ...Object.values(fieldErrors).flatMap((m) => m ?? [])];
     throw new Error(messages.join(" ") || "The input was refused.");
   }
@@ -60,10 +66,18 @@ function unwrap<T>(result: { data?: T; serverError?: string; validationErrors?: 
   return result.data;
 }
 
-type RowPatch = Partial<Pick<TransactionRow, "category" | "subcategory" | "categoryConfidence" | "subcategoryConfidence">>;
+type RowPatch = Partial<
+  Pick<TransactionRow, "category" | "subcategory" | "categoryConfidence" | "subcategoryConfidence">
+>;
 
 /** Changes one transaction in every cached page of the link; answers what each page had, to put back on failure. */
-function patchRow(client: QueryClient, linkId: string, id: string, patch: RowPatch | TransactionRow, mark?: CorrectionMark) {
+function patchRow(
+  client: QueryClient,
+  linkId: string,
+  id: string,
+  patch: RowPatch | TransactionRow,
+  mark?: CorrectionMark,
+) {
   const previous: { key: readonly unknown[]; row: TransactionRow; mark: CorrectionMark | undefined }[] = [];
   for (const [key, page] of client.getQueriesData<DeskPage>({ queryKey: ["transactions", linkId] })) {
     const index = page?.rows.findIndex((r) => r.id === id) ?? -1;
@@ -118,11 +132,17 @@ export function useUndoCorrection(linkId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationKey: ["undo", linkId],
-    mutationFn: async (input: { correlationId: string; transactionId: string; date?: string; before: CategoryPair | null }) =>
-      unwrap(await undoCorrection({ correlationId: input.correlationId, date: input.date })),
+    mutationFn: async (input: {
+      correlationId: string;
+      transactionId: string;
+      date?: string;
+      before: CategoryPair | null;
+    }) => unwrap(await undoCorrection({ correlationId: input.correlationId, date: input.date })),
     onMutate: async (input) => {
       await client.cancelQueries({ queryKey: ["transactions", linkId] });
-      return { previous: input.before ? patchRow(client, linkId, input.transactionId, { ...certain(input.before) }) : [] };
+      return {
+        previous: input.before ? patchRow(client, linkId, input.transactionId, { ...certain(input.before) }) : [],
+      };
     },
     onError: (_error, input, context) => restoreRows(client, input.transactionId, context?.previous ?? []),
     onSuccess: (data, input) => {

@@ -18,7 +18,10 @@ export function Callout({
   role?: "alert" | "status";
 }) {
   return (
-    <div role={role ?? (tone === "error" ? "alert" : undefined)} className={`rounded-lg border px-4 py-3 ${tones[tone]}`}>
+    <div
+      role={role ?? (tone === "error" ? "alert" : undefined)}
+      className={`rounded-lg border px-4 py-3 ${tones[tone]}`}
+    >
       <p className="font-medium">{title}</p>
       {children ? <div className="mt-1 text-sm opacity-90">{children}</div> : null}
     </div>

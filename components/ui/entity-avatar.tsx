@@ -10,7 +10,21 @@ import { useImageOrigins } from "./image-origins";
 // next/image: pictures come from the upstream's hosts, not ours.
 
 /** Background colours for initials: each carries white text at 4.5:1 or better (WCAG AA). */
-const PALETTE = ["#b91c1c", "#c2410c", "#a16207", "#15803d", "#047857", "#0f766e", "#0369a1", "#1d4ed8", "#4338ca", "#7e22ce", "#a21caf", "#be185d", "#475569"] as const;
+const PALETTE = [
+  "#b91c1c",
+  "#c2410c",
+  "#a16207",
+  "#15803d",
+  "#047857",
+  "#0f766e",
+  "#0369a1",
+  "#1d4ed8",
+  "#4338ca",
+  "#7e22ce",
+  "#a21caf",
+  "#be185d",
+  "#475569",
+] as const;
 
 /** The same key (an institution id, a merchant id) always gets the same colour, on every page and for every reader. */
 export function avatarColor(key: string): string {
@@ -27,7 +41,10 @@ export function initialsOf(name: string): string {
   const major = words.filter((w) => !MINOR_WORDS.has(w.toLowerCase()));
   const picked = major.length > 0 ? major : words;
   if (picked.length === 0) return "?";
-  const letters = picked.length === 1 ? Array.from(picked[0]!).slice(0, 2).join("") : `${Array.from(picked[0]!)[0]}${Array.from(picked[1]!)[0]}`;
+  const letters =
+    picked.length === 1
+      ? Array.from(picked[0]!).slice(0, 2).join("")
+      : `${Array.from(picked[0]!)[0]}${Array.from(picked[1]!)[0]}`;
   return letters.toLocaleUpperCase("en");
 }
 

@@ -19,12 +19,18 @@ describe("hiddenColumns", () => {
 
   it("counts the columns cut off on the right, partly or wholly", () => {
     // A 700 px table in a 400 px box: the third column is cut, the fourth and fifth wholly out of view.
-    expect(hiddenColumns(row(0, [150, 150, 150, 125, 125]), { left: 0, right: 400 })).toMatchObject({ left: 0, right: 3 });
+    expect(hiddenColumns(row(0, [150, 150, 150, 125, 125]), { left: 0, right: 400 })).toMatchObject({
+      left: 0,
+      right: 3,
+    });
   });
 
   it("counts the columns scrolled off on the left once the table has scrolled", () => {
     // Scrolled 320 px: the first two columns are gone, the third cut on its left edge.
-    expect(hiddenColumns(row(-320, [150, 150, 150, 125, 125]), { left: 0, right: 400 })).toMatchObject({ left: 3, right: 0 });
+    expect(hiddenColumns(row(-320, [150, 150, 150, 125, 125]), { left: 0, right: 400 })).toMatchObject({
+      left: 3,
+      right: 0,
+    });
   });
 
   it("ignores a sub-pixel overhang, as a table that fits", () => {
@@ -41,7 +47,12 @@ describe("hiddenColumns", () => {
       { left: 380, right: 480, sticky: null },
       { left: 300, right: 400, sticky: "right" },
     ];
-    expect(hiddenColumns(columns, { left: 0, right: 400 })).toEqual({ left: 1, right: 2, visibleLeft: 120, visibleRight: 300 });
+    expect(hiddenColumns(columns, { left: 0, right: 400 })).toEqual({
+      left: 1,
+      right: 2,
+      visibleLeft: 120,
+      visibleRight: 300,
+    });
   });
 
   it("does not call a column wider than the whole view hidden on either side", () => {

@@ -49,10 +49,16 @@ export function hiddenColumns(columns: readonly ColumnBox[], box: { left: number
  * How far to scroll (px, + to the right) to bring the columns hidden on `side` into view: all of them when they fit in
  * the visible part, else starting from the nearest one (it lands at the visible part's edge, the rest after it).
  */
-export function scrollToHidden(columns: readonly ColumnBox[], box: { left: number; right: number }, side: "left" | "right"): number {
+export function scrollToHidden(
+  columns: readonly ColumnBox[],
+  box: { left: number; right: number },
+  side: "left" | "right",
+): number {
   const { visibleLeft, visibleRight } = hiddenColumns(columns, box);
   const hidden = scrolling(columns).filter((c) =>
-    side === "right" ? c.right > visibleRight + TOLERANCE_PX && c.left >= visibleLeft - TOLERANCE_PX : c.left < visibleLeft - TOLERANCE_PX && c.right <= visibleRight + TOLERANCE_PX,
+    side === "right"
+      ? c.right > visibleRight + TOLERANCE_PX && c.left >= visibleLeft - TOLERANCE_PX
+      : c.left < visibleLeft - TOLERANCE_PX && c.right <= visibleRight + TOLERANCE_PX,
   );
   if (hidden.length === 0) return 0;
   const from = Math.min(...hidden.map((c) => c.left));

@@ -24,10 +24,23 @@ function place(anchor: HTMLElement, tip: HTMLElement) {
   tip.style.left = `${Math.round(left)}px`;
 }
 
-const triggerOf = (target: EventTarget | null): HTMLElement | null => (target instanceof Element ? target.closest<HTMLElement>("[data-hint]") : null);
+const triggerOf = (target: EventTarget | null): HTMLElement | null =>
+  target instanceof Element ? target.closest<HTMLElement>("[data-hint]") : null;
 
 /** A button that explains itself through the nearest HintHost: `hint` is the key the host's `hint()` reads. */
-export function HintTrigger({ hint, label, className = "", testId, children }: { hint: string; label?: string; className?: string; testId?: string; children: ReactNode }) {
+export function HintTrigger({
+  hint,
+  label,
+  className = "",
+  testId,
+  children,
+}: {
+  hint: string;
+  label?: string;
+  className?: string;
+  testId?: string;
+  children: ReactNode;
+}) {
   return (
     <button type="button" data-hint={hint} aria-label={label} data-testid={testId} className={className}>
       {children}
@@ -78,7 +91,8 @@ export function HintHost({ hint, children }: { hint: (key: string) => ReactNode;
 
   useEffect(() => () => clearTimeout(closing.current), []);
 
-  const insideOpen = (node: EventTarget | null) => node instanceof Node && (open?.anchor.contains(node) || tip.current?.contains(node));
+  const insideOpen = (node: EventTarget | null) =>
+    node instanceof Node && (open?.anchor.contains(node) || tip.current?.contains(node));
 
   return (
     <div

@@ -1,4 +1,12 @@
-export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: React.ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: string;
+  actions?: React.ReactNode;
+}) {
   return (
     <div className="mb-6 flex items-start justify-between gap-4">
       <div>
@@ -11,7 +19,15 @@ export function PageHeader({ title, description, actions }: { title: string; des
 }
 
 /** The header while its page loads: grey bars where the title, the description and (if the page has one) its button go. */
-export function PageHeaderSkeleton({ titleWidth, descriptionWidth, action = true }: { titleWidth: string; descriptionWidth: string; action?: boolean }) {
+export function PageHeaderSkeleton({
+  titleWidth,
+  descriptionWidth,
+  action = true,
+}: {
+  titleWidth: string;
+  descriptionWidth: string;
+  action?: boolean;
+}) {
   return (
     <div className="mb-6 flex items-start justify-between gap-4">
       <div className="space-y-2">

@@ -17,7 +17,8 @@ interface Cut {
 
 const NOTHING_CUT: Cut = { left: 0, right: 0, leftInset: 0, rightInset: 0, foot: 0 };
 
-const sameCut = (a: Cut, b: Cut) => (Object.keys(a) as (keyof Cut)[]).every((key) => Math.round(a[key]) === Math.round(b[key]));
+const sameCut = (a: Cut, b: Cut) =>
+  (Object.keys(a) as (keyof Cut)[]).every((key) => Math.round(a[key]) === Math.round(b[key]));
 
 /**
  * A table that may be wider than its place: it scrolls sideways in its box, and when columns are cut off on a side, that
@@ -30,7 +31,13 @@ const sameCut = (a: Cut, b: Cut) => (Object.keys(a) as (keyof Cut)[]).every((key
  * columns by), held at the window's bottom while the table runs on below it: they take no room of their own, so the
  * page does not move when they appear.
  */
-export function ScrollTable({ children, className = "rounded-lg border border-slate-200 bg-white" }: { children: React.ReactNode; className?: string }) {
+export function ScrollTable({
+  children,
+  className = "rounded-lg border border-slate-200 bg-white",
+}: {
+  children: React.ReactNode;
+  className?: string;
+}) {
   const wrapperRef = useRef<HTMLDivElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);
   const leftButton = useRef<HTMLButtonElement>(null);
@@ -87,7 +94,10 @@ export function ScrollTable({ children, className = "rounded-lg border border-sl
     setCut((current) => (sameCut(current, next) ? current : next));
   };
 
-  const announcement = [cut.right > 0 ? `${moreColumnsLabel(cut.right)} to the right` : null, cut.left > 0 ? `${moreColumnsLabel(cut.left)} to the left` : null]
+  const announcement = [
+    cut.right > 0 ? `${moreColumnsLabel(cut.right)} to the right` : null,
+    cut.left > 0 ? `${moreColumnsLabel(cut.left)} to the left` : null,
+  ]
     .filter(Boolean)
     .join(", ");
 
@@ -96,14 +106,39 @@ export function ScrollTable({ children, className = "rounded-lg border border-sl
       <div ref={boxRef} className={`overflow-x-auto ${className}`} data-scroll-box="">
         {children}
       </div>
-      {cut.left > 0 ? <div aria-hidden="true" className="pointer-events-none absolute inset-y-px z-[2] w-8 bg-linear-to-r from-white" style={{ left: cut.leftInset }} /> : null}
-      {cut.right > 0 ? <div aria-hidden="true" className="pointer-events-none absolute inset-y-px z-[2] w-8 bg-linear-to-l from-white" style={{ right: cut.rightInset }} /> : null}
+      {cut.left > 0 ? (
+        <div
+          aria-hidden="true"
+          className="pointer-events-none absolute inset-y-px z-[2] w-8 bg-linear-to-r from-white"
+          style={{ left: cut.leftInset }}
+        />
+      ) : null}
+      {cut.right > 0 ? (
+        <div
+          aria-hidden="true"
+          className="pointer-events-none absolute inset-y-px z-[2] w-8 bg-linear-to-l from-white"
+          style={{ right: cut.rightInset }}
+        />
+      ) : null}
       {cut.left > 0 || cut.right > 0 ? (
         // No height: at the wrapper's foot, or the window's while the table runs on below it; the buttons hang above.
         <div className="pointer-events-none sticky bottom-2 z-[3] h-0">
-          <div className="flex items-end justify-between" style={{ paddingLeft: cut.leftInset + 4, paddingRight: cut.rightInset + 4, transform: `translateY(calc(-100% - ${cut.foot + 4}px))` }}>
+          <div
+            className="flex items-end justify-between"
+            style={{
+              paddingLeft: cut.leftInset + 4,
+              paddingRight: cut.rightInset + 4,
+              transform: `translateY(calc(-100% - ${cut.foot + 4}px))`,
+            }}
+          >
             {cut.left > 0 ? (
-              <button ref={leftButton} type="button" className={MORE_BUTTON} data-more-columns="left" onClick={() => reveal("left")}>
+              <button
+                ref={leftButton}
+                type="button"
+                className={MORE_BUTTON}
+                data-more-columns="left"
+                onClick={() => reveal("left")}
+              >
                 <span aria-hidden="true">←</span>
                 {moreColumnsLabel(cut.left)}
                 <span className="sr-only"> to the left: scroll to them</span>
@@ -112,7 +147,13 @@ export function ScrollTable({ children, className = "rounded-lg border border-sl
               <span />
             )}
             {cut.right > 0 ? (
-              <button ref={rightButton} type="button" className={MORE_BUTTON} data-more-columns="right" onClick={() => reveal("right")}>
+              <button
+                ref={rightButton}
+                type="button"
+                className={MORE_BUTTON}
+                data-more-columns="right"
+                onClick={() => reveal("right")}
+              >
                 {moreColumnsLabel(cut.right)}
                 <span className="sr-only"> to the right: scroll to them</span>
                 <span aria-hidden="true">→</span>
@@ -146,7 +187,8 @@ function headerColumns(box: HTMLElement): ColumnBox[] {
   return [...row.cells].map((cell) => {
     const rect = cell.getBoundingClientRect();
     const style = getComputedStyle(cell);
-    const sticky = style.position !== "sticky" ? null : style.left === "auto" && style.right !== "auto" ? "right" : "left";
+    const sticky =
+      style.position !== "sticky" ? null : style.left === "auto" && style.right !== "auto" ? "right" : "left";
     return { left: rect.left, right: rect.right, sticky };
   });
 }

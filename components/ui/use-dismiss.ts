@@ -6,7 +6,11 @@ import { type RefObject, useEffect, useEffectEvent } from "react";
  * While `open`, a press outside `root` or the Escape key calls `close` with which of the two it was: how menus and
  * popovers close.
  */
-export function useDismiss(open: boolean, root: RefObject<HTMLElement | null>, close: (by: "outside" | "escape") => void): void {
+export function useDismiss(
+  open: boolean,
+  root: RefObject<HTMLElement | null>,
+  close: (by: "outside" | "escape") => void,
+): void {
   const onClose = useEffectEvent(close);
   useEffect(() => {
     if (!open) return;

@@ -33,12 +33,24 @@ export function KindCell({ event }: { event: string | null }) {
 }
 
 /** Verified, or refused with the reason (cut to one line; whole on hover and in the event's details). */
-export function VerificationCell({ verification, refusal }: { verification: WebhookVerification; refusal: string | null }) {
+export function VerificationCell({
+  verification,
+  refusal,
+}: {
+  verification: WebhookVerification;
+  refusal: string | null;
+}) {
   return (
     <span className="inline-flex items-center gap-1.5">
-      <span className={`chip ${WEBHOOK_VERIFICATION_TONES[verification]}`}>{WEBHOOK_VERIFICATION_LABELS[verification]}</span>
+      <span className={`chip ${WEBHOOK_VERIFICATION_TONES[verification]}`}>
+        {WEBHOOK_VERIFICATION_LABELS[verification]}
+      </span>
       {verification === "refused" ? (
-        <span className="inline-block max-w-40 truncate align-bottom text-xs text-slate-700" title={refusal ?? undefined} data-testid="refusal-reason">
+        <span
+          className="inline-block max-w-40 truncate align-bottom text-xs text-slate-700"
+          title={refusal ?? undefined}
+          data-testid="refusal-reason"
+        >
           {refusal ?? "No reason recorded"}
         </span>
       ) : null}
@@ -49,7 +61,10 @@ export function VerificationCell({ verification, refusal }: { verification: Webh
 /** The processing outcome in words; what processing did or why it failed on hover. */
 export function OutcomeCell({ outcome, detail }: { outcome: WebhookOutcome; detail: string | null }) {
   return (
-    <span className={`chip ${WEBHOOK_OUTCOME_TONES[outcome]}`} title={detail ? `${WEBHOOK_OUTCOME_MEANINGS[outcome]}. ${detail}` : WEBHOOK_OUTCOME_MEANINGS[outcome]}>
+    <span
+      className={`chip ${WEBHOOK_OUTCOME_TONES[outcome]}`}
+      title={detail ? `${WEBHOOK_OUTCOME_MEANINGS[outcome]}. ${detail}` : WEBHOOK_OUTCOME_MEANINGS[outcome]}
+    >
       {WEBHOOK_OUTCOME_LABELS[outcome]}
     </span>
   );
@@ -58,7 +73,12 @@ export function OutcomeCell({ outcome, detail }: { outcome: WebhookOutcome; deta
 const times = (n: number, one: string, many: string) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
 /** The upstream's delivery attempt, the redeliveries received after the first, and Linkdesk's processing tries. */
-export function attemptsText(row: { verification: WebhookVerification; deliveryAttempt: number | null; redeliveries: number; processAttempts: number }): { short: string; long: string } {
+export function attemptsText(row: {
+  verification: WebhookVerification;
+  deliveryAttempt: number | null;
+  redeliveries: number;
+  processAttempts: number;
+}): { short: string; long: string } {
   const short: string[] = [];
   const long: string[] = [];
   if (row.deliveryAttempt !== null) {
@@ -71,7 +91,11 @@ export function attemptsText(row: { verification: WebhookVerification; deliveryA
   }
   if (row.verification === "verified") {
     short.push(row.processAttempts === 0 ? "not tried yet" : times(row.processAttempts, "try", "tries"));
-    long.push(row.processAttempts === 0 ? "not processed yet" : `processing tried ${times(row.processAttempts, "time", "times")}`);
+    long.push(
+      row.processAttempts === 0
+        ? "not processed yet"
+        : `processing tried ${times(row.processAttempts, "time", "times")}`,
+    );
   }
   return { short: short.length > 0 ? short.join(" · ") : "—", long: `${long.join("; ")}.` };
 }

@@ -45,10 +45,16 @@ async function LinkEventsList({ linkId }: { linkId: string }) {
         </Link>
       </div>
       {events === null ? (
-        <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-4 text-sm text-slate-600">The link&apos;s webhook events could not be read just now.</p>
+        <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-4 text-sm text-slate-600">
+          The link&apos;s webhook events could not be read just now.
+        </p>
       ) : shown.length > 0 ? (
         <ScrollTable>
-          <table className="data-table min-w-full text-left text-sm" aria-label="Webhook events of this link" data-density="compact">
+          <table
+            className="data-table min-w-full text-left text-sm"
+            aria-label="Webhook events of this link"
+            data-density="compact"
+          >
             <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
               <tr>
                 {["Kind", "Received", "Outcome", "What it did"].map((name) => (
@@ -83,7 +89,9 @@ async function LinkEventsList({ linkId }: { linkId: string }) {
           No webhook event received for this link yet. The upstream sends them to the webhook address set on the link.
         </p>
       )}
-      {events && events.length > LINK_EVENT_ROWS ? <p className="text-xs text-slate-500">The newest {LINK_EVENT_ROWS}; older ones are on the Webhooks page.</p> : null}
+      {events && events.length > LINK_EVENT_ROWS ? (
+        <p className="text-xs text-slate-500">The newest {LINK_EVENT_ROWS}; older ones are on the Webhooks page.</p>
+      ) : null}
     </section>
   );
 }

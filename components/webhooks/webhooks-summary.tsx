@@ -7,7 +7,19 @@ import type { WebhookSummary } from "@/lib/webhooks/query";
 
 const count = (n: number) => n.toLocaleString("en");
 
-function Stat({ label, value, href, tone = "text-slate-900", testId }: { label: string; value: React.ReactNode; href?: string; tone?: string; testId: string }) {
+function Stat({
+  label,
+  value,
+  href,
+  tone = "text-slate-900",
+  testId,
+}: {
+  label: string;
+  value: React.ReactNode;
+  href?: string;
+  tone?: string;
+  testId: string;
+}) {
   return (
     <div className="min-w-28 rounded-lg border border-slate-200 bg-white px-3 py-2" data-testid={testId}>
       <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
@@ -28,8 +40,19 @@ export function WebhooksSummary({ summary, renderedAt }: { summary: WebhookSumma
   return (
     <section aria-label="Webhooks in the last 24 hours" className="mb-4 space-y-2">
       <dl className="flex flex-wrap gap-2">
-        <Stat testId="summary-received" label="Received, last 24 h" value={count(summary.received)} href="/webhooks?since=24h" />
-        <Stat testId="summary-verified" label="Verified, last 24 h" value={count(summary.verified)} href="/webhooks?verification=verified&since=24h" tone="text-emerald-800" />
+        <Stat
+          testId="summary-received"
+          label="Received, last 24 h"
+          value={count(summary.received)}
+          href="/webhooks?since=24h"
+        />
+        <Stat
+          testId="summary-verified"
+          label="Verified, last 24 h"
+          value={count(summary.verified)}
+          href="/webhooks?verification=verified&since=24h"
+          tone="text-emerald-800"
+        />
         <Stat
           testId="summary-refused"
           label="Refused, last 24 h"
@@ -37,24 +60,50 @@ export function WebhooksSummary({ summary, renderedAt }: { summary: WebhookSumma
           href="/webhooks?verification=refused&since=24h"
           tone={summary.refused > 0 ? "text-red-800" : "text-slate-900"}
         />
-        <Stat testId="summary-pending" label="Waiting" value={count(summary.pending)} href="/webhooks?outcome=pending" tone="text-sky-900" />
-        <Stat testId="summary-failed" label="Failed" value={count(summary.failed)} href="/webhooks?outcome=failed" tone={summary.failed > 0 ? "text-red-800" : "text-slate-900"} />
+        <Stat
+          testId="summary-pending"
+          label="Waiting"
+          value={count(summary.pending)}
+          href="/webhooks?outcome=pending"
+          tone="text-sky-900"
+        />
+        <Stat
+          testId="summary-failed"
+          label="Failed"
+          value={count(summary.failed)}
+          href="/webhooks?outcome=failed"
+          tone={summary.failed > 0 ? "text-red-800" : "text-slate-900"}
+        />
         <Stat
           testId="summary-newest"
           label="Newest verified event"
-          value={summary.newestVerifiedAt ? <RelativeTime value={summary.newestVerifiedAt.getTime()} now={renderedAt} /> : "None yet"}
+          value={
+            summary.newestVerifiedAt ? (
+              <RelativeTime value={summary.newestVerifiedAt.getTime()} now={renderedAt} />
+            ) : (
+              "None yet"
+            )
+          }
         />
         {summary.newestReceivedAt && summary.newestReceivedAt.getTime() !== summary.newestVerifiedAt?.getTime() ? (
-          <Stat testId="summary-newest-any" label="Newest request" value={<RelativeTime value={summary.newestReceivedAt.getTime()} now={renderedAt} />} />
+          <Stat
+            testId="summary-newest-any"
+            label="Newest request"
+            value={<RelativeTime value={summary.newestReceivedAt.getTime()} now={renderedAt} />}
+          />
         ) : null}
       </dl>
       {summary.refusalsByReason.length > 0 ? (
         <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 text-sm">
-          <p className="text-xs font-medium uppercase tracking-wide text-slate-500">Refused in the last 24 h, by reason</p>
+          <p className="text-xs font-medium uppercase tracking-wide text-slate-500">
+            Refused in the last 24 h, by reason
+          </p>
           <ul className="mt-1 space-y-0.5" data-testid="refusals-by-reason">
             {summary.refusalsByReason.map((r) => (
               <li key={r.reason} className="flex gap-2">
-                <span className="w-12 shrink-0 text-right font-semibold tabular-nums text-red-800">{count(r.count)}</span>
+                <span className="w-12 shrink-0 text-right font-semibold tabular-nums text-red-800">
+                  {count(r.count)}
+                </span>
                 <span className="min-w-0 truncate text-slate-800" title={r.reason}>
                   {r.reason}
                 </span>
@@ -62,7 +111,9 @@ export function WebhooksSummary({ summary, renderedAt }: { summary: WebhookSumma
             ))}
             {summary.otherRefusals > 0 ? (
               <li className="flex gap-2">
-                <span className="w-12 shrink-0 text-right font-semibold tabular-nums text-red-800">{count(summary.otherRefusals)}</span>
+                <span className="w-12 shrink-0 text-right font-semibold tabular-nums text-red-800">
+                  {count(summary.otherRefusals)}
+                </span>
                 <span className="text-slate-600">other reasons</span>
               </li>
             ) : null}

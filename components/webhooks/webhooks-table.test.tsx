@@ -34,10 +34,22 @@ const event = (overrides: Partial<WebhookEventView>): WebhookEventView => ({
 });
 
 /** The page's text, as a reader (and find-in-page) sees it: tags dropped, attributes not text; < > & left escaped. */
-const textOf = (html: string) => html.replace(/<[^>]*>/g, " ").replaceAll("&#x27;", "'").replaceAll("&quot;", '"').replace(/\s+/g, " ");
+const textOf = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, " ")
+    .replaceAll("&#x27;", "'")
+    .replaceAll("&quot;", '"')
+    .replace(/\s+/g, " ");
 
 const render = (rows: WebhookEventView[]) =>
-  renderToStaticMarkup(<WebhooksTable rows={rows} renderedAt={received.getTime() + 60_000} canReprocess={false} view={{ pathname: "/webhooks", query: "" }} />);
+  renderToStaticMarkup(
+    <WebhooksTable
+      rows={rows}
+      renderedAt={received.getTime() + 60_000}
+      canReprocess={false}
+      view={{ pathname: "/webhooks", query: "" }}
+    />,
+  );
 
 describe("WebhooksTable", () => {
   it("puts kind, link, verification and outcome first, in words", () => {
@@ -55,7 +67,11 @@ describe("WebhooksTable", () => {
   it("renders what the sender wrote as text: a URL is no link, markup is no markup", () => {
     const hostile = event({
       event: "<b>product.state_changed</b>",
-      body: bodyFields({ callback: "https://evil.example/steal?x=1", note: '<img src=x onerror="alert(1)">', link_id: "mk_abc" }),
+      body: bodyFields({
+        callback: "https://evil.example/steal?x=1",
+        note: '<img src=x onerror="alert(1)">',
+        link_id: "mk_abc",
+      }),
       refusal: null,
     });
     const html = render([hostile]);
@@ -84,9 +100,18 @@ describe("WebhooksTable", () => {
       processedAt: null,
       detail: null,
     });
-    const pending = event({ id: "00000000-0000-4000-8000-000000000002", outcome: "pending", processAttempts: 0, processedAt: null, nextAttemptAt: received, redeliveries: 2 });
+    const pending = event({
+      id: "00000000-0000-4000-8000-000000000002",
+      outcome: "pending",
+      processAttempts: 0,
+      processedAt: null,
+      nextAttemptAt: received,
+      redeliveries: 2,
+    });
     const text = textOf(render([refused, pending]));
-    expect(text).toContain("Refused No MoneyKit-Signature header: Linkdesk takes webhooks only as the upstream signs them.");
+    expect(text).toContain(
+      "Refused No MoneyKit-Signature header: Linkdesk takes webhooks only as the upstream signs them.",
+    );
     expect(text).toContain("Not processed");
     expect(text).toContain("A refused request's body is not kept.");
     expect(text).toContain("Delivery 1 · 2 redeliveries · not tried yet");

@@ -16,12 +16,22 @@ const helper = createDataTableColumnHelper<WebhookEventView>();
 const none = <span className="text-slate-500">—</span>;
 
 const columns = helper.columns([
-  helper.accessor("event", { id: "kind", header: "Kind", enableSorting: false, cell: ({ row }) => <KindCell event={row.original.event} /> }),
+  helper.accessor("event", {
+    id: "kind",
+    header: "Kind",
+    enableSorting: false,
+    cell: ({ row }) => <KindCell event={row.original.event} />,
+  }),
   helper.accessor("linkId", {
     id: "link",
     header: "Link",
     enableSorting: false,
-    cell: ({ row }) => (row.original.linkId ? <ShortId id={row.original.linkId} what="link id" href={`/links/${encodeURIComponent(row.original.linkId)}`} /> : none),
+    cell: ({ row }) =>
+      row.original.linkId ? (
+        <ShortId id={row.original.linkId} what="link id" href={`/links/${encodeURIComponent(row.original.linkId)}`} />
+      ) : (
+        none
+      ),
   }),
   helper.accessor("verification", {
     id: "verification",
@@ -29,19 +39,36 @@ const columns = helper.columns([
     enableSorting: false,
     cell: ({ row }) => <VerificationCell verification={row.original.verification} refusal={row.original.refusal} />,
   }),
-  helper.accessor("outcome", { id: "outcome", header: "Outcome", enableSorting: false, cell: ({ row }) => <OutcomeCell outcome={row.original.outcome} detail={row.original.detail} /> }),
-  helper.accessor("processAttempts", { id: "attempts", header: "Attempts", enableSorting: false, cell: ({ row }) => <AttemptsCell {...row.original} /> }),
+  helper.accessor("outcome", {
+    id: "outcome",
+    header: "Outcome",
+    enableSorting: false,
+    cell: ({ row }) => <OutcomeCell outcome={row.original.outcome} detail={row.original.detail} />,
+  }),
+  helper.accessor("processAttempts", {
+    id: "attempts",
+    header: "Attempts",
+    enableSorting: false,
+    cell: ({ row }) => <AttemptsCell {...row.original} />,
+  }),
   helper.accessor("receivedAt", {
     id: "received",
     header: "Received",
     enableSorting: false,
-    cell: ({ row, table }) => <RelativeTime value={row.original.receivedAt.getTime()} now={table.options.meta?.renderedAt ?? 0} />,
+    cell: ({ row, table }) => (
+      <RelativeTime value={row.original.receivedAt.getTime()} now={table.options.meta?.renderedAt ?? 0} />
+    ),
   }),
   helper.accessor("processedAt", {
     id: "processed",
     header: "Processed",
     enableSorting: false,
-    cell: ({ row, table }) => (row.original.processedAt ? <RelativeTime value={row.original.processedAt.getTime()} now={table.options.meta?.renderedAt ?? 0} /> : none),
+    cell: ({ row, table }) =>
+      row.original.processedAt ? (
+        <RelativeTime value={row.original.processedAt.getTime()} now={table.options.meta?.renderedAt ?? 0} />
+      ) : (
+        none
+      ),
   }),
   helper.display({ id: "details", header: "Details", cell: ({ row }) => <EventDetails event={row.original} /> }),
   helper.display({
@@ -49,16 +76,32 @@ const columns = helper.columns([
     header: "Reprocess",
     cell: ({ row }) =>
       row.original.verification === "verified" ? (
-        <ReprocessButton eventId={row.original.id} label={`Reprocess the ${row.original.event ?? "unnamed"} event of ${row.original.linkId ?? "no link"} received ${exactUtc(row.original.receivedAt.getTime())}`} />
+        <ReprocessButton
+          eventId={row.original.id}
+          label={`Reprocess the ${row.original.event ?? "unnamed"} event of ${row.original.linkId ?? "no link"} received ${exactUtc(row.original.receivedAt.getTime())}`}
+        />
       ) : (
-        <span className="text-xs text-slate-500" title="A refused request was never verified and its body was not kept: there is nothing to process.">
+        <span
+          className="text-xs text-slate-500"
+          title="A refused request was never verified and its body was not kept: there is nothing to process."
+        >
           Nothing to process
         </span>
       ),
   }),
 ]);
 
-export function WebhooksTable({ rows, renderedAt, canReprocess, view }: { rows: WebhookEventView[]; renderedAt: number; canReprocess: boolean; view: { pathname: string; query: string } }) {
+export function WebhooksTable({
+  rows,
+  renderedAt,
+  canReprocess,
+  view,
+}: {
+  rows: WebhookEventView[];
+  renderedAt: number;
+  canReprocess: boolean;
+  view: { pathname: string; query: string };
+}) {
   return (
     <DataTable
       columns={columns}
@@ -108,7 +151,10 @@ function EventDetails({ event }: { event: WebhookEventView }) {
           <div>
             <p className="mb-1 font-medium text-slate-600">Body</p>
             {fields.length > 0 ? (
-              <dl className="grid grid-cols-[10rem_1fr] gap-x-3 gap-y-1 rounded bg-slate-50 p-2" data-testid="webhook-body">
+              <dl
+                className="grid grid-cols-[10rem_1fr] gap-x-3 gap-y-1 rounded bg-slate-50 p-2"
+                data-testid="webhook-body"
+              >
                 {fields.map((field, i) => (
                   <Fact key={`${i}:${field.name}`} name={field.name} value={field.value} mono />
                 ))}
@@ -116,7 +162,9 @@ function EventDetails({ event }: { event: WebhookEventView }) {
             ) : (
               <p className="text-slate-500">The body has no fields.</p>
             )}
-            {more > 0 ? <p className="mt-1 text-slate-500">{more.toLocaleString("en")} more fields are in the CSV export.</p> : null}
+            {more > 0 ? (
+              <p className="mt-1 text-slate-500">{more.toLocaleString("en")} more fields are in the CSV export.</p>
+            ) : null}
           </div>
         ) : (
           <p className="text-slate-500">A refused request&apos;s body is not kept.</p>

@@ -21,7 +21,10 @@ vi.mock("../auth", () => ({
   },
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 const { changeOwnPassword } = await import("./account");
 const GIVEN = "one-time-pass-4f9a";
@@ -40,12 +43,26 @@ async function newAccount(email: string, extra: Partial<typeof staff.$inferInser
     .insert(staff)
     .values({ email, role: "support", passwordHash: await hashPassword(GIVEN), passwordChangeRequired: true, ...extra })
     .returning();
-  return { id: row!.id, email: row!.email, name: null, role: "support", authSource: row!.authSource, passwordChangeRequired: row!.passwordChangeRequired };
+  return {
+    id: row!.id,
+    email: row!.email,
+    name: null,
+    role: "support",
+    authSource: row!.authSource,
+    passwordChangeRequired: row!.passwordChangeRequired,
+  };
 }
 
 const rowOf = async (id: string) => (await database.db.select().from(staff).where(eq(staff.id, id)))[0]!;
 const lastAudit = async (email: string) =>
-  (await database.db.select().from(auditLog).where(and(eq(auditLog.action, "auth.change_password"), eq(auditLog.actorEmail, email))).orderBy(desc(auditLog.id)).limit(1))[0];
+  (
+    await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "auth.change_password"), eq(auditLog.actorEmail, email)))
+      .orderBy(desc(auditLog.id))
+      .limit(1)
+  )[0];
 
 describe("changeOwnPassword", () => {
   beforeEach(() => {
@@ -64,38 +81,65 @@ describe("changeOwnPassword", () => {
     expect(row.sessionsValidAfter!.getTime()).toBeGreaterThanOrEqual(before);
     expect(signIns).toEqual([{ email: "kim@example.com", password: CHOSEN }]);
     const audit = await lastAudit("kim@example.com");
-    expect(audit).toMatchObject({ outcome: "ok", targetId: account.id, after: { passwordChangeRequired: false, otherSessionsEnded: true } });
+    expect(audit).toMatchObject({
+      outcome: "ok",
+      targetId: account.id,
+      after: { passwordChangeRequired: false, otherSessionsEnded: true },
+    });
     expect(JSON.stringify(audit)).not.toContain(CHOSEN);
     expect(JSON.stringify(audit)).not.toContain(GIVEN);
   });
 
   it("requires the current password, and changes nothing without it", async () => {
     account = await newAccount("lee@example.com", { passwordChangeRequired: false });
-    const result = await changeOwnPassword({ currentPassword: "a guess", newPassword: CHOSEN, confirmPassword: CHOSEN });
+    const result = await changeOwnPassword({
+      currentPassword: "a guess",
+      newPassword: CHOSEN,
+      confirmPassword: CHOSEN,
+    });
     expect(result?.serverError).toBe("That is not your current password. Nothing was changed.");
     expect(await verifyPassword(GIVEN, (await rowOf(account.id)).passwordHash!)).toBe(true);
     expect(signIns).toEqual([]);
-    expect(await lastAudit("lee@example.com")).toMatchObject({ outcome: "refused", input: { reason: "current password wrong" } });
+    expect(await lastAudit("lee@example.com")).toMatchObject({
+      outcome: "refused",
+      input: { reason: "current password wrong" },
+    });
   });
 
   it("holds the new password to the sign-in rules, the same on the server as in the form", async () => {
     account = await newAccount("max@example.com");
     const short = await changeOwnPassword({ currentPassword: GIVEN, newPassword: "short", confirmPassword: "short" });
-    expect(short?.validationErrors).toMatchObject({ fieldErrors: { newPassword: ["Choose a password of at least 12 characters"] } });
-    const differs = await changeOwnPassword({ currentPassword: GIVEN, newPassword: CHOSEN, confirmPassword: `${CHOSEN}!` });
-    expect(differs?.validationErrors).toMatchObject({ fieldErrors: { confirmPassword: ["Type the same new password twice"] } });
+    expect(short?.validationErrors).toMatchObject({
+      fieldErrors: { newPassword: ["Choose a password of at least 12 characters"] },
+    });
+    const differs = await changeOwnPassword({
+      currentPassword: GIVEN,
+      newPassword: CHOSEN,
+      confirmPassword: `${CHOSEN}!`,
+    });
+    expect(differs?.validationErrors).toMatchObject({
+      fieldErrors: { confirmPassword: ["Type the same new password twice"] },
+    });
     const same = await changeOwnPassword({ currentPassword: GIVEN, newPassword: GIVEN, confirmPassword: GIVEN });
-    expect(same?.validationErrors).toMatchObject({ fieldErrors: { newPassword: ["Choose a password other than the current one"] } });
+    expect(same?.validationErrors).toMatchObject({
+      fieldErrors: { newPassword: ["Choose a password other than the current one"] },
+    });
     expect((await rowOf(account.id)).passwordChangeRequired).toBe(true);
     expect(await lastAudit("max@example.com")).toMatchObject({ outcome: "invalid" });
   });
 
   it("leaves demo accounts and single-sign-on accounts alone", async () => {
     account = await newAccount("ops@demo.linkdesk.test", { passwordChangeRequired: false });
-    expect((await changeOwnPassword({ currentPassword: GIVEN, newPassword: CHOSEN, confirmPassword: CHOSEN }))?.serverError).toBe(
-      "Demo accounts keep the password shown on the sign-in page.",
-    );
-    account = await newAccount("sso@example.com", { passwordHash: null, authSource: "oidc", passwordChangeRequired: false });
-    expect((await changeOwnPassword({ currentPassword: GIVEN, newPassword: CHOSEN, confirmPassword: CHOSEN }))?.serverError).toMatch(/identity provider/);
+    expect(
+      (await changeOwnPassword({ currentPassword: GIVEN, newPassword: CHOSEN, confirmPassword: CHOSEN }))?.serverError,
+    ).toBe("Demo accounts keep the password shown on the sign-in page.");
+    account = await newAccount("sso@example.com", {
+      passwordHash: null,
+      authSource: "oidc",
+      passwordChangeRequired: false,
+    });
+    expect(
+      (await changeOwnPassword({ currentPassword: GIVEN, newPassword: CHOSEN, confirmPassword: CHOSEN }))?.serverError,
+    ).toMatch(/identity provider/);
   });
 });

@@ -23,7 +23,9 @@ export const changeOwnPassword = actionClient
     const { db } = await getDb();
     const [row] = await db.select().from(staff).where(eq(staff.id, ctx.staff.id)).limit(1);
     if (!row || row.authSource !== "password" || row.passwordHash === null) {
-      throw new ActionRefused("Your account signs in through the company identity provider: it has no Linkdesk password to change.");
+      throw new ActionRefused(
+        "Your account signs in through the company identity provider: it has no Linkdesk password to change.",
+      );
     }
     // Their passwords are printed on the sign-in page for everyone trying the sandbox.
     if (isDemoEmail(row.email)) throw new ActionRefused("Demo accounts keep the password shown on the sign-in page.");
@@ -33,9 +35,16 @@ export const changeOwnPassword = actionClient
     }
     await db
       .update(staff)
-      .set({ passwordHash: await hashPassword(parsedInput.newPassword), passwordChangeRequired: false, sessionsValidAfter: new Date() })
+      .set({
+        passwordHash: await hashPassword(parsedInput.newPassword),
+        passwordChangeRequired: false,
+        sessionsValidAfter: new Date(),
+      })
       .where(eq(staff.id, row.id));
-    ctx.note({ before: { passwordChangeRequired: row.passwordChangeRequired }, after: { passwordChangeRequired: false, otherSessionsEnded: true } });
+    ctx.note({
+      before: { passwordChangeRequired: row.passwordChangeRequired },
+      after: { passwordChangeRequired: false, otherSessionsEnded: true },
+    });
     // The update ended every session of this person, this one included: a new one, signed in with the new password.
     try {
       await signIn("credentials", { email: row.email, password: parsedInput.newPassword, redirect: false });

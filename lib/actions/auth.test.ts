@@ -48,7 +48,9 @@ beforeEach(() => {
 
 describe("signInAction", () => {
   it("goes on to the page the person came from", async () => {
-    expect(await redirectedTo(() => signInAction(undefined, signInForm("/links?state=error")))).toBe("/links?state=error");
+    expect(await redirectedTo(() => signInAction(undefined, signInForm("/links?state=error")))).toBe(
+      "/links?state=error",
+    );
     expect(await redirectedTo(() => signInAction(undefined, signInForm()))).toBe("/");
   });
 
@@ -68,6 +70,9 @@ describe("signInWithSso", () => {
   it("hands Auth.js a path of Linkdesk's own, or the start page", async () => {
     await signInWithSso("/audit?action=auth.sign_in");
     for (const target of [...HOSTILE, 42, undefined]) await signInWithSso(target);
-    expect(signIns.map((s) => s.options.redirectTo)).toEqual(["/audit?action=auth.sign_in", ...Array(HOSTILE.length + 2).fill("/")]);
+    expect(signIns.map((s) => s.options.redirectTo)).toEqual([
+      "/audit?action=auth.sign_in",
+      ...Array(HOSTILE.length + 2).fill("/"),
+    ]);
   });
 });

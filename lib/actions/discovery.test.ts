@@ -21,7 +21,10 @@ vi.mock("../auth", () => ({
   clientAddress: () => "203.0.113.9",
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 const sandbox = createSandbox({ links: 120, rateLimits: false, importDelayMs: 0 });
 let sandboxUrl = "";
@@ -41,7 +44,10 @@ beforeAll(async () => {
   // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
   (await import("../links/read-model")).recordUpstreamAnswers();
   for (const role of ["viewer", "support", "admin"] as const) {
-    const [row] = await database.db.insert(staff).values({ email: `${role}@discovery.test`, role }).returning();
+    const [row] = await database.db
+      .insert(staff)
+      .values({ email: `${role}@discovery.test`, role })
+      .returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };
   }
 }, 60_000);
@@ -80,7 +86,11 @@ async function token(): Promise<string> {
   const response = await fetch(`${sandboxUrl}/auth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: sandbox.state.options.clientId, client_secret: sandbox.state.options.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: sandbox.state.options.clientId,
+      client_secret: sandbox.state.options.clientSecret,
+    }),
   });
   return ((await response.json()) as { access_token: string }).access_token;
 }
@@ -93,11 +103,30 @@ describe("lookUpCustomer", () => {
     expect(result?.data).toEqual({
       customerId: "customer-42",
       links: [
-        { linkId: disconnected.link_id, institutionId: "chase", institutionName: expect.any(String), institutionAvatar: expect.any(String), state: "error", errorCode: "auth_expired", newToLinkdesk: true },
-        { linkId: connected.link_id, institutionId: "chase", institutionName: expect.any(String), institutionAvatar: expect.any(String), state: "connected", errorCode: null, newToLinkdesk: true },
+        {
+          linkId: disconnected.link_id,
+          institutionId: "chase",
+          institutionName: expect.any(String),
+          institutionAvatar: expect.any(String),
+          state: "error",
+          errorCode: "auth_expired",
+          newToLinkdesk: true,
+        },
+        {
+          linkId: connected.link_id,
+          institutionId: "chase",
+          institutionName: expect.any(String),
+          institutionAvatar: expect.any(String),
+          state: "connected",
+          errorCode: null,
+          newToLinkdesk: true,
+        },
       ],
     });
-    const rows = await database.db.select().from(links).where(inArray(links.linkId, [disconnected.link_id, connected.link_id]));
+    const rows = await database.db
+      .select()
+      .from(links)
+      .where(inArray(links.linkId, [disconnected.link_id, connected.link_id]));
     expect(rows.map((row) => [row.linkId, row.learnedFrom, row.state, row.errorCode]).sort()).toEqual(
       [
         [disconnected.link_id, "customer_lookup", "error", "auth_expired"],
@@ -131,7 +160,10 @@ describe("lookUpCustomer", () => {
       const result = await lookUpCustomer({ customerId });
       expect(result?.validationErrors, customerId).toEqual({ formErrors: [], fieldErrors: { customerId: [words] } });
     }
-    expect(await lastAudit("link.lookup_customer")).toMatchObject({ outcome: "invalid", input: { invalidFields: ["customerId"] } });
+    expect(await lastAudit("link.lookup_customer")).toMatchObject({
+      outcome: "invalid",
+      input: { invalidFields: ["customerId"] },
+    });
     expect(sandbox.state.stats.snapshot().byEndpoint["GET /users/{id}/links"]?.requests ?? 0).toBe(before);
   });
 
@@ -139,7 +171,10 @@ describe("lookUpCustomer", () => {
     signedIn = people.viewer;
     const result = await lookUpCustomer({ customerId: "customer-42" });
     expect(result?.serverError).toBe("Your role (Viewer) may not look up a customer's links.");
-    expect(await lastAudit("link.lookup_customer")).toMatchObject({ outcome: "refused", actorEmail: "viewer@discovery.test" });
+    expect(await lastAudit("link.lookup_customer")).toMatchObject({
+      outcome: "refused",
+      actorEmail: "viewer@discovery.test",
+    });
   });
 });
 
@@ -148,8 +183,18 @@ describe("registerLinkIdsFile", () => {
 
   it("registers the file's ids once each, leaves known ones alone, lists lines without an id by number, and audits the counts", async () => {
     signedIn = people.admin;
-    await database.db.insert(links).values({ linkId: "mk_knownAlready000000000000", learnedFrom: "listing" }).onConflictDoNothing();
-    const text = ["mk_fileRegistered0000000001", "mk_knownAlready000000000000", "", "nope", "mk_fileRegistered0000000001", "mk_fileRegistered0000000002"].join("\r\n");
+    await database.db
+      .insert(links)
+      .values({ linkId: "mk_knownAlready000000000000", learnedFrom: "listing" })
+      .onConflictDoNothing();
+    const text = [
+      "mk_fileRegistered0000000001",
+      "mk_knownAlready000000000000",
+      "",
+      "nope",
+      "mk_fileRegistered0000000001",
+      "mk_fileRegistered0000000002",
+    ].join("\r\n");
     const result = await registerLinkIdsFile({ file: file(text) });
     expect(result?.data).toMatchObject({
       registered: 2,
@@ -159,8 +204,14 @@ describe("registerLinkIdsFile", () => {
       invalidLines: [{ line: 4, reason: expect.stringContaining("does not start with mk_"), text: "nope" }],
     });
     expect(result?.data?.bySource).toMatchObject({ registration: expect.any(Number), listing: expect.any(Number) });
-    const rows = await database.db.select().from(links).where(inArray(links.linkId, ["mk_fileRegistered0000000001", "mk_knownAlready000000000000"]));
-    expect(Object.fromEntries(rows.map((row) => [row.linkId, row.learnedFrom]))).toEqual({ mk_fileRegistered0000000001: "registration", mk_knownAlready000000000000: "listing" });
+    const rows = await database.db
+      .select()
+      .from(links)
+      .where(inArray(links.linkId, ["mk_fileRegistered0000000001", "mk_knownAlready000000000000"]));
+    expect(Object.fromEntries(rows.map((row) => [row.linkId, row.learnedFrom]))).toEqual({
+      mk_fileRegistered0000000001: "registration",
+      mk_knownAlready000000000000: "listing",
+    });
     const audit = await lastAudit("link.register");
     expect(audit).toMatchObject({
       outcome: "ok",
@@ -174,20 +225,37 @@ describe("registerLinkIdsFile", () => {
 
   it("reads CSV with a link_id column, and refuses CSV without one in words", async () => {
     signedIn = people.admin;
-    const csv = await registerLinkIdsFile({ file: file('customer,link_id,note\nu1,mk_csvRegistered00000000001,"a, note"\nu2,,x\n', "ids.csv") });
-    expect(csv?.data).toMatchObject({ registered: 1, invalid: 1, invalidLines: [{ line: 3, reason: "no link_id in this row" }] });
+    const csv = await registerLinkIdsFile({
+      file: file('customer,link_id,note\nu1,mk_csvRegistered00000000001,"a, note"\nu2,,x\n', "ids.csv"),
+    });
+    expect(csv?.data).toMatchObject({
+      registered: 1,
+      invalid: 1,
+      invalidLines: [{ line: 3, reason: "no link_id in this row" }],
+    });
     const headless = await registerLinkIdsFile({ file: file("mk_csvRegistered00000000002,u2\n") });
-    expect(headless?.serverError).toBe('Line 1 has commas but names no link_id column: a CSV file starts with a header row such as "link_id,customer_id".');
+    expect(headless?.serverError).toBe(
+      'Line 1 has commas but names no link_id column: a CSV file starts with a header row such as "link_id,customer_id".',
+    );
   });
 
   it(`refuses an empty file, one over 2 MB and one of more than ${REGISTER_FILE_MAX_IDS.toLocaleString("en")} ids, in words`, async () => {
     signedIn = people.admin;
-    expect((await registerLinkIdsFile({ file: file("") }))?.validationErrors).toMatchObject({ fieldErrors: { file: ["The file is empty."] } });
+    expect((await registerLinkIdsFile({ file: file("") }))?.validationErrors).toMatchObject({
+      fieldErrors: { file: ["The file is empty."] },
+    });
     const big = await registerLinkIdsFile({ file: file("mk_x".padEnd(2 * 1024 * 1024 + 1, "x")) });
-    expect(big?.validationErrors).toMatchObject({ fieldErrors: { file: ["The file is 2.0 MB: over the 2 MB Linkdesk takes. Split it into smaller files."] } });
-    const many = Array.from({ length: REGISTER_FILE_MAX_IDS + 1 }, (_, i) => `mk_many${String(i).padStart(20, "0")}`).join("\n");
+    expect(big?.validationErrors).toMatchObject({
+      fieldErrors: { file: ["The file is 2.0 MB: over the 2 MB Linkdesk takes. Split it into smaller files."] },
+    });
+    const many = Array.from(
+      { length: REGISTER_FILE_MAX_IDS + 1 },
+      (_, i) => `mk_many${String(i).padStart(20, "0")}`,
+    ).join("\n");
     const tooMany = await registerLinkIdsFile({ file: file(many) });
-    expect(tooMany?.serverError).toBe("The file holds 50,001 link ids: at most 50,000 a file. Split it into smaller files.");
+    expect(tooMany?.serverError).toBe(
+      "The file holds 50,001 link ids: at most 50,000 a file. Split it into smaller files.",
+    );
     expect(await database.db.select().from(links).where(eq(links.linkId, "mk_many00000000000000000000"))).toEqual([]);
     expect(await lastAudit("link.register")).toMatchObject({ outcome: "refused", input: { ids: 0 } });
   });

@@ -18,7 +18,9 @@ export const lookUpCustomer = actionClient
   .action(async ({ parsedInput: { customerId }, ctx }): Promise<CustomerLookup> => {
     ctx.note({ targetType: "customer", targetId: customerId, input: { customerId } });
     const { db } = await getDb();
-    const found = await noteUpstream(ctx.note, () => lookUpCustomerLinks(db, upstream(), customerId, { correlationId: ctx.correlationId }));
+    const found = await noteUpstream(ctx.note, () =>
+      lookUpCustomerLinks(db, upstream(), customerId, { correlationId: ctx.correlationId }),
+    );
     ctx.note({
       after: {
         links: found.links.length,
@@ -52,13 +54,25 @@ export const registerLinkIdsFile = actionClient
   .action(async ({ parsedInput: { file }, ctx }): Promise<RegisterFileResult> => {
     const text = new TextDecoder("utf-8", { fatal: false }).decode(await file.arrayBuffer());
     const parsed = parseLinkIdFile(text);
-    const input = { fileName: file.name.slice(0, 200), bytes: file.size, format: parsed.format, ids: parsed.ids.length, invalid: parsed.invalid.length, duplicates: parsed.duplicates };
+    const input = {
+      fileName: file.name.slice(0, 200),
+      bytes: file.size,
+      format: parsed.format,
+      ids: parsed.ids.length,
+      invalid: parsed.invalid.length,
+      duplicates: parsed.duplicates,
+    };
     ctx.note({ targetType: "link_ids", input });
     if (parsed.refusal) throw new ActionRefused(parsed.refusal);
     const { db } = await getDb();
     const registration = await registerLinkIds(db, parsed.ids, "registration");
     // The first invalid lines by number and reason (never their text: the trail keeps what was asked, not the file).
-    ctx.note({ after: { ...registration, invalidLines: parsed.invalid.slice(0, 20).map(({ line, reason }) => ({ line, reason })) } });
+    ctx.note({
+      after: {
+        ...registration,
+        invalidLines: parsed.invalid.slice(0, 20).map(({ line, reason }) => ({ line, reason })),
+      },
+    });
     return {
       ...registration,
       invalid: parsed.invalid.length,

@@ -25,7 +25,11 @@ import { type AnyAction, loadActions, loadRoute, routeFiles, routeParams, routeP
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
-const fuzz = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true } satisfies fc.Parameters<unknown>;
+const fuzz = {
+  numRuns: RUNS,
+  ...(SEED === undefined ? {} : { seed: SEED }),
+  endOnFailure: true,
+} satisfies fc.Parameters<unknown>;
 
 let signedIn: SignedInStaff | null = null;
 let passwordChangeRequired = false;
@@ -60,11 +64,17 @@ vi.mock("../auth", () => ({
     throw new authErrors.CredentialsSignin();
   },
   signOut: async () => undefined,
-  handlers: { GET: async () => new Response(null, { status: 204 }), POST: async () => new Response(null, { status: 204 }) },
+  handlers: {
+    GET: async () => new Response(null, { status: 204 }),
+    POST: async () => new Response(null, { status: 204 }),
+  },
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 const sandbox = createSandbox({ rateLimits: false, importDelayMs: 0 });
 const people = {} as Record<Role, SignedInStaff>;
@@ -86,7 +96,10 @@ beforeAll(async () => {
   });
   database = await openTestPglite();
   for (const role of ROLES) {
-    const [row] = await database.db.insert(staff).values({ email: `${role}@fuzz.test`, role }).returning();
+    const [row] = await database.db
+      .insert(staff)
+      .values({ email: `${role}@fuzz.test`, role })
+      .returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };
   }
   const fixtures = (await (await fetch(`${url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
@@ -115,7 +128,31 @@ afterAll(async () => {
 
 /** One piece of a string: the characters that broke things before, and any other. */
 const piece = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom("\0", "\u200f", "\u200e", "\u202e", "\u2066", "\ufeff", "\u2028", "\ufffd", "%", "%ff", "%00", "%E0%A4%A", "/", "\\", "..", "'", '"', "<", "😀", "e\u0301") },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      "\0",
+      "\u200f",
+      "\u200e",
+      "\u202e",
+      "\u2066",
+      "\ufeff",
+      "\u2028",
+      "\ufffd",
+      "%",
+      "%ff",
+      "%00",
+      "%E0%A4%A",
+      "/",
+      "\\",
+      "..",
+      "'",
+      '"',
+      "<",
+      "😀",
+      "e\u0301",
+    ),
+  },
   { weight: 2, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)) },
   { weight: 3, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }) },
   { weight: 2, arbitrary: fc.string({ unit: "grapheme", minLength: 1, maxLength: 1 }) },
@@ -124,7 +161,14 @@ const piece = fc.oneof(
 const shortOddString = fc.string({ unit: piece, maxLength: 12 });
 /** A string that holds, somewhere, one of the characters the database refuses. */
 const poisoned = fc
-  .tuple(shortOddString, fc.oneof(fc.constant("\0"), fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit))), shortOddString)
+  .tuple(
+    shortOddString,
+    fc.oneof(
+      fc.constant("\0"),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)),
+    ),
+    shortOddString,
+  )
   .map((parts) => parts.join(""));
 const oddString = fc.oneof(
   { weight: 8, arbitrary: fc.string({ unit: piece, maxLength: 40 }) },
@@ -142,7 +186,17 @@ function nested(depth: number, leaf: unknown, asObject: boolean): unknown {
 
 const oddValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: oddString },
-  { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.bigInt()) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+      fc.bigInt(),
+    ),
+  },
   {
     weight: 3,
     arbitrary: fc.anything({
@@ -157,15 +211,33 @@ const oddValue: fc.Arbitrary<unknown> = fc.oneof(
       withBigInt: true,
     }),
   },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom("\0", "x", 1), fc.boolean()).map(([depth, leaf, asObject]) => nested(depth, leaf, asObject)) },
-  { weight: 1, arbitrary: fc.constantFrom(Array.from({ length: 50_000 }, (_, i) => ({ transactionId: `t${i}` })), Array.from({ length: 5_000 }, () => "\u202e")) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom("\0", "x", 1), fc.boolean())
+      .map(([depth, leaf, asObject]) => nested(depth, leaf, asObject)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      Array.from({ length: 50_000 }, (_, i) => ({ transactionId: `t${i}` })),
+      Array.from({ length: 5_000 }, () => "\u202e"),
+    ),
+  },
   { weight: 1, arbitrary: shortOddString.map((name) => new File(["{"], `${name}.json`)) },
 );
 
 /** A valid input with some of its fields replaced by odd values, and odd fields added. */
 function shaped(sample: Record<string, unknown>): fc.Arbitrary<unknown> {
-  const fields = Object.fromEntries(Object.entries(sample).map(([key, value]) => [key, fc.oneof({ weight: 2, arbitrary: fc.constant(value) }, { weight: 3, arbitrary: oddValue })]));
-  return fc.tuple(fc.record(fields), fc.dictionary(shortOddString, oddValue, { maxKeys: 3 })).map(([record, extra]) => ({ ...extra, ...record }));
+  const fields = Object.fromEntries(
+    Object.entries(sample).map(([key, value]) => [
+      key,
+      fc.oneof({ weight: 2, arbitrary: fc.constant(value) }, { weight: 3, arbitrary: oddValue }),
+    ]),
+  );
+  return fc
+    .tuple(fc.record(fields), fc.dictionary(shortOddString, oddValue, { maxKeys: 3 }))
+    .map(([record, extra]) => ({ ...extra, ...record }));
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -181,15 +253,31 @@ const samples: Record<string, () => Record<string, unknown>> = {
   refreshLink: () => ({ linkId }),
   sendTestWebhook: () => ({ linkId, event: "link.state_changed" }),
   refreshProducts: () => ({ linkId, products: ["accounts"] }),
-  updateLink: () => ({ linkId, webhook: "https://hooks.fuzz.example/x", tags: "fuzz:1", seen: { webhook: null, tags: [] } }),
+  updateLink: () => ({
+    linkId,
+    webhook: "https://hooks.fuzz.example/x",
+    tags: "fuzz:1",
+    seen: { webhook: null, tags: [] },
+  }),
   exchangeToken: () => ({ exchangeableToken: randomUUID() }),
   addStaff: () => ({ email: `new-${randomUUID()}@fuzz.test`, name: "New", role: "viewer" }),
   changeRole: () => ({ staffId: people.viewer.id, role: "viewer" }),
   disableStaff: () => ({ staffId: randomUUID() }),
   enableStaff: () => ({ staffId: randomUUID() }),
   resetStaffPassword: () => ({ staffId: randomUUID() }),
-  changeOwnPassword: () => ({ currentPassword: "not-the-password", newPassword: "a-new-password-long-enough", confirmPassword: "a-new-password-long-enough" }),
-  importFile: () => ({ file: new File([JSON.stringify({ customer_user: { id: `fuzz-${randomUUID()}` }, institution_id: "chase" })], "fuzz.json"), dryRun: true, identityTag: "" }),
+  changeOwnPassword: () => ({
+    currentPassword: "not-the-password",
+    newPassword: "a-new-password-long-enough",
+    confirmPassword: "a-new-password-long-enough",
+  }),
+  importFile: () => ({
+    file: new File(
+      [JSON.stringify({ customer_user: { id: `fuzz-${randomUUID()}` }, institution_id: "chase" })],
+      "fuzz.json",
+    ),
+    dryRun: true,
+    identityTag: "",
+  }),
   resumeImport: () => ({ jobId: randomUUID() }),
   previewImportUndo: () => ({ jobId: randomUUID() }),
   undoImport: () => ({ jobId: randomUUID(), include: [] }),
@@ -214,7 +302,9 @@ const unaudited: Record<string, string> = {
 const callers: Record<string, (action: AnyAction, input: unknown) => Promise<unknown>> = {
   signInAction: (action, input) => {
     const form = new FormData();
-    if (input && typeof input === "object") for (const [key, value] of Object.entries(input)) form.append(key, typeof value === "string" ? value : textOf(value));
+    if (input && typeof input === "object")
+      for (const [key, value] of Object.entries(input))
+        form.append(key, typeof value === "string" ? value : textOf(value));
     return action(undefined, Array.isArray(input) ? input : form);
   },
   signOutAction: (action) => action(),
@@ -234,31 +324,55 @@ type Result = { serverError?: unknown; validationErrors?: unknown; data?: unknow
 const actionInput = (name: string) => {
   const sample = samples[name];
   if (name === "signInAction") return fc.oneof(shaped({ email: "someone@example.com", password: "wrong" }), oddValue);
-  return sample ? fc.oneof({ weight: 3, arbitrary: fc.constant(null).chain(() => shaped(sample())) }, { weight: 1, arbitrary: oddValue }) : oddValue;
+  return sample
+    ? fc.oneof(
+        { weight: 3, arbitrary: fc.constant(null).chain(() => shaped(sample())) },
+        { weight: 1, arbitrary: oddValue },
+      )
+    : oddValue;
 };
 
 describe("the outside test's cases", () => {
   const lastRow = async (email: string) => {
-    const [row] = await database.db.select().from(auditLog).where(eq(auditLog.actorEmail, email)).orderBy(desc(auditLog.id)).limit(1);
+    const [row] = await database.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.actorEmail, email))
+      .orderBy(desc(auditLog.id))
+      .limit(1);
     return row;
   };
 
   it.each([
     ["a NUL in a link id", "refreshLink", { linkId: "mk_\0" }, "linkId", "a NUL character"],
-    ["half of a surrogate pair in a bulk item", "correctCategoryBulk", { linkId: "mk_1", category: "banking", subcategory: "atm_fees", items: [{ transactionId: "t_\ud800" }] }, "items[0].transactionId", "half of a surrogate pair"],
+    [
+      "half of a surrogate pair in a bulk item",
+      "correctCategoryBulk",
+      { linkId: "mk_1", category: "banking", subcategory: "atm_fees", items: [{ transactionId: "t_\ud800" }] },
+      "items[0].transactionId",
+      "half of a surrogate pair",
+    ],
     ["a NUL in a field's name", "undoCorrection", { "correlationId\0": "x" }, "a field name", "a NUL character"],
   ])("refuses %s in words, before the database, and audits the refusal", async (_case, name, input, field, what) => {
     signedIn = people.admin;
     const result = (await actions[name]!(input)) as Result;
-    expect(result?.serverError).toBe(`Refused: ${field} holds ${what}, which Linkdesk cannot store. Remove it and try again.`);
-    expect(await lastRow(people.admin.email)).toMatchObject({ outcome: "refused", input: { reason: `input holds ${what}`, field } });
+    expect(result?.serverError).toBe(
+      `Refused: ${field} holds ${what}, which Linkdesk cannot store. Remove it and try again.`,
+    );
+    expect(await lastRow(people.admin.email)).toMatchObject({
+      outcome: "refused",
+      input: { reason: `input holds ${what}`, field },
+    });
   });
 
   it("audits a role refusal whose input's field names cannot be stored, with stand-ins", async () => {
     signedIn = people.viewer;
     const result = (await actions.correctCategory!({ "linkId\0": "x", "\udc00": 1 })) as Result;
     expect(result?.serverError).toMatch(/^Your role \(Viewer\) may not /);
-    expect(await lastRow(people.viewer.email)).toMatchObject({ outcome: "refused", input: { fields: ["linkId\u2400", "\ufffd"] } });
+    expect(await lastRow(people.viewer.email)).toMatchObject({
+      outcome: "refused",
+      input: { fields: ["linkId\u2400", "\ufffd"] },
+    });
   });
 });
 
@@ -272,30 +386,48 @@ describe("server actions, fed anything", () => {
     const call = callers[name] ?? ((fn: AnyAction, input: unknown) => fn(input));
     await fc.assert(
       // One call in ten as someone who has not yet replaced a one-time password.
-      fc.asyncProperty(fc.constantFrom(...ROLES), fc.integer({ min: 0, max: 9 }).map((n) => n === 0), actionInput(name), async (role, oneTimePassword, input) => {
-        signedIn = people[role];
-        passwordChangeRequired = oneTimePassword;
-        const [last] = await database.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
-        const lastId = last?.id ?? 0;
-        let result: Result;
-        try {
-          result = (await call(action, input)) as Result;
-        } catch (error) {
-          // Next.js's redirect() is an answer, not a failure.
-          if (String((error as { digest?: unknown }).digest ?? "").startsWith("NEXT_REDIRECT")) return;
-          throw error;
-        } finally {
-          passwordChangeRequired = false;
-        }
-        expect(String(result?.serverError ?? "")).not.toMatch(/Something went wrong/);
-        const refused = result?.serverError !== undefined || result?.validationErrors !== undefined;
-        if (!refused || name in unaudited) return;
-        const rows = await database.db
-          .select({ outcome: auditLog.outcome })
-          .from(auditLog)
-          .where(and(gt(auditLog.id, lastId), eq(auditLog.actorEmail, people[role].email), inArray(auditLog.outcome, ["refused", "invalid", "error", "upstream_error"])));
-        expect(rows.length, `the refusal "${String(result?.serverError ?? "invalid input")}" left no audit row`).toBeGreaterThanOrEqual(1);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...ROLES),
+        fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+        actionInput(name),
+        async (role, oneTimePassword, input) => {
+          signedIn = people[role];
+          passwordChangeRequired = oneTimePassword;
+          const [last] = await database.db
+            .select({ id: auditLog.id })
+            .from(auditLog)
+            .orderBy(desc(auditLog.id))
+            .limit(1);
+          const lastId = last?.id ?? 0;
+          let result: Result;
+          try {
+            result = (await call(action, input)) as Result;
+          } catch (error) {
+            // Next.js's redirect() is an answer, not a failure.
+            if (String((error as { digest?: unknown }).digest ?? "").startsWith("NEXT_REDIRECT")) return;
+            throw error;
+          } finally {
+            passwordChangeRequired = false;
+          }
+          expect(String(result?.serverError ?? "")).not.toMatch(/Something went wrong/);
+          const refused = result?.serverError !== undefined || result?.validationErrors !== undefined;
+          if (!refused || name in unaudited) return;
+          const rows = await database.db
+            .select({ outcome: auditLog.outcome })
+            .from(auditLog)
+            .where(
+              and(
+                gt(auditLog.id, lastId),
+                eq(auditLog.actorEmail, people[role].email),
+                inArray(auditLog.outcome, ["refused", "invalid", "error", "upstream_error"]),
+              ),
+            );
+          expect(
+            rows.length,
+            `the refusal "${String(result?.serverError ?? "invalid input")}" left no audit row`,
+          ).toBeGreaterThanOrEqual(1);
+        },
+      ),
       fuzz,
     );
   });
@@ -309,7 +441,12 @@ function escapeLoosely(text: string): string {
   let out = "";
   for (const char of text) {
     const unit = char.charCodeAt(0);
-    out += char.length === 1 && unit >= 0xd800 && unit <= 0xdfff ? [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join("") : encodeURIComponent(char);
+    out +=
+      char.length === 1 && unit >= 0xd800 && unit <= 0xdfff
+        ? [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+            .map((b) => `%${b.toString(16).toUpperCase()}`)
+            .join("")
+        : encodeURIComponent(char);
   }
   return out;
 }
@@ -318,11 +455,43 @@ function escapeLoosely(text: string): string {
 const paramText = fc.oneof(
   { weight: 4, arbitrary: shortOddString.map((text) => ({ decoded: text, escaped: escapeLoosely(text) })) },
   { weight: 3, arbitrary: poisoned.map((text) => ({ decoded: text, escaped: escapeLoosely(text) })) },
-  { weight: 1, arbitrary: fc.constantFrom("%ff%fe", "%", "%E0%A4%A", "%ED%A0%80", "%C0%AF").map((raw) => ({ decoded: null, escaped: raw })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom("%ff%fe", "%", "%E0%A4%A", "%ED%A0%80", "%C0%AF")
+      .map((raw) => ({ decoded: null, escaped: raw })),
+  },
   { weight: 2, arbitrary: fc.constantFrom("job", "link", "uuid").map((kind) => ({ decoded: kind, escaped: kind })) },
 );
-const QUERY_KEYS = ["state", "q", "calls", "offset", "id", "page", "sort", "dir", "all", "kind", "actor", "from", "to", "tag", "institution", "stale", "category"];
-const query = fc.array(fc.tuple(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: shortOddString.map(escapeLoosely) }), paramText), { maxLength: 4 });
+const QUERY_KEYS = [
+  "state",
+  "q",
+  "calls",
+  "offset",
+  "id",
+  "page",
+  "sort",
+  "dir",
+  "all",
+  "kind",
+  "actor",
+  "from",
+  "to",
+  "tag",
+  "institution",
+  "stale",
+  "category",
+];
+const query = fc.array(
+  fc.tuple(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...QUERY_KEYS) },
+      { weight: 1, arbitrary: shortOddString.map(escapeLoosely) },
+    ),
+    paramText,
+  ),
+  { maxLength: 4 },
+);
 
 const routes = routeFiles();
 
@@ -331,11 +500,18 @@ const routes = routeFiles();
  * plainly first: a fuzzed call may answer its status, whatever that is, and no other 5xx.
  */
 const stateful5xx: Record<string, string> = {
-  "app/api/ready/route.ts": "503 while the instance should get no traffic (here: the server's own database is not open)",
+  "app/api/ready/route.ts":
+    "503 while the instance should get no traffic (here: the server's own database is not open)",
 };
 
 /** An error body in words: a sentence, or (GET /api/links/{id}) the upstream's title and detail. */
-const inWords = expect.objectContaining({ error: expect.toSatisfy((error: unknown) => typeof error === "string" || (typeof error === "object" && error !== null && Object.values(error).every((v) => typeof v === "string"))) });
+const inWords = expect.objectContaining({
+  error: expect.toSatisfy(
+    (error: unknown) =>
+      typeof error === "string" ||
+      (typeof error === "object" && error !== null && Object.values(error).every((v) => typeof v === "string")),
+  ),
+});
 
 describe("route handlers, fed any address", () => {
   it("finds them", () => {
@@ -345,40 +521,58 @@ describe("route handlers, fed any address", () => {
   it.each(routes)("%s", async (file) => {
     const handlers = await loadRoute(file);
     const names = routeParams(file);
-    const real = (kind: string | null) => (kind === "job" ? jobId : kind === "link" ? linkId : kind === "uuid" ? randomUUID() : kind);
+    const real = (kind: string | null) =>
+      kind === "job" ? jobId : kind === "link" ? linkId : kind === "uuid" ? randomUUID() : kind;
     for (const [method, handler] of Object.entries(handlers)) {
       signedIn = people.admin;
-      const plainParams = Object.fromEntries(names.map(({ name, catchAll }) => [name, catchAll ? [linkId] : name.startsWith("job") ? jobId : linkId]));
+      const plainParams = Object.fromEntries(
+        names.map(({ name, catchAll }) => [name, catchAll ? [linkId] : name.startsWith("job") ? jobId : linkId]),
+      );
       const plainUrl = `http://linkdesk.test${routePath(file, (name) => String((plainParams[name] as string | string[]).toString()))}`;
       const plain = await handler(new NextRequest(plainUrl, { method }), { params: Promise.resolve(plainParams) });
       await plain.body?.cancel();
-      expect(plain.status < 500 || file in stateful5xx, `${method} ${plainUrl} answers ${plain.status} without any odd input`).toBe(true);
+      expect(
+        plain.status < 500 || file in stateful5xx,
+        `${method} ${plainUrl} answers ${plain.status} without any odd input`,
+      ).toBe(true);
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(null, ...ROLES), fc.array(paramText, { minLength: names.length, maxLength: names.length }), query, async (role, values, pairs) => {
-          signedIn = role === null ? null : people[role];
-          const params = Object.fromEntries(
-            names.map(({ name, catchAll }, i) => {
-              const decoded = real(values[i]!.decoded) ?? "";
-              return [name, catchAll ? [decoded] : decoded];
-            }),
-          );
-          const pathname = routePath(file, (name) => {
-            const value = values[names.findIndex((n) => n.name === name)]!;
-            return value.decoded === null ? value.escaped : escapeLoosely(String(real(value.decoded)));
-          });
-          const search = pairs.map(([key, value]) => `${key}=${value.decoded === null ? value.escaped : escapeLoosely(String(real(value.decoded)))}`).join("&");
-          const request = new NextRequest(`http://linkdesk.test${pathname}${search ? `?${search}` : ""}`, { method });
-          const response = await handler(request, { params: Promise.resolve(params) });
-          if (response.status >= 500) {
-            expect(response.status, `${method} ${request.url}`).toBe(file in stateful5xx ? plain.status : "below 500");
-            await response.body?.cancel();
-          } else if (response.status >= 400) {
-            expect(await response.json(), `${method} ${request.url}`).toEqual(inWords);
-          } else {
-            // A CSV export streams after its 200: the whole body must come, not a stream that fails halfway.
-            await response.arrayBuffer();
-          }
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(null, ...ROLES),
+          fc.array(paramText, { minLength: names.length, maxLength: names.length }),
+          query,
+          async (role, values, pairs) => {
+            signedIn = role === null ? null : people[role];
+            const params = Object.fromEntries(
+              names.map(({ name, catchAll }, i) => {
+                const decoded = real(values[i]!.decoded) ?? "";
+                return [name, catchAll ? [decoded] : decoded];
+              }),
+            );
+            const pathname = routePath(file, (name) => {
+              const value = values[names.findIndex((n) => n.name === name)]!;
+              return value.decoded === null ? value.escaped : escapeLoosely(String(real(value.decoded)));
+            });
+            const search = pairs
+              .map(
+                ([key, value]) =>
+                  `${key}=${value.decoded === null ? value.escaped : escapeLoosely(String(real(value.decoded)))}`,
+              )
+              .join("&");
+            const request = new NextRequest(`http://linkdesk.test${pathname}${search ? `?${search}` : ""}`, { method });
+            const response = await handler(request, { params: Promise.resolve(params) });
+            if (response.status >= 500) {
+              expect(response.status, `${method} ${request.url}`).toBe(
+                file in stateful5xx ? plain.status : "below 500",
+              );
+              await response.body?.cancel();
+            } else if (response.status >= 400) {
+              expect(await response.json(), `${method} ${request.url}`).toEqual(inWords);
+            } else {
+              // A CSV export streams after its 200: the whole body must come, not a stream that fails halfway.
+              await response.arrayBuffer();
+            }
+          },
+        ),
         fuzz,
       );
     }
@@ -391,8 +585,13 @@ describe("route handlers, fed any address", () => {
 describe("the door, fed any request", () => {
   it("answers every request in words or passes it on, never with a 5xx", async () => {
     const rootModule: string = "../../proxy";
-    const { proxy } = (await import(rootModule)) as { proxy: (request: NextRequest, event: NextFetchEvent) => Promise<Response> };
-    const segment = fc.oneof(shortOddString.map(escapeLoosely), fc.constantFrom("%ff%fe", "%", "%00", "%ED%A0%80", "links", "api", "import", "sign-in", "auth", "jobs"));
+    const { proxy } = (await import(rootModule)) as {
+      proxy: (request: NextRequest, event: NextFetchEvent) => Promise<Response>;
+    };
+    const segment = fc.oneof(
+      shortOddString.map(escapeLoosely),
+      fc.constantFrom("%ff%fe", "%", "%00", "%ED%A0%80", "links", "api", "import", "sign-in", "auth", "jobs"),
+    );
     const body = fc.oneof(
       fc.constant(undefined),
       oddString,
@@ -410,13 +609,27 @@ describe("the door, fed any request", () => {
         fc.constantFrom("GET", "POST", "PUT", "DELETE"),
         fc.array(segment, { maxLength: 4 }),
         query,
-        fc.record({ action: fc.boolean(), type: fc.constantFrom("text/plain", "multipart/form-data; boundary=b", "application/json", "application/xml", ""), foreign: fc.boolean() }),
+        fc.record({
+          action: fc.boolean(),
+          type: fc.constantFrom(
+            "text/plain",
+            "multipart/form-data; boundary=b",
+            "application/json",
+            "application/xml",
+            "",
+          ),
+          foreign: fc.boolean(),
+        }),
         body,
         fc.constantFrom(null, ...ROLES),
         async (method, segments, pairs, head, text, role) => {
           signedIn = role === null ? null : people[role];
           const search = pairs.map(([key, value]) => `${key}=${value.escaped}`).join("&");
-          const headers: Record<string, string> = { host: "linkdesk.test", ...(head.type ? { "content-type": head.type } : {}), ...(head.action ? { "next-action": "7f00" } : {}) };
+          const headers: Record<string, string> = {
+            host: "linkdesk.test",
+            ...(head.type ? { "content-type": head.type } : {}),
+            ...(head.action ? { "next-action": "7f00" } : {}),
+          };
           if (head.foreign) headers.origin = "https://elsewhere.example";
           const request = new NextRequest(`http://linkdesk.test/${segments.join("/")}${search ? `?${search}` : ""}`, {
             method,

@@ -5,7 +5,14 @@ import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom
 import { CORRECTION_ENDPOINT } from "../transactions/categories";
 import { getDb } from "../db/client";
 import { wakeJobRunner } from "../jobs";
-import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, type ImportJobParams, importConcurrency, resumeCancelledImport, startImportJob } from "../jobs/import";
+import {
+  IMPORT_BATCH_ENDPOINT,
+  IMPORT_ENDPOINT,
+  type ImportJobParams,
+  importConcurrency,
+  resumeCancelledImport,
+  startImportJob,
+} from "../jobs/import";
 import { type KnownIdentity, heldReason, lookupImported } from "../jobs/imported-links";
 import { type FileReport, analyzeImportFile, sha256Hex } from "../import/analyze";
 import { describeIdentityRule } from "../import/identity";
@@ -44,12 +51,20 @@ export type ImportFileResult =
     }
   | { outcome: "started"; jobId: string; total: number; links: number; duplicates: number; alreadyImported: number }
   /** Nothing new in the file: every link it can import is imported already (or being imported). */
-  | { outcome: "nothing_new"; alreadyImported: number; duplicates: number; invalid: number; jobIds: string[]; known: KnownLink[] };
+  | {
+      outcome: "nothing_new";
+      alreadyImported: number;
+      duplicates: number;
+      invalid: number;
+      jobIds: string[];
+      known: KnownLink[];
+    };
 
 function knownLinks(report: FileReport, known: Map<string, KnownIdentity>): KnownLink[] {
   const out: KnownLink[] = [];
   for (const link of report.links) {
-    const held = link.identityKey && link.problems.length === 0 && !link.duplicateOf ? known.get(link.identityKey) : undefined;
+    const held =
+      link.identityKey && link.problems.length === 0 && !link.duplicateOf ? known.get(link.identityKey) : undefined;
     if (held) out.push({ position: link.position, linkId: held.linkId, jobId: held.jobId, reason: heldReason(held) });
   }
   return out;
@@ -64,29 +79,57 @@ export const importFile = actionClient
     const bytes = new Uint8Array(await file.arrayBuffer());
     const sha256 = await sha256Hex(bytes);
     const identity = identityRuleOf(identityTag);
-    ctx.note({ targetType: "file", targetId: sha256, input: { fileName: file.name, bytes: bytes.length, dryRun, identity: describeIdentityRule(identity), carryCategories } });
+    ctx.note({
+      targetType: "file",
+      targetId: sha256,
+      input: {
+        fileName: file.name,
+        bytes: bytes.length,
+        dryRun,
+        identity: describeIdentityRule(identity),
+        carryCategories,
+      },
+    });
 
     const budget = await getBudget();
-    const headroom = { imports: await callHeadroom(budget, IMPORT_ENDPOINT, {}), batches: await callHeadroom(budget, IMPORT_BATCH_ENDPOINT, { linkId: "·" }) };
+    const headroom = {
+      imports: await callHeadroom(budget, IMPORT_ENDPOINT, {}),
+      batches: await callHeadroom(budget, IMPORT_BATCH_ENDPOINT, { linkId: "·" }),
+    };
     if (dryRun) {
       const legacyByPosition = new Map<number, number>();
       const { report } = await analyzeImportFile(bytes, {
         sha256,
         identity,
         legacyCategories: true,
-        onPlan: (position, _plan, _link, legacy) => void (legacy.length > 0 && legacyByPosition.set(position, legacy.length)),
+        onPlan: (position, _plan, _link, legacy) =>
+          void (legacy.length > 0 && legacyByPosition.set(position, legacy.length)),
       });
       const refused = refusalOf(report);
       if (refused) throw new ActionRefused(refused);
       const toImport = report.links.filter((l) => l.problems.length === 0 && !l.duplicateOf);
-      const known = knownLinks(report, await lookupImported(db, toImport.map((l) => l.identityKey!)));
+      const known = knownLinks(
+        report,
+        await lookupImported(
+          db,
+          toImport.map((l) => l.identityKey!),
+        ),
+      );
       const held = new Set(known.map((k) => k.position));
       const fresh = toImport.filter((l) => !held.has(l.position));
       const calls = { imports: fresh.length, batches: fresh.reduce((sum, l) => sum + l.calls - 1, 0) };
       const duration = estimateImportDuration(calls, headroom);
       const perLink = fresh.map((l) => legacyByPosition.get(l.position) ?? 0).filter((n) => n > 0);
       const categories = await categoryPhaseCost(perLink);
-      ctx.note({ after: { valid: fresh.length, invalid: report.invalid, duplicates: report.duplicates, alreadyImported: known.length, calls } });
+      ctx.note({
+        after: {
+          valid: fresh.length,
+          invalid: report.invalid,
+          duplicates: report.duplicates,
+          alreadyImported: known.length,
+          calls,
+        },
+      });
       return {
         outcome: "plan",
         valid: fresh.length,
@@ -95,12 +138,20 @@ export const importFile = actionClient
         alreadyImported: known.length,
         transactions: fresh.reduce((sum, l) => sum + l.transactions, 0),
         calls,
-        duration: fresh.length === 0 ? "nothing to send" : duration ? describeDuration(duration.seconds) : "a few seconds",
-        binding: duration && fresh.length > 0 ? `${duration.binding.endpoint} at ${duration.binding.limit}/min (${duration.binding.remaining} left now)` : "",
+        duration:
+          fresh.length === 0 ? "nothing to send" : duration ? describeDuration(duration.seconds) : "a few seconds",
+        binding:
+          duration && fresh.length > 0
+            ? `${duration.binding.endpoint} at ${duration.binding.limit}/min (${duration.binding.remaining} left now)`
+            : "",
         invalidLinks: report.links
           .filter((l) => l.problems.length > 0)
           .slice(0, INVALID_LISTED)
-          .map((l) => ({ position: l.position, line: l.line, problems: l.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)) })),
+          .map((l) => ({
+            position: l.position,
+            line: l.line,
+            problems: l.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)),
+          })),
         known,
         categories,
       };
@@ -121,18 +172,46 @@ export const importFile = actionClient
       identity,
       { carryCategories },
     );
-    if (started.outcome === "refused") throw new ActionRefused(refusalOf(started.report) ?? "The file cannot be imported.");
+    if (started.outcome === "refused")
+      throw new ActionRefused(refusalOf(started.report) ?? "The file cannot be imported.");
     if (started.outcome === "nothing_new") {
       const known = knownLinks(started.report, started.known);
       const jobIds = [...new Set(known.map((k) => k.jobId))];
-      ctx.note({ after: { nothingNew: true, alreadyImported: known.length, duplicates: started.report.duplicates, jobs: jobIds } });
-      return { outcome: "nothing_new", alreadyImported: known.length, duplicates: started.report.duplicates, invalid: started.report.invalid, jobIds, known };
+      ctx.note({
+        after: { nothingNew: true, alreadyImported: known.length, duplicates: started.report.duplicates, jobs: jobIds },
+      });
+      return {
+        outcome: "nothing_new",
+        alreadyImported: known.length,
+        duplicates: started.report.duplicates,
+        invalid: started.report.invalid,
+        jobIds,
+        known,
+      };
     }
     const { report, job } = started;
     const params = job.params as ImportJobParams;
-    ctx.note({ targetType: "job", targetId: job.id, after: { job: job.id, links: params.links, invalid: report.invalid, duplicates: report.duplicates, alreadyImported: params.alreadyImported, calls: job.total } });
+    ctx.note({
+      targetType: "job",
+      targetId: job.id,
+      after: {
+        job: job.id,
+        links: params.links,
+        invalid: report.invalid,
+        duplicates: report.duplicates,
+        alreadyImported: params.alreadyImported,
+        calls: job.total,
+      },
+    });
     wakeJobRunner();
-    return { outcome: "started", jobId: job.id, total: job.total, links: params.links, duplicates: report.duplicates, alreadyImported: params.alreadyImported ?? 0 };
+    return {
+      outcome: "started",
+      jobId: job.id,
+      total: job.total,
+      links: params.links,
+      duplicates: report.duplicates,
+      alreadyImported: params.alreadyImported ?? 0,
+    };
   });
 
 /**
@@ -146,7 +225,10 @@ async function categoryPhaseCost(perLink: number[]): Promise<{ corrections: numb
   const headroom = await callHeadroom(budget, CORRECTION_ENDPOINT, { linkId: "·" });
   const app = headroom.filter((h) => h.key.scope === "app");
   const link = headroom.filter((h) => h.key.scope === "link");
-  const seconds = Math.max(estimateCost(corrections, app)?.seconds ?? 0, estimateCost(Math.max(...perLink), link)?.seconds ?? 0);
+  const seconds = Math.max(
+    estimateCost(corrections, app)?.seconds ?? 0,
+    estimateCost(Math.max(...perLink), link)?.seconds ?? 0,
+  );
   return { corrections, links: perLink.length, duration: seconds === 0 ? "a few seconds" : describeDuration(seconds) };
 }
 
@@ -166,7 +248,8 @@ export const resumeImport = actionClient
   .action(async ({ parsedInput: { jobId }, ctx }) => {
     const { db } = await getDb();
     ctx.note({ targetType: "job", targetId: jobId, before: { state: "cancelled" } });
-    if (!(await resumeCancelledImport(db, jobId))) throw new ActionRefused("Only a cancelled import with calls left, and none still being checked, can be resumed.");
+    if (!(await resumeCancelledImport(db, jobId)))
+      throw new ActionRefused("Only a cancelled import with calls left, and none still being checked, can be resumed.");
     ctx.note({ after: { state: "running" } });
     wakeJobRunner();
     return { state: "running" as const };
@@ -181,7 +264,11 @@ export const previewImportUndo = actionClient
     ctx.note({ targetType: "job", targetId: jobId, input: { preview: true } });
     const plan = await planImportUndo(db, jobId);
     if (!plan) throw new ActionRefused("There is no such import.");
-    return { links: plan.links.length, changed: plan.links.filter((l) => l.changed).slice(0, 200), changedCount: plan.links.filter((l) => l.changed).length };
+    return {
+      links: plan.links.length,
+      changed: plan.links.filter((l) => l.changed).slice(0, 200),
+      changedCount: plan.links.filter((l) => l.changed).length,
+    };
   });
 
 /** Deletes the links an import created, as a durable job; links reconnected since are kept unless ticked. */
@@ -191,7 +278,12 @@ export const undoImport = actionClient
   .action(async ({ parsedInput: { jobId, include }, ctx }) => {
     const { db } = await getDb();
     ctx.note({ targetType: "job", targetId: jobId, input: { include: include.length } });
-    const started = await startImportUndo(db, { id: ctx.staff.id, email: ctx.staff.email, role: ctx.staff.role }, jobId, include);
+    const started = await startImportUndo(
+      db,
+      { id: ctx.staff.id, email: ctx.staff.email, role: ctx.staff.role },
+      jobId,
+      include,
+    );
     if (started.outcome === "refused") throw new ActionRefused(started.reason);
     ctx.note({ after: { job: started.job.id, deleting: started.deleting, keeping: started.keeping } });
     wakeJobRunner();

@@ -14,7 +14,12 @@ import { ActionRefused, actionClient } from "./safe-action";
 // Controls of a durable job. Reading jobs needs only sign-in; controlling one needs the permission of its kind (the
 // role that may start such a job; admins always), checked here on the server for every call.
 
-const pastTense: Record<JobControl, string> = { pause: "paused", resume: "resumed", cancel: "cancelled", retry: "retried" };
+const pastTense: Record<JobControl, string> = {
+  pause: "paused",
+  resume: "resumed",
+  cancel: "cancelled",
+  retry: "retried",
+};
 
 function controlAction(control: JobControl, action: AuditAction) {
   return actionClient
@@ -28,7 +33,9 @@ function controlAction(control: JobControl, action: AuditAction) {
       const permission = jobKind(job.kind)?.permission ?? "manageStaff";
       if (!can(ctx.staff.role, permission)) {
         ctx.note({ input: { reason: `role ${ctx.staff.role} lacks ${permission}`, kind: job.kind } });
-        throw new ActionRefused(`Your role (${ROLE_LABELS[ctx.staff.role]}) may not ${PERMISSION_LABELS[permission]}, so it may not control this job.`);
+        throw new ActionRefused(
+          `Your role (${ROLE_LABELS[ctx.staff.role]}) may not ${PERMISSION_LABELS[permission]}, so it may not control this job.`,
+        );
       }
       const state = await applyControl(db, job.id, control, ctx.staff.email);
       if (!state) throw new ActionRefused(`This job is ${job.state}: it cannot be ${pastTense[control]}.`);
@@ -54,9 +61,11 @@ export const undoJob = actionClient
     const { db } = await getDb();
     ctx.note({ targetType: "job", targetId: jobId });
     const actor = { id: ctx.staff.id, email: ctx.staff.email, role: ctx.staff.role };
-    const job = await startUndoJob(db, upstream(), actor, jobId, { correlationId: ctx.correlationId }).catch((error: unknown) => {
-      throw error instanceof PlanRefused ? new ActionRefused(error.message) : error;
-    });
+    const job = await startUndoJob(db, upstream(), actor, jobId, { correlationId: ctx.correlationId }).catch(
+      (error: unknown) => {
+        throw error instanceof PlanRefused ? new ActionRefused(error.message) : error;
+      },
+    );
     ctx.note({ linkId: job.linkId ?? undefined, after: { undoJob: job.id } });
     wakeJobRunner();
     return { jobId: job.id };

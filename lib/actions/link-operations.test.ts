@@ -22,7 +22,10 @@ vi.mock("../auth", () => ({
   clientAddress: () => "203.0.113.9",
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 // Seeded a month back, so every seeded product was refreshed long enough ago to be refreshed now.
 const anchorDate = new Date(Date.now() - 30 * 24 * 60 * 60_000).toISOString().slice(0, 10);
@@ -46,7 +49,10 @@ beforeAll(async () => {
   database = await openTestPglite();
   // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
   (await import("../links/read-model")).recordUpstreamAnswers();
-  const [row] = await database.db.insert(staff).values({ email: "support@operations.test", role: "support" }).returning();
+  const [row] = await database.db
+    .insert(staff)
+    .values({ email: "support@operations.test", role: "support" })
+    .returning();
   signedIn = { id: row!.id, email: row!.email, name: null, role: "support" };
   fixtures = (await (await fetch(`${sandboxUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
 }, 60_000);
@@ -63,12 +69,19 @@ const { storedLink } = await import("../links/health");
 
 /** Requests the sandbox answered on one endpoint. */
 async function requests(endpoint: string): Promise<number> {
-  const stats = (await (await fetch(`${sandboxUrl}/_sandbox/stats`)).json()) as { byEndpoint: Record<string, { requests: number }> };
+  const stats = (await (await fetch(`${sandboxUrl}/_sandbox/stats`)).json()) as {
+    byEndpoint: Record<string, { requests: number }>;
+  };
   return stats.byEndpoint[endpoint]?.requests ?? 0;
 }
 
 async function lastAudit(action: string) {
-  const [row] = await database.db.select().from(auditLog).where(eq(auditLog.action, action)).orderBy(desc(auditLog.id)).limit(1);
+  const [row] = await database.db
+    .select()
+    .from(auditLog)
+    .where(eq(auditLog.action, action))
+    .orderBy(desc(auditLog.id))
+    .limit(1);
   return row;
 }
 
@@ -81,13 +94,26 @@ describe("updateLink", () => {
   it("sets the webhook and tags upstream, keeps them in the read model, and audits before and after", async () => {
     const linkId = fixtures.plain![2]!;
     const form = await formOf(linkId);
-    const result = await updateLink({ ...form, webhook: " https://hooks.linkdesk.example/ops ", tags: "team:ops\n\nregion:eu\nteam:ops\n" });
+    const result = await updateLink({
+      ...form,
+      webhook: " https://hooks.linkdesk.example/ops ",
+      tags: "team:ops\n\nregion:eu\nteam:ops\n",
+    });
     expect(result?.serverError).toBeUndefined();
-    expect(result?.data?.after).toEqual({ webhook: "https://hooks.linkdesk.example/ops", tags: ["team:ops", "region:eu"] });
+    expect(result?.data?.after).toEqual({
+      webhook: "https://hooks.linkdesk.example/ops",
+      tags: ["team:ops", "region:eu"],
+    });
     const upstreamLink = await upstream().getLink(linkId);
-    expect(upstreamLink).toMatchObject({ webhook: "https://hooks.linkdesk.example/ops", link_tags: ["team:ops", "region:eu"] });
+    expect(upstreamLink).toMatchObject({
+      webhook: "https://hooks.linkdesk.example/ops",
+      link_tags: ["team:ops", "region:eu"],
+    });
     const stored = await storedLink(database.db, linkId);
-    expect(stored?.link).toMatchObject({ webhook: "https://hooks.linkdesk.example/ops", link_tags: ["team:ops", "region:eu"] });
+    expect(stored?.link).toMatchObject({
+      webhook: "https://hooks.linkdesk.example/ops",
+      link_tags: ["team:ops", "region:eu"],
+    });
     expect(await lastAudit("link.update")).toMatchObject({
       outcome: "ok",
       linkId,
@@ -114,19 +140,31 @@ describe("updateLink", () => {
     const result = await updateLink({ ...form, tags: "mine:too" });
     expect(result?.serverError).toMatch(/changed since the page showed them .*“changed:elsewhere”.* reload the page/);
     expect(await requests("PATCH /links/{id}")).toBe(patches);
-    expect(await lastAudit("link.update")).toMatchObject({ outcome: "refused", before: { tags: ["changed:elsewhere"] } });
+    expect(await lastAudit("link.update")).toMatchObject({
+      outcome: "refused",
+      before: { tags: ["changed:elsewhere"] },
+    });
   });
 
   it("refuses an address that is not http(s), one with a password in it, and tags the upstream would refuse, before any call", async () => {
     const linkId = fixtures.plain![3]!;
     const form = await formOf(linkId);
     const reads = await requests("GET /links/{id}");
-    for (const webhook of ["javascript:alert(1)", "ftp://files.example/hook", "hooks.example/relative", "https://user:secret@hooks.example/x"]) {
+    for (const webhook of [
+      "javascript:alert(1)",
+      "ftp://files.example/hook",
+      "hooks.example/relative",
+      "https://user:secret@hooks.example/x",
+    ]) {
       const result = await updateLink({ ...form, webhook });
-      expect(result?.validationErrors?.fieldErrors?.webhook?.[0], webhook).toMatch(/web address|user name and password/);
+      expect(result?.validationErrors?.fieldErrors?.webhook?.[0], webhook).toMatch(
+        /web address|user name and password/,
+      );
     }
     const tags = await updateLink({ ...form, tags: "ok:1\n-starts-with-dash\n" + "x".repeat(100) });
-    expect(tags?.validationErrors?.fieldErrors?.tags?.[0]).toMatch(/“-starts-with-dash” must start with a letter or digit; “x+…” is 100 characters long/);
+    expect(tags?.validationErrors?.fieldErrors?.tags?.[0]).toMatch(
+      /“-starts-with-dash” must start with a letter or digit; “x+…” is 100 characters long/,
+    );
     expect(await requests("GET /links/{id}")).toBe(reads);
     expect(await lastAudit("link.update")).toMatchObject({ outcome: "invalid" });
   });
@@ -147,10 +185,18 @@ describe("sendTestWebhook", () => {
     const token = result?.data?.deliveryToken;
     expect(token).toEqual(expect.any(String));
     const { deliveries } = (await (await fetch(`${sandboxUrl}/_sandbox/webhooks?link_id=${linkId}`)).json()) as {
-      deliveries: { delivery_token: string; webhook_event: string; url: string; payload: { webhook_idempotency_key: string } }[];
+      deliveries: {
+        delivery_token: string;
+        webhook_event: string;
+        url: string;
+        payload: { webhook_idempotency_key: string };
+      }[];
     };
     const delivery = deliveries.find((d) => d.delivery_token === token);
-    expect(delivery).toMatchObject({ webhook_event: "transactions.updates_available", url: "https://hooks.linkdesk.example/test" });
+    expect(delivery).toMatchObject({
+      webhook_event: "transactions.updates_available",
+      url: "https://hooks.linkdesk.example/test",
+    });
     expect(delivery?.payload.webhook_idempotency_key).toBe(result?.data?.idempotencyKey);
     expect(await lastAudit("link.test_webhook")).toMatchObject({
       outcome: "ok",
@@ -169,7 +215,10 @@ describe("sendTestWebhook", () => {
     expect(result?.serverError).toBe(
       "The link has no webhook, so the upstream has nowhere to send a test. Set the link's webhook address first (under Tags and webhook).",
     );
-    expect(await lastAudit("link.test_webhook")).toMatchObject({ upstreamStatus: 400, upstreamErrorCode: "link_error.bad_config" });
+    expect(await lastAudit("link.test_webhook")).toMatchObject({
+      upstreamStatus: 400,
+      upstreamErrorCode: "link_error.bad_config",
+    });
   });
 
   it("offers only the three events the upstream sends for real", async () => {
@@ -191,11 +240,17 @@ describe("refreshProducts", () => {
     expect(Date.parse(slot!.nextAt!)).toBeLessThan(Date.now() + 60 * 60_000 + 5_000);
     const stored = await storedLink(database.db, linkId);
     expect(Date.parse(stored!.link!.products.accounts!.last_attempted_at!)).toBeGreaterThanOrEqual(started - 1000);
-    expect(await lastAudit("link.refresh_products")).toMatchObject({ outcome: "ok", upstreamStatus: 202, input: { products: ["accounts"] } });
+    expect(await lastAudit("link.refresh_products")).toMatchObject({
+      outcome: "ok",
+      upstreamStatus: 202,
+      input: { products: ["accounts"] },
+    });
 
     const calls = await requests("POST /links/{id}/products");
     const again = await refreshProducts({ linkId, products: ["accounts"] });
-    expect(again?.serverError).toMatch(/^Not sent\. Accounts: may be refreshed again at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(/);
+    expect(again?.serverError).toMatch(
+      /^Not sent\. Accounts: may be refreshed again at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(/,
+    );
     expect(await requests("POST /links/{id}/products")).toBe(calls);
     // Another product of the same link is not held.
     expect((await refreshProducts({ linkId, products: ["transactions"] }))?.serverError).toBeUndefined();
@@ -224,12 +279,16 @@ describe("refreshProducts", () => {
   it("says why a link in error cannot be refreshed", async () => {
     const linkId = fixtures["error:auth_expired"]![0]!;
     const result = await refreshProducts({ linkId, products: ["transactions"] });
-    expect(result?.serverError).toMatch(/^The upstream refused: the link is in error \(Authorization expired\)\. User must reconnect/);
+    expect(result?.serverError).toMatch(
+      /^The upstream refused: the link is in error \(Authorization expired\)\. User must reconnect/,
+    );
     // Once Linkdesk has read the link, it says so without asking.
     await upstream().getLink(linkId);
     const calls = await requests("POST /links/{id}/products");
     const known = await refreshProducts({ linkId, products: ["transactions"] });
-    expect(known?.serverError).toMatch(/^Not sent\. Transactions: cannot be refreshed now\. The link is in error \(Authorization expired\)/);
+    expect(known?.serverError).toMatch(
+      /^Not sent\. Transactions: cannot be refreshed now\. The link is in error \(Authorization expired\)/,
+    );
     expect(await requests("POST /links/{id}/products")).toBe(calls);
   });
 
@@ -242,14 +301,21 @@ describe("refreshProducts", () => {
 
   it("refuses an empty list or a product named twice", async () => {
     const linkId = fixtures.plain![5]!;
-    expect((await refreshProducts({ linkId, products: [] }))?.validationErrors?.fieldErrors?.products).toEqual(["Choose a product to refresh"]);
-    expect((await refreshProducts({ linkId, products: ["identity", "identity"] }))?.validationErrors?.fieldErrors?.products).toEqual(["Name each product once"]);
+    expect((await refreshProducts({ linkId, products: [] }))?.validationErrors?.fieldErrors?.products).toEqual([
+      "Choose a product to refresh",
+    ]);
+    expect(
+      (await refreshProducts({ linkId, products: ["identity", "identity"] }))?.validationErrors?.fieldErrors?.products,
+    ).toEqual(["Name each product once"]);
   });
 });
 
 describe("who may", () => {
   it("refuses a viewer before anything is sent, and audits the refusal", async () => {
-    const [row] = await database.db.insert(staff).values({ email: "viewer@operations.test", role: "viewer" }).returning();
+    const [row] = await database.db
+      .insert(staff)
+      .values({ email: "viewer@operations.test", role: "viewer" })
+      .returning();
     const support = signedIn;
     signedIn = { id: row!.id, email: row!.email, name: null, role: "viewer" };
     try {

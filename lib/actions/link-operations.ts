@@ -21,7 +21,13 @@ import { ActionRefused, type AuditNote, actionClient, noteUpstream } from "./saf
  * Runs one operation's upstream work, noting its outcome for the audit row; a refusal (Linkdesk's own, or the
  * upstream's where Linkdesk has better words for it) reaches the person as a sentence.
  */
-async function operate<T>(note: (n: AuditNote) => void, operation: LinkOperation, work: () => Promise<T>, successStatus: number, products?: readonly Product[]): Promise<T> {
+async function operate<T>(
+  note: (n: AuditNote) => void,
+  operation: LinkOperation,
+  work: () => Promise<T>,
+  successStatus: number,
+  products?: readonly Product[],
+): Promise<T> {
   try {
     return await noteUpstream(note, work, successStatus);
   } catch (error) {
@@ -38,7 +44,12 @@ export const sendTestWebhook = actionClient
   .inputSchema(sendTestWebhookSchema)
   .action(async ({ parsedInput: { linkId, event }, ctx }) => {
     ctx.note({ targetType: "link", targetId: linkId, linkId, input: { event } });
-    return operate(ctx.note, "test_webhook", () => sendLinkTestWebhook(upstream(), linkId, event, { correlationId: ctx.correlationId, report: ctx.note }), 200);
+    return operate(
+      ctx.note,
+      "test_webhook",
+      () => sendLinkTestWebhook(upstream(), linkId, event, { correlationId: ctx.correlationId, report: ctx.note }),
+      200,
+    );
   });
 
 /** POST /links/{id}/products: the upstream refreshes the products from the institution (202: it has started). */
@@ -47,7 +58,13 @@ export const refreshProducts = actionClient
   .inputSchema(refreshProductsSchema)
   .action(async ({ parsedInput: { linkId, products }, ctx }) => {
     ctx.note({ targetType: "link", targetId: linkId, linkId, input: { products } });
-    return operate(ctx.note, "refresh_products", () => refreshLinkProducts(upstream(), linkId, products, { correlationId: ctx.correlationId, report: ctx.note }), 202, products);
+    return operate(
+      ctx.note,
+      "refresh_products",
+      () => refreshLinkProducts(upstream(), linkId, products, { correlationId: ctx.correlationId, report: ctx.note }),
+      202,
+      products,
+    );
   });
 
 /** PATCH /links/{id}: sets the link's webhook (or removes it) and its tags; the audit row holds both before and after. */
@@ -56,5 +73,10 @@ export const updateLink = actionClient
   .inputSchema(updateLinkSchema)
   .action(async ({ parsedInput, ctx }) => {
     ctx.note({ targetType: "link", targetId: parsedInput.linkId, linkId: parsedInput.linkId });
-    return operate(ctx.note, "update", () => updateLinkSettings(upstream(), parsedInput, { correlationId: ctx.correlationId, report: ctx.note }), 200);
+    return operate(
+      ctx.note,
+      "update",
+      () => updateLinkSettings(upstream(), parsedInput, { correlationId: ctx.correlationId, report: ctx.note }),
+      200,
+    );
   });

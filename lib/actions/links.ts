@@ -17,7 +17,11 @@ export const exchangeToken = actionClient
       () => upstream().exchangeToken(parsedInput.exchangeableToken, { correlationId: ctx.correlationId }),
       201,
     );
-    ctx.note({ targetId: result.link.link_id, linkId: result.link.link_id, after: { state: result.link.state, institution: result.link.institution_name } });
+    ctx.note({
+      targetId: result.link.link_id,
+      linkId: result.link.link_id,
+      after: { state: result.link.state, institution: result.link.institution_name },
+    });
     return { link: result.link };
   });
 
@@ -33,9 +37,18 @@ export const createSandboxExchangeToken = actionClient
     const api = upstream();
     const session = await noteUpstream(
       ctx.note,
-      () => api.createLinkSession({ customer_user: { id: `linkdesk-demo-${ctx.staff.id.slice(0, 8)}` }, redirect_uri: "https://linkdesk.invalid/return" }, { correlationId: ctx.correlationId }),
+      () =>
+        api.createLinkSession(
+          {
+            customer_user: { id: `linkdesk-demo-${ctx.staff.id.slice(0, 8)}` },
+            redirect_uri: "https://linkdesk.invalid/return",
+          },
+          { correlationId: ctx.correlationId },
+        ),
       201,
     );
-    const completed = await api.completeSandboxSession(session.link_session_token, { correlationId: ctx.correlationId });
+    const completed = await api.completeSandboxSession(session.link_session_token, {
+      correlationId: ctx.correlationId,
+    });
     return { exchangeableToken: completed.exchangeable_token };
   });

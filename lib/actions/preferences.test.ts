@@ -19,7 +19,10 @@ vi.mock("../auth", () => ({
   clientAddress: () => "203.0.113.7",
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 const people: SignedInStaff[] = [];
 
@@ -27,7 +30,10 @@ beforeAll(async () => {
   process.env.LOG_LEVEL = "silent";
   database = await openTestPglite();
   for (const role of ["viewer", "admin"] as const) {
-    const [row] = await database.db.insert(staff).values({ email: `${role}@prefs.test`, role }).returning();
+    const [row] = await database.db
+      .insert(staff)
+      .values({ email: `${role}@prefs.test`, role })
+      .returning();
     people.push({ id: row!.id, email: row!.email, name: null, role });
   }
 }, 60_000);
@@ -44,13 +50,23 @@ describe("saveTableView", () => {
     const [before] = await db.select({ n: count() }).from(auditLog);
 
     signedIn = viewer;
-    expect((await saveTableView({ table: "links", hidden: ["provider", "link_tags"], density: "compact" }))?.data).toEqual({ saved: true });
+    expect(
+      (await saveTableView({ table: "links", hidden: ["provider", "link_tags"], density: "compact" }))?.data,
+    ).toEqual({ saved: true });
     signedIn = admin;
-    expect((await saveTableView({ table: "links", hidden: [], density: "comfortable" }))?.data).toEqual({ saved: true });
+    expect((await saveTableView({ table: "links", hidden: [], density: "comfortable" }))?.data).toEqual({
+      saved: true,
+    });
     signedIn = viewer;
-    expect((await saveTableView({ table: "links", hidden: ["provider"], density: "compact" }))?.data).toEqual({ saved: true });
+    expect((await saveTableView({ table: "links", hidden: ["provider"], density: "compact" }))?.data).toEqual({
+      saved: true,
+    });
 
-    expect(await readTableView(db, viewer.id, "links")).toEqual({ table: "links", hidden: ["provider"], density: "compact" });
+    expect(await readTableView(db, viewer.id, "links")).toEqual({
+      table: "links",
+      hidden: ["provider"],
+      density: "compact",
+    });
     expect(await readTableView(db, admin.id, "links")).toEqual({ table: "links", hidden: [], density: "comfortable" });
     expect(await db.select().from(staffPreferences).where(eq(staffPreferences.staffId, viewer.id))).toHaveLength(1);
     const [after] = await db.select({ n: count() }).from(auditLog);
@@ -59,13 +75,19 @@ describe("saveTableView", () => {
 
   it("refuses nobody's save and input that names no column of the table, saving nothing", async () => {
     signedIn = null;
-    expect((await saveTableView({ table: "links", hidden: [], density: "compact" }))?.serverError).toMatch(/Sign in again/);
+    expect((await saveTableView({ table: "links", hidden: [], density: "compact" }))?.serverError).toMatch(
+      /Sign in again/,
+    );
     signedIn = people[1]!;
     const bad = await saveTableView({ table: "links", hidden: ["link_id"], density: "compact" } as never);
     expect(bad?.validationErrors).toBeTruthy();
     const worse = await saveTableView({ table: "links", hidden: ["x".repeat(5000)], density: "tiny" } as never);
     expect(worse?.validationErrors).toBeTruthy();
-    expect(await readTableView(database.db, people[1]!.id, "links")).toEqual({ table: "links", hidden: [], density: "comfortable" });
+    expect(await readTableView(database.db, people[1]!.id, "links")).toEqual({
+      table: "links",
+      hidden: [],
+      density: "comfortable",
+    });
   });
 
   it("falls back to the default when what is stored no longer fits the table", async () => {

@@ -45,11 +45,17 @@ vi.mock("../auth", () => ({
   },
   signOut: async () => undefined,
   // Auth.js's own endpoints (app/api/auth/[...nextauth]) are public by design and not called here.
-  handlers: { GET: async () => new Response(null, { status: 204 }), POST: async () => new Response(null, { status: 204 }) },
+  handlers: {
+    GET: async () => new Response(null, { status: 204 }),
+    POST: async () => new Response(null, { status: 204 }),
+  },
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const sandbox = createSandbox({ rateLimits: false, importDelayMs: 0 });
@@ -74,7 +80,10 @@ beforeAll(async () => {
   });
   database = await openTestPglite();
   for (const role of ROLES) {
-    const [row] = await database.db.insert(staff).values({ email: `${role}@matrix.test`, role }).returning();
+    const [row] = await database.db
+      .insert(staff)
+      .values({ email: `${role}@matrix.test`, role })
+      .returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };
   }
   const fixtures = (await (await fetch(`${url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
@@ -115,7 +124,10 @@ const actionFiles = readdirSync(path.join(ROOT, "lib", "actions"))
 
 const actions: Record<string, AnyFn> = {};
 for (const file of actionFiles) {
-  const exported = (await import(/* @vite-ignore */ path.join(ROOT, "lib", "actions", file))) as Record<string, unknown>;
+  const exported = (await import(/* @vite-ignore */ path.join(ROOT, "lib", "actions", file))) as Record<
+    string,
+    unknown
+  >;
   for (const [name, value] of Object.entries(exported)) if (typeof value === "function") actions[name] = value as AnyFn;
 }
 const action = (name: string) => {
@@ -143,62 +155,152 @@ interface GuardedAction {
 const target = () => people.viewer.id;
 
 const guarded: Record<string, GuardedAction> = {
-  correctCategory: { audit: "transaction.correct", permission: "correct", call: () => action("correctCategory")({ linkId, transactionId, category: "banking", subcategory: "atm_fees" }) as never },
-  correctCategoryBulk: { audit: "transaction.correct_bulk", permission: "correct", call: () => action("correctCategoryBulk")({ linkId, category: "banking", subcategory: "atm_fees", items: [{ transactionId }] }) as never },
-  undoCorrection: { audit: "transaction.undo_correction", permission: "correct", call: () => action("undoCorrection")({ correlationId: randomUUID() }) as never },
+  correctCategory: {
+    audit: "transaction.correct",
+    permission: "correct",
+    call: () =>
+      action("correctCategory")({ linkId, transactionId, category: "banking", subcategory: "atm_fees" }) as never,
+  },
+  correctCategoryBulk: {
+    audit: "transaction.correct_bulk",
+    permission: "correct",
+    call: () =>
+      action("correctCategoryBulk")({
+        linkId,
+        category: "banking",
+        subcategory: "atm_fees",
+        items: [{ transactionId }],
+      }) as never,
+  },
+  undoCorrection: {
+    audit: "transaction.undo_correction",
+    permission: "correct",
+    call: () => action("undoCorrection")({ correlationId: randomUUID() }) as never,
+  },
   refreshLink: { audit: "link.refresh", permission: "read", call: () => action("refreshLink")({ linkId }) as never },
-  refreshAllLinks: { audit: "link.refresh_all", permission: "refreshAll", call: () => action("refreshAllLinks")() as never },
+  refreshAllLinks: {
+    audit: "link.refresh_all",
+    permission: "refreshAll",
+    call: () => action("refreshAllLinks")() as never,
+  },
   // Operating a link (support and up). The matrix's link has no webhook: past the gate the upstream's 400 is words.
-  sendTestWebhook: { audit: "link.test_webhook", permission: "operateLink", call: () => action("sendTestWebhook")({ linkId, event: "link.state_changed" }) as never },
+  sendTestWebhook: {
+    audit: "link.test_webhook",
+    permission: "operateLink",
+    call: () => action("sendTestWebhook")({ linkId, event: "link.state_changed" }) as never,
+  },
   // The first permitted role refreshes; the next are refused by the product's interval, after the gate.
-  refreshProducts: { audit: "link.refresh_products", permission: "operateLink", call: () => action("refreshProducts")({ linkId, products: ["accounts"] }) as never },
+  refreshProducts: {
+    audit: "link.refresh_products",
+    permission: "operateLink",
+    call: () => action("refreshProducts")({ linkId, products: ["accounts"] }) as never,
+  },
   updateLink: {
     audit: "link.update",
     permission: "operateLink",
-    call: () => action("updateLink")({ linkId, webhook: "", tags: "matrix:1", seen: { webhook: null, tags: [] } }) as never,
+    call: () =>
+      action("updateLink")({ linkId, webhook: "", tags: "matrix:1", seen: { webhook: null, tags: [] } }) as never,
   },
-  exchangeToken: { audit: "link.exchange_token", permission: "exchange", call: () => action("exchangeToken")({ exchangeableToken: randomUUID() }) as never },
-  createSandboxExchangeToken: { audit: "link.sandbox_session", permission: "exchange", call: () => action("createSandboxExchangeToken")() as never },
-  addStaff: { audit: "staff.add", permission: "manageStaff", call: () => action("addStaff")({ email: `new-${randomUUID()}@matrix.test`, role: "viewer" }) as never },
-  changeRole: { audit: "staff.change_role", permission: "manageStaff", call: () => action("changeRole")({ staffId: target(), role: "viewer" }) as never },
+  exchangeToken: {
+    audit: "link.exchange_token",
+    permission: "exchange",
+    call: () => action("exchangeToken")({ exchangeableToken: randomUUID() }) as never,
+  },
+  createSandboxExchangeToken: {
+    audit: "link.sandbox_session",
+    permission: "exchange",
+    call: () => action("createSandboxExchangeToken")() as never,
+  },
+  addStaff: {
+    audit: "staff.add",
+    permission: "manageStaff",
+    call: () => action("addStaff")({ email: `new-${randomUUID()}@matrix.test`, role: "viewer" }) as never,
+  },
+  changeRole: {
+    audit: "staff.change_role",
+    permission: "manageStaff",
+    call: () => action("changeRole")({ staffId: target(), role: "viewer" }) as never,
+  },
   disableStaff: {
     audit: "staff.disable",
     permission: "manageStaff",
-    call: () => action("disableStaff")({ staffId: people.support.id === signedIn?.id ? target() : people.support.id }) as never,
+    call: () =>
+      action("disableStaff")({ staffId: people.support.id === signedIn?.id ? target() : people.support.id }) as never,
   },
-  enableStaff: { audit: "staff.enable", permission: "manageStaff", call: () => action("enableStaff")({ staffId: people.support.id }) as never },
-  resetStaffPassword: { audit: "staff.reset_password", permission: "manageStaff", call: () => action("resetStaffPassword")({ staffId: target() }) as never },
+  enableStaff: {
+    audit: "staff.enable",
+    permission: "manageStaff",
+    call: () => action("enableStaff")({ staffId: people.support.id }) as never,
+  },
+  resetStaffPassword: {
+    audit: "staff.reset_password",
+    permission: "manageStaff",
+    call: () => action("resetStaffPassword")({ staffId: target() }) as never,
+  },
   // Controlling a job needs the permission of its kind (a correction: support and up), checked after sign-in.
   changeOwnPassword: {
     audit: "auth.change_password",
     permission: "read",
-    call: () => action("changeOwnPassword")({ currentPassword: "not-the-password", newPassword: "a-new-password-long-enough", confirmPassword: "a-new-password-long-enough" }) as never,
+    call: () =>
+      action("changeOwnPassword")({
+        currentPassword: "not-the-password",
+        newPassword: "a-new-password-long-enough",
+        confirmPassword: "a-new-password-long-enough",
+      }) as never,
   },
   // Importing needs the import permission (ops and up); resuming an import job too.
   importFile: {
     audit: "link.import_file",
     permission: "import",
-    call: () => action("importFile")({ file: new File([JSON.stringify({ customer_user: { id: `matrix-${randomUUID()}` }, institution_id: "chase" })], "matrix.json"), dryRun: true }) as never,
+    call: () =>
+      action("importFile")({
+        file: new File(
+          [JSON.stringify({ customer_user: { id: `matrix-${randomUUID()}` }, institution_id: "chase" })],
+          "matrix.json",
+        ),
+        dryRun: true,
+      }) as never,
   },
-  resumeImport: { audit: "job.resume", permission: "import", call: () => action("resumeImport")({ jobId: randomUUID() }) as never },
+  resumeImport: {
+    audit: "job.resume",
+    permission: "import",
+    call: () => action("resumeImport")({ jobId: randomUUID() }) as never,
+  },
   // Undoing an import deletes links: ops and up, as importing.
-  previewImportUndo: { audit: "link.import_undo", permission: "import", call: () => action("previewImportUndo")({ jobId: randomUUID() }) as never },
-  undoImport: { audit: "link.import_undo", permission: "import", call: () => action("undoImport")({ jobId: randomUUID(), include: [] }) as never },
+  previewImportUndo: {
+    audit: "link.import_undo",
+    permission: "import",
+    call: () => action("previewImportUndo")({ jobId: randomUUID() }) as never,
+  },
+  undoImport: {
+    audit: "link.import_undo",
+    permission: "import",
+    call: () => action("undoImport")({ jobId: randomUUID(), include: [] }) as never,
+  },
   pauseJob: { audit: "job.pause", permission: "correct", call: () => action("pauseJob")({ jobId }) as never },
   resumeJob: { audit: "job.resume", permission: "correct", call: () => action("resumeJob")({ jobId }) as never },
   retryJob: { audit: "job.retry", permission: "correct", call: () => action("retryJob")({ jobId }) as never },
   undoJob: { audit: "job.undo", permission: "correct", call: () => action("undoJob")({ jobId }) as never },
   cancelJob: { audit: "job.cancel", permission: "correct", call: () => action("cancelJob")({ jobId }) as never },
   // A customer's links (GET /users/{id}/links): support and up.
-  lookUpCustomer: { audit: "link.lookup_customer", permission: "lookupCustomer", call: () => action("lookUpCustomer")({ customerId: "user_1" }) as never },
+  lookUpCustomer: {
+    audit: "link.lookup_customer",
+    permission: "lookupCustomer",
+    call: () => action("lookUpCustomer")({ customerId: "user_1" }) as never,
+  },
   // A file of link ids the product's back end knows: admins only.
   registerLinkIdsFile: {
     audit: "link.register",
     permission: "registerLinks",
-    call: () => action("registerLinkIdsFile")({ file: new File(["mk_matrix0000000000000000000\n"], "ids.txt") }) as never,
+    call: () =>
+      action("registerLinkIdsFile")({ file: new File(["mk_matrix0000000000000000000\n"], "ids.txt") }) as never,
   },
   // Processing a stored webhook event again: ops and admins; an unknown event is refused after the gate.
-  reprocessWebhookEvent: { audit: "webhook.reprocess", permission: "reprocessWebhook", call: () => action("reprocessWebhookEvent")({ eventId: randomUUID() }) as never },
+  reprocessWebhookEvent: {
+    audit: "webhook.reprocess",
+    permission: "reprocessWebhook",
+    call: () => action("reprocessWebhookEvent")({ eventId: randomUUID() }) as never,
+  },
 };
 
 /** Session actions: they exist for people who are not (or not yet) signed in, so they have no role gate by design. */
@@ -211,7 +313,9 @@ const sessionActions: Record<string, { why: string; check: (role: Role | null) =
       form.set("password", "wrong");
       expect(await action("signInAction")(undefined, form)).toEqual({ error: "Wrong email or password." });
       // A direct POST with anything but form fields gets words, not a crash.
-      expect(await action("signInAction")(undefined, { email: "x" })).toEqual({ error: "Send the email and password as form fields." });
+      expect(await action("signInAction")(undefined, { email: "x" })).toEqual({
+        error: "Send the email and password as form fields.",
+      });
     },
   },
   signInWithSso: {
@@ -231,7 +335,8 @@ const sessionActions: Record<string, { why: string; check: (role: Role | null) =
   signOutAction: {
     why: "signing out ends the caller's own sessions only",
     async check(role) {
-      const rows = () => database.db.select().from(auditLog).where(eq(auditLog.action, "auth.sign_out")).orderBy(auditLog.id);
+      const rows = () =>
+        database.db.select().from(auditLog).where(eq(auditLog.action, "auth.sign_out")).orderBy(auditLog.id);
       const before = await rows();
       await action("signOutAction")();
       const after = await rows();
@@ -302,39 +407,54 @@ describe.each(Object.entries(guarded).map(([name, c]) => ({ name, ...c })))("act
 });
 
 describe("a person who signed in with a one-time password", () => {
-  it.each(Object.entries(guarded).filter(([name]) => name !== "changeOwnPassword").map(([name, c]) => ({ name, ...c })))(
-    "is refused $name until they choose their own, and the refusal is audited",
-    async (c) => {
-      signedIn = people.admin;
-      passwordChangeRequired = true;
-      try {
-        const result = await c.call();
-        expect(result?.serverError).toBe("Choose your own password first: the one you were given serves only to sign in and do that.");
-        const [row] = await database.db
-          .select()
-          .from(auditLog)
-          .where(and(eq(auditLog.action, c.audit), eq(auditLog.actorEmail, people.admin.email), eq(auditLog.outcome, "refused")))
-          .orderBy(desc(auditLog.id))
-          .limit(1);
-        expect(row?.input).toMatchObject({ reason: "one-time password not yet replaced" });
-      } finally {
-        passwordChangeRequired = false;
-      }
-    },
-  );
-});
-
-describe.each(Object.entries(sessionActions).map(([name, c]) => ({ name, ...c })))("session action $name ($why)", (c) => {
-  it.each([null, ...ROLES])("as %s", async (role) => {
-    signedIn = role === null ? null : people[role];
-    await c.check(role);
+  it.each(
+    Object.entries(guarded)
+      .filter(([name]) => name !== "changeOwnPassword")
+      .map(([name, c]) => ({ name, ...c })),
+  )("is refused $name until they choose their own, and the refusal is audited", async (c) => {
+    signedIn = people.admin;
+    passwordChangeRequired = true;
+    try {
+      const result = await c.call();
+      expect(result?.serverError).toBe(
+        "Choose your own password first: the one you were given serves only to sign in and do that.",
+      );
+      const [row] = await database.db
+        .select()
+        .from(auditLog)
+        .where(
+          and(
+            eq(auditLog.action, c.audit),
+            eq(auditLog.actorEmail, people.admin.email),
+            eq(auditLog.outcome, "refused"),
+          ),
+        )
+        .orderBy(desc(auditLog.id))
+        .limit(1);
+      expect(row?.input).toMatchObject({ reason: "one-time password not yet replaced" });
+    } finally {
+      passwordChangeRequired = false;
+    }
   });
 });
+
+describe.each(Object.entries(sessionActions).map(([name, c]) => ({ name, ...c })))(
+  "session action $name ($why)",
+  (c) => {
+    it.each([null, ...ROLES])("as %s", async (role) => {
+      signedIn = role === null ? null : people[role];
+      await c.check(role);
+    });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Route handlers: each method of each route, as nobody and as every role.
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
+type Handler = (
+  request: Request,
+  context: { params: Promise<Record<string, string | string[]>> },
+) => Promise<Response> | Response;
 
 interface RouteCase {
   /** A concrete URL for the route's pattern. */
@@ -360,12 +480,19 @@ const routes: Record<string, Partial<Record<string, RouteCase>> | { publicBecaus
   "app/(dashboard)/webhooks/export/route.ts": {
     GET: { url: () => "http://linkdesk.test/webhooks/export", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
   },
-  "app/api/auth/[...nextauth]/route.ts": { publicBecause: "Auth.js's own sign-in, callback and sign-out endpoints, guarded by its CSRF token" },
+  "app/api/auth/[...nextauth]/route.ts": {
+    publicBecause: "Auth.js's own sign-in, callback and sign-out endpoints, guarded by its CSRF token",
+  },
   "app/api/health/route.ts": {
     GET: { url: () => "http://linkdesk.test/api/health", params: () => ({}), allowed: "everyone", ok: 200 },
   },
   "app/(dashboard)/jobs/[jobId]/export/route.ts": {
-    GET: { url: () => `http://linkdesk.test/jobs/${jobId}/export`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 200 },
+    GET: {
+      url: () => `http://linkdesk.test/jobs/${jobId}/export`,
+      params: () => ({ jobId }),
+      allowed: PERMISSIONS.read,
+      ok: 200,
+    },
   },
   "app/api/jobs/route.ts": {
     GET: { url: () => "http://linkdesk.test/api/jobs", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
@@ -375,40 +502,85 @@ const routes: Record<string, Partial<Record<string, RouteCase>> | { publicBecaus
     GET: { url: () => "http://linkdesk.test/api/jobs/mine", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
   },
   "app/api/jobs/[jobId]/route.ts": {
-    GET: { url: () => `http://linkdesk.test/api/jobs/${jobId}`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 200 },
+    GET: {
+      url: () => `http://linkdesk.test/api/jobs/${jobId}`,
+      params: () => ({ jobId }),
+      allowed: PERMISSIONS.read,
+      ok: 200,
+    },
   },
   "app/api/rate-limits/route.ts": {
     GET: { url: () => "http://linkdesk.test/api/rate-limits", params: () => ({}), allowed: PERMISSIONS.read, ok: 200 },
   },
-  "app/api/ready/route.ts": { publicBecause: "the readiness probe of a process manager or load balancer: no secrets, no upstream call" },
+  "app/api/ready/route.ts": {
+    publicBecause: "the readiness probe of a process manager or load balancer: no secrets, no upstream call",
+  },
   "app/api/links/register/route.ts": {
-    publicBecause: "the product's back end, with its service token instead of a session (app/api/links/register/route.test.ts: no token, a wrong one, the endpoint off)",
+    publicBecause:
+      "the product's back end, with its service token instead of a session (app/api/links/register/route.test.ts: no token, a wrong one, the endpoint off)",
   },
   "app/api/webhooks/upstream/route.ts": {
-    publicBecause: "the upstream's webhooks: no staff session, the ES256 signature over the exact body is the credential (lib/webhooks/receive.test.ts refuses every unsigned, forged, replayed or tampered request)",
+    publicBecause:
+      "the upstream's webhooks: no staff session, the ES256 signature over the exact body is the credential (lib/webhooks/receive.test.ts refuses every unsigned, forged, replayed or tampered request)",
   },
   "app/(dashboard)/import/[jobId]/export/route.ts": {
     // As its JSON form: the matrix's job is a correction, so "no such import".
-    GET: { url: () => `http://linkdesk.test/import/${jobId}/export`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 404 },
+    GET: {
+      url: () => `http://linkdesk.test/import/${jobId}/export`,
+      params: () => ({ jobId }),
+      allowed: PERMISSIONS.read,
+      ok: 404,
+    },
   },
   "app/api/import/institutions/route.ts": {
-    GET: { url: () => "http://linkdesk.test/api/import/institutions?id=chase", params: () => ({}), allowed: PERMISSIONS.import, ok: 200, refused: 403 },
+    GET: {
+      url: () => "http://linkdesk.test/api/import/institutions?id=chase",
+      params: () => ({}),
+      allowed: PERMISSIONS.import,
+      ok: 200,
+      refused: 403,
+    },
   },
   "app/api/import/[jobId]/route.ts": {
     // Any reader may follow an import; a job that is not an import is "no such import".
-    GET: { url: () => `http://linkdesk.test/api/import/${jobId}`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 404 },
+    GET: {
+      url: () => `http://linkdesk.test/api/import/${jobId}`,
+      params: () => ({ jobId }),
+      allowed: PERMISSIONS.read,
+      ok: 404,
+    },
   },
   "app/api/jobs/[jobId]/items/route.ts": {
-    GET: { url: () => `http://linkdesk.test/api/jobs/${jobId}/items`, params: () => ({ jobId }), allowed: PERMISSIONS.read, ok: 200 },
+    GET: {
+      url: () => `http://linkdesk.test/api/jobs/${jobId}/items`,
+      params: () => ({ jobId }),
+      allowed: PERMISSIONS.read,
+      ok: 200,
+    },
   },
   "app/api/links/[linkId]/correction-cost/route.ts": {
-    GET: { url: () => `http://linkdesk.test/api/links/${routeLinkId}/correction-cost?calls=3`, params: () => ({ linkId: routeLinkId }), allowed: PERMISSIONS.read, ok: 200 },
+    GET: {
+      url: () => `http://linkdesk.test/api/links/${routeLinkId}/correction-cost?calls=3`,
+      params: () => ({ linkId: routeLinkId }),
+      allowed: PERMISSIONS.read,
+      ok: 200,
+    },
   },
   "app/api/links/[linkId]/route.ts": {
-    GET: { url: () => `http://linkdesk.test/api/links/${routeLinkId}`, params: () => ({ linkId: routeLinkId }), allowed: PERMISSIONS.read, ok: 200 },
+    GET: {
+      url: () => `http://linkdesk.test/api/links/${routeLinkId}`,
+      params: () => ({ linkId: routeLinkId }),
+      allowed: PERMISSIONS.read,
+      ok: 200,
+    },
   },
   "app/api/links/[linkId]/transactions/route.ts": {
-    GET: { url: () => `http://linkdesk.test/api/links/${routeLinkId}/transactions`, params: () => ({ linkId: routeLinkId }), allowed: PERMISSIONS.read, ok: 200 },
+    GET: {
+      url: () => `http://linkdesk.test/api/links/${routeLinkId}/transactions`,
+      params: () => ({ linkId: routeLinkId }),
+      allowed: PERMISSIONS.read,
+      ok: 200,
+    },
   },
 };
 
@@ -443,13 +615,17 @@ describe("every staff route handler is built from withStaff", () => {
 });
 
 const routeRows = Object.entries(routes).flatMap(([file, row]) =>
-  "publicBecause" in row ? [] : Object.entries(row).map(([method, c]) => ({ name: `${method} ${file}`, file, method, ...c! })),
+  "publicBecause" in row
+    ? []
+    : Object.entries(row).map(([method, c]) => ({ name: `${method} ${file}`, file, method, ...c! })),
 );
 
 describe.each(routeRows)("route $name", (c) => {
   const call = async () => {
     const exported = (await import(/* @vite-ignore */ path.join(ROOT, c.file))) as Record<string, Handler>;
-    const response = await exported[c.method]!(new NextRequest(c.url(), { method: c.method }), { params: Promise.resolve(c.params()) });
+    const response = await exported[c.method]!(new NextRequest(c.url(), { method: c.method }), {
+      params: Promise.resolve(c.params()),
+    });
     await response.body?.cancel();
     return response;
   };
@@ -469,8 +645,15 @@ describe.each(routeRows)("route $name", (c) => {
 describe("what gets through is validated with the form's schema", () => {
   it("refuses a subcategory of another category before calling the upstream, and audits it as invalid", async () => {
     signedIn = people.support;
-    const result = (await action("correctCategory")({ linkId, transactionId, category: "banking", subcategory: "coffee" })) as { validationErrors?: unknown };
-    expect(result?.validationErrors).toMatchObject({ fieldErrors: { subcategory: ["Choose a subcategory of the selected category"] } });
+    const result = (await action("correctCategory")({
+      linkId,
+      transactionId,
+      category: "banking",
+      subcategory: "coffee",
+    })) as { validationErrors?: unknown };
+    expect(result?.validationErrors).toMatchObject({
+      fieldErrors: { subcategory: ["Choose a subcategory of the selected category"] },
+    });
     const [row] = await database.db
       .select()
       .from(auditLog)
@@ -485,12 +668,23 @@ describe("what gets through is validated with the form's schema", () => {
     const { pairOf } = await import("../transactions/categories");
     const before = pairOf((await findTransactions(upstream(), linkId, [{ transactionId }])).get(transactionId));
     // The browser cannot choose what the audit records as "before": it is read from the upstream.
-    const result = (await action("correctCategory")({ linkId, transactionId, category: "charity", subcategory: "other_charity" })) as { data?: unknown };
+    const result = (await action("correctCategory")({
+      linkId,
+      transactionId,
+      category: "charity",
+      subcategory: "other_charity",
+    })) as { data?: unknown };
     expect(result?.data).toBeTruthy();
     const rows = await database.db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.action, "transaction.correct"), eq(auditLog.outcome, "ok"), eq(auditLog.actorEmail, "support@matrix.test")))
+      .where(
+        and(
+          eq(auditLog.action, "transaction.correct"),
+          eq(auditLog.outcome, "ok"),
+          eq(auditLog.actorEmail, "support@matrix.test"),
+        ),
+      )
       .orderBy(auditLog.id);
     expect(rows.at(-1)).toMatchObject({ linkId, targetId: transactionId, upstreamStatus: 200, before });
     expect(before).not.toBeNull();

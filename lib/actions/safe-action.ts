@@ -42,7 +42,10 @@ export function isActionRefused(error: unknown): error is ActionRefused {
 
 /** What an action body adds to its audit row through `ctx.note`. */
 export type AuditNote = Partial<
-  Pick<AuditRecord, "targetType" | "targetId" | "linkId" | "input" | "before" | "after" | "upstreamStatus" | "upstreamErrorCode">
+  Pick<
+    AuditRecord,
+    "targetType" | "targetId" | "linkId" | "input" | "before" | "after" | "upstreamStatus" | "upstreamErrorCode"
+  >
 > & {
   /** Set when the body refused the request (ActionRefused): audited as "refused", not as a failure. */
   refused?: boolean;
@@ -75,7 +78,10 @@ export const actionClient = createSafeActionClient({
     }
     // A failed query's message quotes its parameters (a password hash, say): log the database's own error instead.
     const dbError = databaseErrorOf(error);
-    logger().error(dbError ? { db: dbError, correlationId: reference } : { err: error, correlationId: reference }, "server action failed");
+    logger().error(
+      dbError ? { db: dbError, correlationId: reference } : { err: error, correlationId: reference },
+      "server action failed",
+    );
     return `Something went wrong on Linkdesk's side.${reference ? ` Reference: ${reference}` : ""}`;
   },
 }).use(async ({ next, metadata, clientInput }) => {
@@ -90,8 +96,14 @@ export const actionClient = createSafeActionClient({
   const { action } = metadata;
   if (isPersonalAction(action)) {
     // The person's own settings: session and permission checked, nothing audited (see PERSONAL_ACTIONS).
-    if (account.passwordChangeRequired) throw new ActionRefused("Choose your own password first: the one you were given serves only to sign in and do that.");
-    if (!can(staff.role, metadata.permission)) throw new ActionRefused(`Your role (${ROLE_LABELS[staff.role]}) may not ${PERMISSION_LABELS[metadata.permission]}.`);
+    if (account.passwordChangeRequired)
+      throw new ActionRefused(
+        "Choose your own password first: the one you were given serves only to sign in and do that.",
+      );
+    if (!can(staff.role, metadata.permission))
+      throw new ActionRefused(
+        `Your role (${ROLE_LABELS[staff.role]}) may not ${PERMISSION_LABELS[metadata.permission]}.`,
+      );
     const unstorable = findUnstorable(clientInput);
     if (unstorable) throw new ActionRefused(describeUnstorable(unstorable));
     const unrecorded: (more: AuditNote) => void = () => undefined;
@@ -102,18 +114,34 @@ export const actionClient = createSafeActionClient({
 
   // Signed in with a one-time password: choosing one's own is the only thing allowed, by a click or a direct POST.
   if (account.passwordChangeRequired && action !== "auth.change_password") {
-    await audit({ ...base, outcome: "refused", input: { reason: "one-time password not yet replaced", fields: inputKeys(clientInput) } });
-    throw new ActionRefused("Choose your own password first: the one you were given serves only to sign in and do that.");
+    await audit({
+      ...base,
+      outcome: "refused",
+      input: { reason: "one-time password not yet replaced", fields: inputKeys(clientInput) },
+    });
+    throw new ActionRefused(
+      "Choose your own password first: the one you were given serves only to sign in and do that.",
+    );
   }
 
   if (!can(staff.role, metadata.permission)) {
-    await audit({ ...base, outcome: "refused", input: { reason: `role ${staff.role} lacks ${metadata.permission}`, fields: inputKeys(clientInput) } });
-    throw new ActionRefused(`Your role (${ROLE_LABELS[staff.role]}) may not ${PERMISSION_LABELS[metadata.permission]}.`);
+    await audit({
+      ...base,
+      outcome: "refused",
+      input: { reason: `role ${staff.role} lacks ${metadata.permission}`, fields: inputKeys(clientInput) },
+    });
+    throw new ActionRefused(
+      `Your role (${ROLE_LABELS[staff.role]}) may not ${PERMISSION_LABELS[metadata.permission]}.`,
+    );
   }
 
   const unstorable = findUnstorable(clientInput);
   if (unstorable) {
-    await audit({ ...base, outcome: "refused", input: { reason: `input holds ${unstorable.what}`, field: unstorable.path } });
+    await audit({
+      ...base,
+      outcome: "refused",
+      input: { reason: `input holds ${unstorable.what}`, field: unstorable.path },
+    });
     throw new ActionRefused(describeUnstorable(unstorable));
   }
 
@@ -137,7 +165,9 @@ export const actionClient = createSafeActionClient({
     ...base,
     ...facts,
     outcome,
-    input: facts.input ?? (outcome === "invalid" ? { invalidFields: Object.keys(fieldErrors(result.validationErrors)) } : undefined),
+    input:
+      facts.input ??
+      (outcome === "invalid" ? { invalidFields: Object.keys(fieldErrors(result.validationErrors)) } : undefined),
   });
   return result;
 });
@@ -150,20 +180,36 @@ export const actionClient = createSafeActionClient({
 async function audit(record: AuditRecord): Promise<void> {
   const { actor, action, outcome, correlationId, ip, upstreamStatus, ...text } = record;
   try {
-    await appendAudit({ actor, action, outcome, correlationId, ip, upstreamStatus, ...(storableDeep(text) as typeof text) });
+    await appendAudit({
+      actor,
+      action,
+      outcome,
+      correlationId,
+      ip,
+      upstreamStatus,
+      ...(storableDeep(text) as typeof text),
+    });
   } catch (error) {
-    logger().error({ db: databaseErrorOf(error), action, outcome, correlationId, actorId: actor?.id }, "audit row not written");
+    logger().error(
+      { db: databaseErrorOf(error), action, outcome, correlationId, actorId: actor?.id },
+      "audit row not written",
+    );
   }
 }
 
 /** Runs an upstream call and notes its outcome for the audit row, rethrowing failures for the error mapping. */
-export async function noteUpstream<T>(note: (n: AuditNote) => void, call: () => Promise<T>, successStatus = 200): Promise<T> {
+export async function noteUpstream<T>(
+  note: (n: AuditNote) => void,
+  call: () => Promise<T>,
+  successStatus = 200,
+): Promise<T> {
   try {
     const result = await call();
     note({ upstreamStatus: successStatus });
     return result;
   } catch (error) {
-    if (isUpstreamError(error)) note({ upstreamStatus: error.status ?? 0, upstreamErrorCode: error.errorCode ?? error.kind });
+    if (isUpstreamError(error))
+      note({ upstreamStatus: error.status ?? 0, upstreamErrorCode: error.errorCode ?? error.kind });
     throw error;
   }
 }

@@ -25,7 +25,10 @@ vi.mock("../auth", () => ({
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 const { disableStaff, enableStaff } = await import("./staff");
 const databases = withTestDatabases();
@@ -40,7 +43,10 @@ describe.each(databases)("disableStaff and enableStaff on $kind", (target) => {
   const rowOf = async (id: string) => (await database.db.select().from(staff).where(eq(staff.id, id)))[0]!;
 
   it("end the account's sessions for good: a session from before the disable is refused after the enable", async () => {
-    const [row] = await database.db.insert(staff).values({ email: `fay.${target.kind}@example.com`, role: "admin" }).returning();
+    const [row] = await database.db
+      .insert(staff)
+      .values({ email: `fay.${target.kind}@example.com`, role: "admin" })
+      .returning();
     const id = row!.id;
     const signedInBefore = Date.now();
     await pause();
@@ -57,7 +63,10 @@ describe.each(databases)("disableStaff and enableStaff on $kind", (target) => {
   });
 
   it("keep the first disable date when disabling twice, and leave an enabled account's sessions alone", async () => {
-    const [row] = await database.db.insert(staff).values({ email: `gus.${target.kind}@example.com`, role: "ops" }).returning();
+    const [row] = await database.db
+      .insert(staff)
+      .values({ email: `gus.${target.kind}@example.com`, role: "ops" })
+      .returning();
     const id = row!.id;
     await disableStaff({ staffId: id });
     const first = (await rowOf(id)).disabledAt;

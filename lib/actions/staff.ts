@@ -9,8 +9,9 @@ import { addStaffSchema, changeRoleSchema, staffIdSchema } from "../schemas/staf
 import { setAccountDisabled } from "../staff/access";
 import { ActionRefused, actionClient } from "./safe-action";
 
-const adminAction = (action: "staff.add" | "staff.change_role" | "staff.disable" | "staff.enable" | "staff.reset_password") =>
-  actionClient.metadata({ action, permission: "manageStaff" });
+const adminAction = (
+  action: "staff.add" | "staff.change_role" | "staff.disable" | "staff.enable" | "staff.reset_password",
+) => actionClient.metadata({ action, permission: "manageStaff" });
 
 /**
  * Creates a password account and returns its one-time password (shown once, never stored in clear): it serves to sign
@@ -87,7 +88,8 @@ export const resetStaffPassword = adminAction("staff.reset_password")
   .action(async ({ parsedInput, ctx }) => {
     const { db, row } = await loadTarget(parsedInput.staffId);
     ctx.note({ targetType: "staff", targetId: row.id });
-    if (row.authSource !== "password") throw new ActionRefused("This account signs in through the company identity provider.");
+    if (row.authSource !== "password")
+      throw new ActionRefused("This account signs in through the company identity provider.");
     const password = generatePassword();
     // The reset password serves once too; sessions opened with the old one end.
     await db

@@ -21,10 +21,18 @@ export const refreshLink = actionClient
   .action(async ({ parsedInput: { linkId }, ctx }): Promise<{ link: RefreshedLink }> => {
     ctx.note({ targetType: "link", targetId: linkId, linkId });
     try {
-      const link = await noteUpstream(ctx.note, () => upstream().getLink(linkId, { correlationId: ctx.correlationId, mode: "interactive" }));
+      const link = await noteUpstream(ctx.note, () =>
+        upstream().getLink(linkId, { correlationId: ctx.correlationId, mode: "interactive" }),
+      );
       ctx.note({ after: { state: link.state, errorCode: link.error_code ?? null } });
       return {
-        link: { linkId: link.link_id, state: link.state, errorCode: link.error_code ?? null, institutionName: link.institution_name, seenAt: new Date().toISOString() },
+        link: {
+          linkId: link.link_id,
+          state: link.state,
+          errorCode: link.error_code ?? null,
+          institutionName: link.institution_name,
+          seenAt: new Date().toISOString(),
+        },
       };
     } catch (error) {
       // 410: the upstream no longer serves the link's details; the read model learns it is deleted all the same.
@@ -45,5 +53,11 @@ export const refreshAllLinks = actionClient
     ctx.note({ targetType: "links", input: { refreshAll: true }, after: { requested, alreadyRunning: running } });
     if (requested) kickSyncScheduler();
     const status = await getSyncStatus(db);
-    return { requested, alreadyRunning: running, done: status.done, total: status.total, etaSeconds: status.etaSeconds };
+    return {
+      requested,
+      alreadyRunning: running,
+      done: status.done,
+      total: status.total,
+      etaSeconds: status.etaSeconds,
+    };
   });

@@ -9,7 +9,10 @@ import path from "node:path";
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
 export type AnyAction = (...args: unknown[]) => Promise<unknown>;
-export type RouteHandler = (request: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
+export type RouteHandler = (
+  request: Request,
+  context: { params: Promise<Record<string, string | string[]>> },
+) => Promise<Response> | Response;
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
@@ -26,8 +29,12 @@ export function actionFiles(): string[] {
 export async function loadActions(): Promise<Record<string, AnyAction>> {
   const actions: Record<string, AnyAction> = {};
   for (const file of actionFiles()) {
-    const exported = (await import(/* @vite-ignore */ path.join(ROOT, "lib", "actions", file))) as Record<string, unknown>;
-    for (const [name, value] of Object.entries(exported)) if (typeof value === "function") actions[name] = value as AnyAction;
+    const exported = (await import(/* @vite-ignore */ path.join(ROOT, "lib", "actions", file))) as Record<
+      string,
+      unknown
+    >;
+    for (const [name, value] of Object.entries(exported))
+      if (typeof value === "function") actions[name] = value as AnyAction;
   }
   return actions;
 }
@@ -43,12 +50,20 @@ export function routeFiles(): string[] {
 /** A route file's handlers, by HTTP method. */
 export async function loadRoute(file: string): Promise<Partial<Record<(typeof HTTP_METHODS)[number], RouteHandler>>> {
   const exported = (await import(/* @vite-ignore */ path.join(ROOT, file))) as Record<string, unknown>;
-  return Object.fromEntries(HTTP_METHODS.filter((method) => typeof exported[method] === "function").map((method) => [method, exported[method] as RouteHandler]));
+  return Object.fromEntries(
+    HTTP_METHODS.filter((method) => typeof exported[method] === "function").map((method) => [
+      method,
+      exported[method] as RouteHandler,
+    ]),
+  );
 }
 
 /** A route file's dynamic segments, as Next.js names its params: `[jobId]` is jobId, `[...nextauth]` is nextauth. */
 export function routeParams(file: string): { name: string; catchAll: boolean }[] {
-  return [...file.matchAll(/\[(\.\.\.)?([^\]]+)\]/g)].map((match) => ({ name: match[2]!, catchAll: Boolean(match[1]) }));
+  return [...file.matchAll(/\[(\.\.\.)?([^\]]+)\]/g)].map((match) => ({
+    name: match[2]!,
+    catchAll: Boolean(match[1]),
+  }));
 }
 
 /** The URL path a route file serves, with each dynamic segment filled in by `fill` (already %-escaped). */

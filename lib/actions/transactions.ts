@@ -5,7 +5,12 @@ import { getDb } from "../db/client";
 import { auditLog } from "../db/schema";
 import { PlanRefused, correctionItemSchema, duplicatesDropped, startCorrectionJob } from "../jobs/correction";
 import { wakeJobRunner } from "../jobs";
-import { correctCategoryBulkSchema, correctCategorySchema, toWireCorrection, undoCorrectionSchema } from "../schemas/transactions";
+import {
+  correctCategoryBulkSchema,
+  correctCategorySchema,
+  toWireCorrection,
+  undoCorrectionSchema,
+} from "../schemas/transactions";
 import { type CategoryPair, categoryPairSchema, describePair, hasPair, pairOf } from "../transactions/categories";
 import { noteCorrectedTransactions } from "../transactions/history";
 import { findTransactions } from "../transactions/read";
@@ -21,7 +26,13 @@ export const correctCategory = actionClient
   .inputSchema(correctCategorySchema)
   .action(async ({ parsedInput: input, ctx }) => {
     const wire = toWireCorrection(input);
-    ctx.note({ targetType: "transaction", targetId: input.transactionId, linkId: input.linkId, input: wire, after: wire });
+    ctx.note({
+      targetType: "transaction",
+      targetId: input.transactionId,
+      linkId: input.linkId,
+      input: wire,
+      after: wire,
+    });
     const corrected = await correctTransactionCategory(upstream(), input, wire, {
       correlationId: ctx.correlationId,
       by: ctx.staff.email,
@@ -46,24 +57,38 @@ export const undoCorrection = actionClient
     const [original] = await db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.correlationId, correlationId), eq(auditLog.action, "transaction.correct"), eq(auditLog.outcome, "ok")))
+      .where(
+        and(
+          eq(auditLog.correlationId, correlationId),
+          eq(auditLog.action, "transaction.correct"),
+          eq(auditLog.outcome, "ok"),
+        ),
+      )
       .limit(1);
-    if (!original?.linkId || !original.targetId) throw new ActionRefused("That correction was not found, or it did not go through.");
+    if (!original?.linkId || !original.targetId)
+      throw new ActionRefused("That correction was not found, or it did not go through.");
     const linkId = original.linkId;
     const transactionId = original.targetId;
     ctx.note({ targetType: "transaction", targetId: transactionId, linkId, input: { undoes: correlationId } });
     const before = correctionItemSchema.shape.before.safeParse(original.before);
     const after = categoryPairSchema.safeParse(original.after);
-    if (!before.success || !before.data || !after.success) throw new ActionRefused("That correction did not record the category it replaced, so it cannot be undone.");
-    const current = (await findTransactions(upstream(), linkId, [{ transactionId, date }], { correlationId: ctx.correlationId })).get(transactionId);
+    if (!before.success || !before.data || !after.success)
+      throw new ActionRefused("That correction did not record the category it replaced, so it cannot be undone.");
+    const current = (
+      await findTransactions(upstream(), linkId, [{ transactionId, date }], { correlationId: ctx.correlationId })
+    ).get(transactionId);
     if (!current) throw new ActionRefused(`Transaction ${transactionId} is no longer on link ${linkId}.`);
     const now = pairOf(current);
     if (!hasPair(now, after.data)) {
-      throw new ActionRefused(`Changed since: it is now ${describePair(now)}, not ${describePair(after.data)}, so it was left as it is.`);
+      throw new ActionRefused(
+        `Changed since: it is now ${describePair(now)}, not ${describePair(after.data)}, so it was left as it is.`,
+      );
     }
     const wire = toWireCorrection(before.data);
     ctx.note({ input: { undoes: correlationId, ...wire }, before: now, after: wire });
-    const result = await noteUpstream(ctx.note, () => upstream().correctEnrichment(linkId, transactionId, wire, { correlationId: ctx.correlationId }));
+    const result = await noteUpstream(ctx.note, () =>
+      upstream().correctEnrichment(linkId, transactionId, wire, { correlationId: ctx.correlationId }),
+    );
     noteCorrectedTransactions(linkId, result.transactions);
     const accounts = new Map(result.accounts.map((a) => [a.account_id, a]));
     const updated = result.transactions.find((t) => t.transaction_id === transactionId);
@@ -77,7 +102,13 @@ export const undoCorrection = actionClient
       after: wire as CategoryPair,
       undoable: false,
     };
-    return { restored: wire, linkId, transactionId, updated: updated ? toTransactionRow(updated, accounts) : null, mark };
+    return {
+      restored: wire,
+      linkId,
+      transactionId,
+      updated: updated ? toTransactionRow(updated, accounts) : null,
+      mark,
+    };
   });
 
 /** Applies one correction to many transactions of a link, as a durable job within the rate budget. */
@@ -87,7 +118,13 @@ export const correctCategoryBulk = actionClient
   .action(async ({ parsedInput: input, ctx }) => {
     const { db } = await getDb();
     const wire = toWireCorrection(input);
-    ctx.note({ targetType: "link", targetId: input.linkId, linkId: input.linkId, input: { ...wire, transactions: input.items.length }, after: wire });
+    ctx.note({
+      targetType: "link",
+      targetId: input.linkId,
+      linkId: input.linkId,
+      input: { ...wire, transactions: input.items.length },
+      after: wire,
+    });
     const actor = { id: ctx.staff.id, email: ctx.staff.email, role: ctx.staff.role };
     const job = await startCorrectionJob(
       db,
@@ -102,6 +139,14 @@ export const correctCategoryBulk = actionClient
     wakeJobRunner();
     // Copies of a transaction already in the request are dropped where the job is planned: said here and on the audit row.
     const duplicates = duplicatesDropped(job);
-    ctx.note({ targetType: "job", targetId: job.id, input: { ...wire, transactions: input.items.length, ...(duplicates > 0 ? { duplicatesDropped: duplicates } : {}) } });
+    ctx.note({
+      targetType: "job",
+      targetId: job.id,
+      input: {
+        ...wire,
+        transactions: input.items.length,
+        ...(duplicates > 0 ? { duplicatesDropped: duplicates } : {}),
+      },
+    });
     return { jobId: job.id, total: job.total, duplicatesDropped: duplicates };
   });

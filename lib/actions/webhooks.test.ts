@@ -13,7 +13,14 @@ import { withTestDatabases } from "../db/test-databases";
 let database: Database;
 let account: SessionAccount | null = null;
 const signIn = (role: Role) => {
-  account = { id: randomUUID(), email: `${role}-${randomUUID().slice(0, 6)}@example.com`, name: null, role, authSource: "password", passwordChangeRequired: false };
+  account = {
+    id: randomUUID(),
+    email: `${role}-${randomUUID().slice(0, 6)}@example.com`,
+    name: null,
+    role,
+    authSource: "password",
+    passwordChangeRequired: false,
+  };
   return account;
 };
 
@@ -24,7 +31,10 @@ vi.mock("../auth", () => ({
   clientAddress: () => "203.0.113.9",
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 vi.mock("../webhooks/processor", () => ({
   kickWebhookProcessor: () => {
     kicks.count++;
@@ -44,12 +54,28 @@ describe.each(databases)("reprocessWebhookEvent on $kind", (target) => {
     (
       await database.db
         .insert(webhookEvents)
-        .values({ verification: "verified", outcome: "failed", event: "link.state_changed", linkId: `mk_${randomUUID().slice(0, 8)}`, idempotencyKey: randomUUID(), processAttempts: 6, ...values })
+        .values({
+          verification: "verified",
+          outcome: "failed",
+          event: "link.state_changed",
+          linkId: `mk_${randomUUID().slice(0, 8)}`,
+          idempotencyKey: randomUUID(),
+          processAttempts: 6,
+          ...values,
+        })
         .returning()
     )[0]!;
-  const rowOf = async (id: string) => (await database.db.select().from(webhookEvents).where(eq(webhookEvents.id, id)))[0]!;
+  const rowOf = async (id: string) =>
+    (await database.db.select().from(webhookEvents).where(eq(webhookEvents.id, id)))[0]!;
   const lastAudit = async (email: string) =>
-    (await database.db.select().from(auditLog).where(and(eq(auditLog.actorEmail, email), eq(auditLog.action, "webhook.reprocess"))).orderBy(desc(auditLog.id)).limit(1))[0];
+    (
+      await database.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.actorEmail, email), eq(auditLog.action, "webhook.reprocess")))
+        .orderBy(desc(auditLog.id))
+        .limit(1)
+    )[0];
 
   it("lets ops and admins set a failed event to be processed again, audited, and wakes the processor", async () => {
     for (const role of ["ops", "admin"] as const) {
@@ -79,19 +105,34 @@ describe.each(databases)("reprocessWebhookEvent on $kind", (target) => {
       const person = signIn(role);
       const kicked = kicks.count;
       const result = await reprocessWebhookEvent({ eventId: event.id });
-      expect(result?.serverError).toBe(`Your role (${role === "viewer" ? "Viewer" : "Support"}) may not process webhook events again.`);
+      expect(result?.serverError).toBe(
+        `Your role (${role === "viewer" ? "Viewer" : "Support"}) may not process webhook events again.`,
+      );
       expect(kicks.count).toBe(kicked);
-      expect(await lastAudit(person.email)).toMatchObject({ outcome: "refused", input: { reason: `role ${role} lacks reprocessWebhook` } });
+      expect(await lastAudit(person.email)).toMatchObject({
+        outcome: "refused",
+        input: { reason: `role ${role} lacks reprocessWebhook` },
+      });
     }
     expect(await rowOf(event.id)).toMatchObject({ outcome: "failed", nextAttemptAt: null });
   });
 
   it("refuses a refused request in words: it was never verified and nothing of it was kept", async () => {
-    const refused = await insert({ verification: "refused", outcome: "refused", refusal: "The request has no MoneyKit-Signature header.", event: null, linkId: null, idempotencyKey: null, processAttempts: 0 });
+    const refused = await insert({
+      verification: "refused",
+      outcome: "refused",
+      refusal: "The request has no MoneyKit-Signature header.",
+      event: null,
+      linkId: null,
+      idempotencyKey: null,
+      processAttempts: 0,
+    });
     const person = signIn("ops");
     const kicked = kicks.count;
     const result = await reprocessWebhookEvent({ eventId: refused.id });
-    expect(result?.serverError).toMatch(/^This request was refused \(The request has no MoneyKit-Signature header\.\): it was never verified/);
+    expect(result?.serverError).toMatch(
+      /^This request was refused \(The request has no MoneyKit-Signature header\.\): it was never verified/,
+    );
     expect(kicks.count).toBe(kicked);
     expect(await rowOf(refused.id)).toMatchObject({ outcome: "refused", nextAttemptAt: null });
     expect(await lastAudit(person.email)).toMatchObject({ outcome: "refused", targetId: refused.id });
@@ -99,10 +140,16 @@ describe.each(databases)("reprocessWebhookEvent on $kind", (target) => {
 
   it("answers an unknown id, a malformed one and nobody signed in with words, never a crash", async () => {
     signIn("admin");
-    expect((await reprocessWebhookEvent({ eventId: randomUUID() }))?.serverError).toBe("There is no such webhook event.");
-    expect((await reprocessWebhookEvent({ eventId: "not-a-uuid" }))?.validationErrors).toMatchObject({ fieldErrors: { eventId: ["Not a webhook event id"] } });
+    expect((await reprocessWebhookEvent({ eventId: randomUUID() }))?.serverError).toBe(
+      "There is no such webhook event.",
+    );
+    expect((await reprocessWebhookEvent({ eventId: "not-a-uuid" }))?.validationErrors).toMatchObject({
+      fieldErrors: { eventId: ["Not a webhook event id"] },
+    });
     expect((await reprocessWebhookEvent({ eventId: "x\u0000" } as never))?.serverError).toMatch(/\w/);
     account = null;
-    expect((await reprocessWebhookEvent({ eventId: randomUUID() }))?.serverError).toBe("Your session has ended. Sign in again to continue.");
+    expect((await reprocessWebhookEvent({ eventId: randomUUID() }))?.serverError).toBe(
+      "Your session has ended. Sign in again to continue.",
+    );
   });
 });

@@ -18,7 +18,12 @@ export const reprocessWebhookEvent = actionClient
     ctx.note({ targetType: "webhook_event", targetId: eventId });
     const result = await requeueWebhookEvent(db, eventId);
     if (!result.requeued) throw new ActionRefused(result.reason);
-    ctx.note({ linkId: result.linkId ?? undefined, before: { outcome: result.before }, after: { outcome: "pending" }, input: { event: result.event } });
+    ctx.note({
+      linkId: result.linkId ?? undefined,
+      before: { outcome: result.before },
+      after: { outcome: "pending" },
+      input: { event: result.event },
+    });
     kickWebhookProcessor();
     return { eventId: result.id };
   });

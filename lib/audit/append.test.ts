@@ -10,7 +10,18 @@ describe.each(databases)("$kind", (target) => {
   it("stores input, before and after as JSON objects that SQL can look into", async () => {
     const db = target.database.db;
     const correlationId = randomUUID();
-    await appendAudit({ actor: null, action: "job.pause", outcome: "ok", correlationId, input: { job: "j-1", n: 2 }, before: { state: "running" }, after: ["paused"] }, db);
+    await appendAudit(
+      {
+        actor: null,
+        action: "job.pause",
+        outcome: "ok",
+        correlationId,
+        input: { job: "j-1", n: 2 },
+        before: { state: "running" },
+        after: ["paused"],
+      },
+      db,
+    );
     const { rows } = await db.execute<{ input: string; before: string; after: string; job: string }>(
       sql`select jsonb_typeof(input) as input, jsonb_typeof(before) as before, jsonb_typeof(after) as after, input ->> 'job' as job from audit_log where correlation_id = ${correlationId}`,
     );

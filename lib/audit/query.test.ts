@@ -23,7 +23,14 @@ const tagged = () => randomUUID().slice(0, 8);
 async function seed(db: Db, rows: Partial<NewAuditEntry>[]): Promise<AuditEntry[]> {
   return db
     .insert(auditLog)
-    .values(rows.map((row) => ({ action: "transaction.correct", outcome: "ok" as const, correlationId: randomUUID(), ...row })))
+    .values(
+      rows.map((row) => ({
+        action: "transaction.correct",
+        outcome: "ok" as const,
+        correlationId: randomUUID(),
+        ...row,
+      })),
+    )
     .returning();
 }
 
@@ -106,14 +113,19 @@ describe("parseAuditFilters", () => {
   });
 
   it("takes date-times as exact instants, the end inclusive to the millisecond", () => {
-    const { filters, dropped } = parseAuditFilters(new URLSearchParams("from=2025-03-01T08:00:00%2B02:00&to=2025-03-01T12:30:00.250Z"));
+    const { filters, dropped } = parseAuditFilters(
+      new URLSearchParams("from=2025-03-01T08:00:00%2B02:00&to=2025-03-01T12:30:00.250Z"),
+    );
     expect(dropped).toEqual([]);
     expect(filters.from?.at).toEqual(new Date("2025-03-01T06:00:00.000Z"));
     expect(filters.to?.before).toEqual(new Date("2025-03-01T12:30:00.251Z"));
   });
 
   it("treats blank values, as a GET form sends them, as no filter", () => {
-    expect(parseAuditFilters(new URLSearchParams("person=&action=&link=%20%20&outcome=&from=&to="))).toEqual({ filters: {}, dropped: [] });
+    expect(parseAuditFilters(new URLSearchParams("person=&action=&link=%20%20&outcome=&from=&to="))).toEqual({
+      filters: {},
+      dropped: [],
+    });
   });
 
   it("drops each bad value and says which and why, keeping the good ones", () => {
@@ -138,7 +150,9 @@ describe("parseAuditFilters", () => {
     ]);
     for (const d of dropped) expect(d.reason).toMatch(/\w/);
 
-    const mixed = parseAuditFilters(new URLSearchParams("action=link.import&outcome=ok&outcome=refused&from=1900-01-01"));
+    const mixed = parseAuditFilters(
+      new URLSearchParams("action=link.import&outcome=ok&outcome=refused&from=1900-01-01"),
+    );
     expect(mixed.filters).toEqual({ action: "link.import" });
     expect(mixed.dropped).toEqual([
       { param: "outcome", value: "ok, refused", reason: "given more than once" },
@@ -153,14 +167,18 @@ describe("parseAuditFilters", () => {
   });
 
   it("refuses cursors that decode to something else than a position", () => {
-    const forged = Buffer.from(JSON.stringify({ at: "2025-01-01T00:00:00.000Z", id: "1; drop table audit_log" })).toString("base64url");
+    const forged = Buffer.from(
+      JSON.stringify({ at: "2025-01-01T00:00:00.000Z", id: "1; drop table audit_log" }),
+    ).toString("base64url");
     expect(parseAuditFilters({ cursor: forged }).dropped.map((d) => d.param)).toEqual(["cursor"]);
     const cursor = { at: new Date("2025-01-01T00:00:00.123Z"), id: 42 };
     expect(parseAuditFilters({ cursor: encodeAuditCursor(cursor) }).filters.cursor).toEqual(cursor);
   });
 
   it("writes filters back to the same URL parameters", () => {
-    const params = new URLSearchParams("person=a%40b.c&action=auth.sign_in&link=L1&outcome=ok&from=2025-01-01&to=2025-01-02T10:00:00Z");
+    const params = new URLSearchParams(
+      "person=a%40b.c&action=auth.sign_in&link=L1&outcome=ok&from=2025-01-01&to=2025-01-02T10:00:00Z",
+    );
     const { filters } = parseAuditFilters(params);
     const cursor = { at: new Date("2025-01-02T09:00:00Z"), id: 7 };
     const written = auditFiltersToSearchParams(filters, cursor);
@@ -182,14 +200,18 @@ describe.each(databases)("$kind", (target) => {
     for (const actorEmail of [ana, bo])
       for (const action of ["transaction.correct", "link.import"])
         for (const linkId of [l1, l2])
-          for (const outcome of ["ok", "upstream_error"] as const) specs.push({ actorEmail, action, linkId, outcome, at: new Date(base + n++ * 60_000) });
+          for (const outcome of ["ok", "upstream_error"] as const)
+            specs.push({ actorEmail, action, linkId, outcome, at: new Date(base + n++ * 60_000) });
     const seeded = await seed(db, specs);
     // Scope every query to this test's rows: two links only this test uses.
     const mine = (rows: AuditEntry[]) => rows.filter((r) => r.linkId === l1 || r.linkId === l2);
-    const query = async (filters: AuditFilters) => mine((await listAudit(db, filters, { limit: 500 })).rows).map((r) => r.id);
+    const query = async (filters: AuditFilters) =>
+      mine((await listAudit(db, filters, { limit: 500 })).rows).map((r) => r.id);
     const expected = (keep: (r: AuditEntry) => boolean) => newestFirst(seeded.filter(keep)).map((r) => r.id);
 
-    expect(await query(parseAuditFilters({ person: ana.toUpperCase() }).filters)).toEqual(expected((r) => r.actorEmail === ana));
+    expect(await query(parseAuditFilters({ person: ana.toUpperCase() }).filters)).toEqual(
+      expected((r) => r.actorEmail === ana),
+    );
     expect(await query({ action: "link.import" })).toEqual(expected((r) => r.action === "link.import"));
     expect(await query({ link: l2 })).toEqual(expected((r) => r.linkId === l2));
     expect(await query({ outcome: "upstream_error" })).toEqual(expected((r) => r.outcome === "upstream_error"));
@@ -197,7 +219,13 @@ describe.each(databases)("$kind", (target) => {
     expect(both).toHaveLength(4);
     expect(both).toEqual(expected((r) => r.actorEmail === bo && r.outcome === "ok"));
     expect(await query({ link: l1, action: "transaction.correct", person: ana, outcome: "upstream_error" })).toEqual(
-      expected((r) => r.linkId === l1 && r.action === "transaction.correct" && r.actorEmail === ana && r.outcome === "upstream_error"),
+      expected(
+        (r) =>
+          r.linkId === l1 &&
+          r.action === "transaction.correct" &&
+          r.actorEmail === ana &&
+          r.outcome === "upstream_error",
+      ),
     );
     expect(await query({ person: `nobody-${t}@example.com` })).toEqual([]);
   });
@@ -235,7 +263,10 @@ describe.each(databases)("$kind", (target) => {
       ...Array.from({ length: 31 }, (_, i) => ({ linkId: link, at: new Date(crowded.getTime() + (i - 15)) })),
     ]);
     // Other rows in the table, before and after in time, that the filter must keep out of every page.
-    await seed(db, [{ linkId: `${link}-other`, at: crowded }, { linkId: `${link}-other`, at: new Date(crowded.getTime() - 1) }]);
+    await seed(db, [
+      { linkId: `${link}-other`, at: crowded },
+      { linkId: `${link}-other`, at: new Date(crowded.getTime() - 1) },
+    ]);
 
     const pages = await allPages(db, { link }, 7);
     expect(pages).toHaveLength(Math.ceil(131 / 7));
@@ -248,7 +279,10 @@ describe.each(databases)("$kind", (target) => {
   it("says there is no next page when the last page is exactly full", async () => {
     const { db } = target.database;
     const link = `link-${tagged()}`;
-    await seed(db, Array.from({ length: 10 }, (_, i) => ({ linkId: link, at: new Date(Date.UTC(2024, 0, 1, 0, 0, i)) })));
+    await seed(
+      db,
+      Array.from({ length: 10 }, (_, i) => ({ linkId: link, at: new Date(Date.UTC(2024, 0, 1, 0, 0, i)) })),
+    );
     const pages = await allPages(db, { link }, 5);
     expect(pages.map((p) => p.length)).toEqual([5, 5]);
     expect((await listAudit(db, { link: `${link}-none` })).rows).toEqual([]);
@@ -320,7 +354,7 @@ describe.each(databases)("$kind", (target) => {
       {
         linkId: link,
         targetType: awkward,
-        targetId: "=HYPERLINK(\"http://evil.example\",\"click\")",
+        targetId: '=HYPERLINK("http://evil.example","click")',
         actorRole: "+1+1",
         upstreamErrorCode: "-2+3",
         ip: "@SUM(A1:A2)",
@@ -335,7 +369,7 @@ describe.each(databases)("$kind", (target) => {
     const [, record] = parseCsv(text);
     const cell = (name: string) => record![column(name)];
     expect(cell("target_type")).toBe(awkward);
-    expect(cell("target_id")).toBe("'=HYPERLINK(\"http://evil.example\",\"click\")");
+    expect(cell("target_id")).toBe('\'=HYPERLINK("http://evil.example","click")');
     expect(cell("actor_role")).toBe("'+1+1");
     expect(cell("upstream_error_code")).toBe("'-2+3");
     expect(cell("ip")).toBe("'@SUM(A1:A2)");

@@ -21,7 +21,10 @@ export function encodeAuditCursor(cursor: AuditCursor): string {
   return Buffer.from(JSON.stringify({ at: cursor.at.toISOString(), id: cursor.id })).toString("base64url");
 }
 
-const cursorPayloadSchema = z.object({ at: z.iso.datetime(), id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+const cursorPayloadSchema = z.object({
+  at: z.iso.datetime(),
+  id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
 
 function decodeAuditCursor(text: string): AuditCursor | undefined {
   try {
@@ -41,7 +44,9 @@ const LATEST = Date.UTC(9999, 0, 1);
 const timeText = z
   .string()
   .trim()
-  .pipe(z.union([z.iso.date(), z.iso.datetime({ offset: true })], { error: "not a date (YYYY-MM-DD) or an ISO date-time" }))
+  .pipe(
+    z.union([z.iso.date(), z.iso.datetime({ offset: true })], { error: "not a date (YYYY-MM-DD) or an ISO date-time" }),
+  )
   .refine((text) => {
     const time = Date.parse(text);
     return time >= EARLIEST && time < LATEST;
@@ -74,7 +79,11 @@ export const auditFilterFields = z.object({
   cursor: z
     .string()
     .max(200)
-    .transform((text, ctx) => decodeAuditCursor(text) ?? (ctx.addIssue({ code: "custom", message: "not a page position from Linkdesk" }), z.NEVER)),
+    .transform(
+      (text, ctx) =>
+        decodeAuditCursor(text) ??
+        (ctx.addIssue({ code: "custom", message: "not a page position from Linkdesk" }), z.NEVER),
+    ),
 });
 
 export type AuditFilterParam = keyof typeof auditFilterFields.shape;
@@ -89,19 +98,24 @@ export type DroppedFilter = DroppedParam<AuditFilterParam>;
  * hand-edited or stale link still shows a page. Blank values (as a GET form sends for empty fields) mean "no filter";
  * unknown parameters are ignored.
  */
-export const auditFiltersSchema = z.custom<RawParams>((value) => typeof value === "object" && value !== null).transform((params) => {
-  const { values, dropped } = parseFieldByField(auditFilterFields.shape, AUDIT_FILTER_PARAMS, params);
-  const filters = values as AuditFilters;
-  if (filters.from && filters.to && filters.from.at >= filters.to.before) {
-    dropped.push({ param: "from", value: filters.from.text, reason: "after the end of the range" });
-    dropped.push({ param: "to", value: filters.to.text, reason: "before the start of the range" });
-    delete filters.from;
-    delete filters.to;
-  }
-  return { filters, dropped };
-});
+export const auditFiltersSchema = z
+  .custom<RawParams>((value) => typeof value === "object" && value !== null)
+  .transform((params) => {
+    const { values, dropped } = parseFieldByField(auditFilterFields.shape, AUDIT_FILTER_PARAMS, params);
+    const filters = values as AuditFilters;
+    if (filters.from && filters.to && filters.from.at >= filters.to.before) {
+      dropped.push({ param: "from", value: filters.from.text, reason: "after the end of the range" });
+      dropped.push({ param: "to", value: filters.to.text, reason: "before the start of the range" });
+      delete filters.from;
+      delete filters.to;
+    }
+    return { filters, dropped };
+  });
 
-export function parseAuditFilters(params: RawParams | URLSearchParams): { filters: AuditFilters; dropped: DroppedFilter[] } {
+export function parseAuditFilters(params: RawParams | URLSearchParams): {
+  filters: AuditFilters;
+  dropped: DroppedFilter[];
+} {
   return auditFiltersSchema.parse(params instanceof URLSearchParams ? searchParamsToRecord(params) : params);
 }
 
@@ -135,7 +149,12 @@ function filterConditions(filters: AuditFilters): SQL | undefined {
 const afterCursor = (cursor: AuditCursor): SQL =>
   sql`(${auditLog.at}, ${auditLog.id}) < (${cursor.at.toISOString()}::timestamptz, ${cursor.id}::bigint)`;
 
-async function selectPage(db: Db, filters: AuditFilters, cursor: AuditCursor | undefined, limit: number): Promise<AuditEntry[]> {
+async function selectPage(
+  db: Db,
+  filters: AuditFilters,
+  cursor: AuditCursor | undefined,
+  limit: number,
+): Promise<AuditEntry[]> {
   return db
     .select()
     .from(auditLog)
@@ -147,7 +166,11 @@ async function selectPage(db: Db, filters: AuditFilters, cursor: AuditCursor | u
 const cursorOf = (row: AuditEntry): AuditCursor => ({ at: row.at, id: row.id });
 
 /** One page, newest first, from `filters.cursor` on. `nextCursor` is null on the last page. */
-export async function listAudit(db: Db, filters: AuditFilters, { limit = 50 }: { limit?: number } = {}): Promise<{ rows: AuditEntry[]; nextCursor: AuditCursor | null }> {
+export async function listAudit(
+  db: Db,
+  filters: AuditFilters,
+  { limit = 50 }: { limit?: number } = {},
+): Promise<{ rows: AuditEntry[]; nextCursor: AuditCursor | null }> {
   // One row more than shown tells whether a next page exists, without counting.
   const rows = await selectPage(db, filters, filters.cursor, limit + 1);
   if (rows.length <= limit) return { rows, nextCursor: null };
@@ -184,7 +207,11 @@ const jsonText = (value: unknown) => (value === null || value === undefined ? nu
  * flat however many rows match. Rows appended while it runs are stamped newer than the first batch (`at` is the
  * appending transaction's start), so they are left out unless that transaction began before the export did.
  */
-export async function* streamAuditCsv(db: Db, filters: AuditFilters, { batchSize = 1000 }: { batchSize?: number } = {}): AsyncGenerator<string, void, undefined> {
+export async function* streamAuditCsv(
+  db: Db,
+  filters: AuditFilters,
+  { batchSize = 1000 }: { batchSize?: number } = {},
+): AsyncGenerator<string, void, undefined> {
   yield csvRecord(AUDIT_CSV_HEADER);
   let cursor: AuditCursor | undefined;
   for (;;) {

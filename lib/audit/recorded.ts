@@ -35,7 +35,8 @@ export function describeKey(key: string): string {
   return words ? words[0]!.toUpperCase() + words.slice(1) : key;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * A category with its optional subcategory, as corrections record them: "Food and drink › Coffee", the codes
@@ -59,11 +60,15 @@ const PAIR_KEYS = new Set(["category", "subcategory"]);
 export function describeRecorded(value: unknown): RecordedView {
   if (value === null || value === undefined) return missing();
   if (typeof value === "string") return value.trim() ? { kind: "text", text: value } : missing();
-  if (typeof value === "number") return Number.isFinite(value) ? { kind: "text", text: String(value) } : { kind: "text", text: NOT_A_NUMBER, missing: true };
+  if (typeof value === "number")
+    return Number.isFinite(value)
+      ? { kind: "text", text: String(value) }
+      : { kind: "text", text: NOT_A_NUMBER, missing: true };
   if (typeof value === "boolean") return { kind: "text", text: value ? "yes" : "no" };
   if (typeof value === "bigint") return { kind: "text", text: value.toString() };
   if (Array.isArray(value)) return value.length > 0 ? { kind: "list", items: value.map(describeRecorded) } : missing();
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? missing() : { kind: "text", text: value.toISOString() };
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? missing() : { kind: "text", text: value.toISOString() };
   if (!isRecord(value)) return missing();
 
   const pair = describeCategoryPair(value);
@@ -87,8 +92,12 @@ export function recordedText(view: RecordedView): string {
     case "text":
       return view.text;
     case "list":
-      return view.items.map((item) => (item.kind === "fields" ? `(${recordedText(item)})` : recordedText(item))).join(", ");
+      return view.items
+        .map((item) => (item.kind === "fields" ? `(${recordedText(item)})` : recordedText(item)))
+        .join(", ");
     case "fields":
-      return view.fields.map((f) => `${f.label}: ${f.value.kind === "fields" ? `(${recordedText(f.value)})` : recordedText(f.value)}`).join("; ");
+      return view.fields
+        .map((f) => `${f.label}: ${f.value.kind === "fields" ? `(${recordedText(f.value)})` : recordedText(f.value)}`)
+        .join("; ");
   }
 }

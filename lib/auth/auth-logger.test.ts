@@ -4,7 +4,8 @@ import { type AuthLogSink, authLogger } from "./auth-logger";
 
 function recording() {
   const lines: { level: keyof AuthLogSink; obj: Record<string, unknown>; msg: string }[] = [];
-  const at = (level: keyof AuthLogSink) => (obj: object, msg: string) => lines.push({ level, obj: obj as Record<string, unknown>, msg });
+  const at = (level: keyof AuthLogSink) => (obj: object, msg: string) =>
+    lines.push({ level, obj: obj as Record<string, unknown>, msg });
   const sink: AuthLogSink = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
   return { lines, logger: authLogger(() => sink) };
 }
@@ -17,7 +18,11 @@ describe("Auth.js through the app's log", () => {
     logger.error(refused);
     logger.error(new AccessDenied("AccessDenied"));
     expect(lines).toEqual([
-      { level: "info", obj: { component: "auth", type: "CredentialsSignin", code: "invalid" }, msg: "auth: CredentialsSignin" },
+      {
+        level: "info",
+        obj: { component: "auth", type: "CredentialsSignin", code: "invalid" },
+        msg: "auth: CredentialsSignin",
+      },
       { level: "info", obj: { component: "auth", type: "AccessDenied" }, msg: "auth: AccessDenied" },
     ]);
     expect(JSON.stringify(lines)).not.toContain("    at ");
@@ -41,7 +46,11 @@ describe("Auth.js through the app's log", () => {
     const error = new MissingSecret("Please define a `secret`");
     logger.error(error);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: "error", msg: "auth: MissingSecret", obj: { type: "MissingSecret", err: error, detail: "Please define a `secret`" } });
+    expect(lines[0]).toMatchObject({
+      level: "error",
+      msg: "auth: MissingSecret",
+      obj: { type: "MissingSecret", err: error, detail: "Please define a `secret`" },
+    });
   });
 
   it("passes warnings and debug lines on", () => {

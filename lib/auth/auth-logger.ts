@@ -48,10 +48,21 @@ export function authLogger(sink: () => AuthLogSink): AuthJsLogger {
       const cause = error.cause as { err?: unknown } | undefined;
       const causeMessage = cause?.err instanceof Error ? cause.err.message : undefined;
       if (UNREADABLE_SESSIONS.has(type)) {
-        sink().warn({ component: "auth", type, ...(causeMessage ? { cause: causeMessage } : {}) }, `auth: ${type} (a session cookie could not be read)`);
+        sink().warn(
+          { component: "auth", type, ...(causeMessage ? { cause: causeMessage } : {}) },
+          `auth: ${type} (a session cookie could not be read)`,
+        );
         return;
       }
-      sink().error({ component: "auth", type, err: cause?.err instanceof Error ? cause.err : error, detail: ownMessage(error) || undefined }, `auth: ${type}`);
+      sink().error(
+        {
+          component: "auth",
+          type,
+          err: cause?.err instanceof Error ? cause.err : error,
+          detail: ownMessage(error) || undefined,
+        },
+        `auth: ${type}`,
+      );
     },
     warn(code) {
       sink().warn({ component: "auth", code }, `auth warning: ${code}`);

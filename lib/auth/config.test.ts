@@ -14,7 +14,9 @@ describe("session lifetime", () => {
     const token = jwt({ token: {}, user: { id: "staff-1" } }) as Record<string, unknown>;
     expect(token.sub).toBe("staff-1");
     expect(typeof token.signedInAt).toBe("number");
-    expect(jwt({ token: { sub: "staff-1", signedInAt: Date.now() - 7 * 3600_000, issuer: "live" } })).toMatchObject({ sub: "staff-1" });
+    expect(jwt({ token: { sub: "staff-1", signedInAt: Date.now() - 7 * 3600_000, issuer: "live" } })).toMatchObject({
+      sub: "staff-1",
+    });
   });
 
   it("ends the session 8 hours after sign-in whatever the activity", () => {
@@ -48,7 +50,9 @@ describe("sessions carry the mode of the instance that issued them", () => {
     const token = jwtOf(demo)({ token: {}, user: { id: "demo-admin" } }) as Record<string, unknown>;
     const cookie = await encode({ token, secret, salt: cookieName });
     const sessionOn = async (config: ReturnType<typeof authConfig>) => {
-      const request = new Request("http://linkdesk.test/api/auth/session", { headers: { cookie: `${cookieName}=${cookie}` } });
+      const request = new Request("http://linkdesk.test/api/auth/session", {
+        headers: { cookie: `${cookieName}=${cookie}` },
+      });
       const response = await Auth(request, { ...config, basePath: "/api/auth" } as Parameters<typeof Auth>[1]);
       return (await response.json()) as { user?: { id?: string } } | null;
     };
@@ -68,10 +72,18 @@ describe("where Auth.js may redirect", () => {
     expect(redirect({ url: "https://linkdesk.example.com/audit", baseUrl })).toBe("https://linkdesk.example.com/audit");
   });
 
-  it.each(["/\t/evil.example/x", "/%09/evil.example/x", "/\n/x", "//evil.example", "/\\evil.example", "/%5cevil.example", "/%2f%2fevil.example", "https://evil.example/", "https://linkdesk.example.com.evil.example/", "javascript:alert(1)"])(
-    "never elsewhere: %j goes to the start page",
-    (url) => {
-      expect(redirect({ url, baseUrl })).toBe("https://linkdesk.example.com/");
-    },
-  );
+  it.each([
+    "/\t/evil.example/x",
+    "/%09/evil.example/x",
+    "/\n/x",
+    "//evil.example",
+    "/\\evil.example",
+    "/%5cevil.example",
+    "/%2f%2fevil.example",
+    "https://evil.example/",
+    "https://linkdesk.example.com.evil.example/",
+    "javascript:alert(1)",
+  ])("never elsewhere: %j goes to the start page", (url) => {
+    expect(redirect({ url, baseUrl })).toBe("https://linkdesk.example.com/");
+  });
 });

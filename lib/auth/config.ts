@@ -11,7 +11,11 @@ import { authLogger } from "./auth-logger";
 /** The mode of the instance that issued a session: a demo (on the bundled sandbox) or a live one. */
 export type SessionIssuer = "demo" | "live";
 
-export function authConfig(opts: { secret: string; maxAgeHours: number; /** UPSTREAM_SANDBOX */ demoMode: boolean }): NextAuthConfig {
+export function authConfig(opts: {
+  secret: string;
+  maxAgeHours: number;
+  /** UPSTREAM_SANDBOX */ demoMode: boolean;
+}): NextAuthConfig {
   const maxAge = Math.round(opts.maxAgeHours * 3600);
   const issuer: SessionIssuer = opts.demoMode ? "demo" : "live";
   return {
@@ -47,7 +51,8 @@ export function authConfig(opts: { secret: string; maxAgeHours: number; /** UPST
       session({ session, token }) {
         if (token.sub) session.user.id = token.sub;
         // The server compares it with the account's sessions_valid_after: signing out ends a session everywhere.
-        if (typeof token.signedInAt === "number") (session as typeof session & { signedInAt?: number }).signedInAt = token.signedInAt;
+        if (typeof token.signedInAt === "number")
+          (session as typeof session & { signedInAt?: number }).signedInAt = token.signedInAt;
         return session;
       },
     },

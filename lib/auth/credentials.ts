@@ -17,9 +17,7 @@ export interface SignedInStaff {
 }
 
 export type CredentialsResult =
-  | { ok: true; staff: SignedInStaff }
-  | { ok: false; reason: "invalid" }
-  | { ok: false; reason: "locked"; until: Date };
+  { ok: true; staff: SignedInStaff } | { ok: false; reason: "invalid" } | { ok: false; reason: "locked"; until: Date };
 
 export interface CredentialsContext {
   db: Db;
@@ -37,7 +35,11 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * and its timing are the same whether or not the email exists. Every attempt is recorded and audited; the password
  * is checked only once the attempt has been counted (sign-in-attempts.ts).
  */
-export async function verifyCredentials(emailInput: string, password: string, ctx: CredentialsContext): Promise<CredentialsResult> {
+export async function verifyCredentials(
+  emailInput: string,
+  password: string,
+  ctx: CredentialsContext,
+): Promise<CredentialsResult> {
   const now = ctx.now ?? Date.now;
   const email = normalizeEmail(emailInput);
   const subjects = [`email:${email}`, ...(ctx.ip ? [`ip:${ctx.ip}`] : [])];
@@ -68,7 +70,11 @@ export async function verifyCredentials(emailInput: string, password: string, ct
 
   const [account] = await ctx.db.select().from(staff).where(eq(staff.email, email)).limit(1);
   const usable =
-    account && account.disabledAt === null && account.passwordHash !== null && isRole(account.role) && (ctx.demoMode || !isDemoEmail(email));
+    account &&
+    account.disabledAt === null &&
+    account.passwordHash !== null &&
+    isRole(account.role) &&
+    (ctx.demoMode || !isDemoEmail(email));
   const valid = usable ? await verifyPassword(password, account.passwordHash!) : await verifyAgainstDecoy(password);
   await settleSignInAttempt(ctx.db, admission.attemptIds, valid);
 

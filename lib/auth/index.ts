@@ -19,7 +19,10 @@ import { decideSso } from "./sso";
 
 /** Refused sign-in; `code` tells the sign-in action which message to show (never whether the email exists). */
 export class SignInRefused extends CredentialsSignin {
-  constructor(code: "invalid" | "locked", readonly until?: Date) {
+  constructor(
+    code: "invalid" | "locked",
+    readonly until?: Date,
+  ) {
     super();
     this.code = until ? `locked:${until.getTime()}` : code;
   }
@@ -33,12 +36,17 @@ export function clientAddress(h: Pick<Headers, "get">): string | null {
   return clientAddressOf(h);
 }
 
-const oidcEnabled = (env: Env) => Boolean(env.AUTH_OIDC_ISSUER && env.AUTH_OIDC_CLIENT_ID && env.AUTH_OIDC_CLIENT_SECRET);
+const oidcEnabled = (env: Env) =>
+  Boolean(env.AUTH_OIDC_ISSUER && env.AUTH_OIDC_CLIENT_ID && env.AUTH_OIDC_CLIENT_SECRET);
 
 // Configured lazily (a function), so building the app needs no runtime configuration.
 export const { handlers, auth, signIn, signOut } = NextAuth(() => {
   const env = getEnv();
-  const base = authConfig({ secret: env.AUTH_SECRET, maxAgeHours: env.SESSION_MAX_AGE_HOURS, demoMode: env.UPSTREAM_SANDBOX });
+  const base = authConfig({
+    secret: env.AUTH_SECRET,
+    maxAgeHours: env.SESSION_MAX_AGE_HOURS,
+    demoMode: env.UPSTREAM_SANDBOX,
+  });
   return {
     ...base,
     providers: [
@@ -74,25 +82,55 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => {
       ...base.callbacks,
       async signIn({ account, profile }) {
         if (account?.provider !== "oidc") return true;
-        const decision = decideSso({ allowedDomains: env.AUTH_OIDC_ALLOWED_DOMAINS, defaultRole: env.AUTH_OIDC_DEFAULT_ROLE }, profile ?? {});
+        const decision = decideSso(
+          { allowedDomains: env.AUTH_OIDC_ALLOWED_DOMAINS, defaultRole: env.AUTH_OIDC_DEFAULT_ROLE },
+          profile ?? {},
+        );
         const { db } = await getDb();
         const ip = clientAddress(await headers());
         const correlationId = randomUUID();
         if (!decision.admit) {
-          await appendAudit({ actor: { id: null, email: profile?.email ?? null, role: null }, action: "auth.sign_in", outcome: "refused", correlationId, input: { provider: "oidc", reason: decision.reason }, ip }, db);
+          await appendAudit(
+            {
+              actor: { id: null, email: profile?.email ?? null, role: null },
+              action: "auth.sign_in",
+              outcome: "refused",
+              correlationId,
+              input: { provider: "oidc", reason: decision.reason },
+              ip,
+            },
+            db,
+          );
           return false;
         }
         // First visit creates the account with the default role; admins change roles on the Staff page.
-        await db.insert(staff).values({ email: decision.email, role: decision.role, authSource: "oidc", name: profile?.name ?? null }).onConflictDoNothing();
+        await db
+          .insert(staff)
+          .values({ email: decision.email, role: decision.role, authSource: "oidc", name: profile?.name ?? null })
+          .onConflictDoNothing();
         const [row] = await db.select().from(staff).where(eq(staff.email, decision.email)).limit(1);
         const ok = Boolean(row && row.disabledAt === null);
-        await appendAudit({ actor: { id: row?.id ?? null, email: decision.email, role: row?.role ?? null }, action: "auth.sign_in", outcome: ok ? "ok" : "refused", correlationId, input: { provider: "oidc", ...(ok ? {} : { reason: "disabled" }) }, ip }, db);
+        await appendAudit(
+          {
+            actor: { id: row?.id ?? null, email: decision.email, role: row?.role ?? null },
+            action: "auth.sign_in",
+            outcome: ok ? "ok" : "refused",
+            correlationId,
+            input: { provider: "oidc", ...(ok ? {} : { reason: "disabled" }) },
+            ip,
+          },
+          db,
+        );
         return ok;
       },
       async jwt(params) {
         if (params.account?.provider === "oidc" && params.profile?.email) {
           const { db } = await getDb();
-          const [row] = await db.select({ id: staff.id }).from(staff).where(eq(staff.email, params.profile.email.toLowerCase())).limit(1);
+          const [row] = await db
+            .select({ id: staff.id })
+            .from(staff)
+            .where(eq(staff.email, params.profile.email.toLowerCase()))
+            .limit(1);
           if (!row) return null;
           params.user = { ...params.user, id: row.id };
         }
@@ -127,7 +165,8 @@ export const sessionAccount = cache(async (): Promise<SessionAccount | null> => 
   if (!id) return null;
   const { db } = await getDb();
   const [row] = await db.select().from(staff).where(eq(staff.id, id)).limit(1);
-  if (!row || !isRole(row.role) || !sessionStands(row, session?.signedInAt, { demoMode: getEnv().UPSTREAM_SANDBOX })) return null;
+  if (!row || !isRole(row.role) || !sessionStands(row, session?.signedInAt, { demoMode: getEnv().UPSTREAM_SANDBOX }))
+    return null;
   return {
     id: row.id,
     email: row.email,

@@ -3,12 +3,36 @@ import { PERMISSIONS, ROLES, can } from "./roles";
 
 describe("roles", () => {
   it("grants each role what its job needs, cumulatively", () => {
-    const table = Object.fromEntries(ROLES.map((role) => [role, Object.keys(PERMISSIONS).filter((p) => can(role, p as never))]));
+    const table = Object.fromEntries(
+      ROLES.map((role) => [role, Object.keys(PERMISSIONS).filter((p) => can(role, p as never))]),
+    );
     expect(table).toEqual({
       viewer: ["read", "ownAccount"],
       support: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "ownAccount"],
-      ops: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "import", "exchange", "reprocessWebhook", "ownAccount"],
-      admin: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "import", "exchange", "reprocessWebhook", "registerLinks", "manageStaff", "ownAccount"],
+      ops: [
+        "read",
+        "correct",
+        "refreshAll",
+        "operateLink",
+        "lookupCustomer",
+        "import",
+        "exchange",
+        "reprocessWebhook",
+        "ownAccount",
+      ],
+      admin: [
+        "read",
+        "correct",
+        "refreshAll",
+        "operateLink",
+        "lookupCustomer",
+        "import",
+        "exchange",
+        "reprocessWebhook",
+        "registerLinks",
+        "manageStaff",
+        "ownAccount",
+      ],
     });
   });
 

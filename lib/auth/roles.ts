@@ -12,7 +12,8 @@ export const ROLE_LABELS: Record<Role, string> = {
 
 export const ROLE_DESCRIPTIONS: Record<Role, string> = {
   viewer: "Reads links, transactions, health, rate limits and the audit trail",
-  support: "Viewer, plus correcting transaction categories, undoing corrections, looking up a customer's links and a link's tags, webhook and product refreshes",
+  support:
+    "Viewer, plus correcting transaction categories, undoing corrections, looking up a customer's links and a link's tags, webhook and product refreshes",
   ops: "Support, plus importing links and exchanging tokens",
   admin: "Everything, plus managing staff accounts",
 };

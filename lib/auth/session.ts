@@ -14,7 +14,11 @@ export interface SessionHolder {
  * instance in this mode. Whatever the cookie says, a disabled account, a session from before the account's cutoff
  * (sign-out, password change, disable, enable) and a demo account outside demo mode are signed out.
  */
-export function sessionStands(account: SessionHolder, signedInAt: number | undefined, instance: { demoMode: boolean }): boolean {
+export function sessionStands(
+  account: SessionHolder,
+  signedInAt: number | undefined,
+  instance: { demoMode: boolean },
+): boolean {
   if (account.disabledAt !== null || !isRole(account.role)) return false;
   // Demo accounts sign in only in demo mode; a database that was once a demo's may still hold them.
   if (!instance.demoMode && isDemoEmail(account.email)) return false;

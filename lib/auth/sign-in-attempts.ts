@@ -24,7 +24,11 @@ const SIGN_IN_LOCK_SPACE = 0x5191;
 
 export type AttemptAdmission =
   | { kind: "locked"; until: Date }
-  | { kind: "allow"; delayMs: number; /** The attempt's rows, one per subject, to settle once checked. */ attemptIds: number[] };
+  | {
+      kind: "allow";
+      delayMs: number;
+      /** The attempt's rows, one per subject, to settle once checked. */ attemptIds: number[];
+    };
 
 type Step = AttemptAdmission | { kind: "wait" };
 
@@ -32,7 +36,11 @@ type Step = AttemptAdmission | { kind: "wait" };
  * Admits an attempt of these subjects (recorded as being checked) or refuses it as locked, waiting while earlier
  * attempts being checked could still lock a subject.
  */
-export async function admitSignInAttempt(db: Db, subjects: string[], now: () => number = Date.now): Promise<AttemptAdmission> {
+export async function admitSignInAttempt(
+  db: Db,
+  subjects: string[],
+  now: () => number = Date.now,
+): Promise<AttemptAdmission> {
   // Waiting is measured on the real clock, whatever clock the throttle is given.
   const deadline = Date.now() + MAX_WAIT_MS;
   for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
@@ -81,9 +89,12 @@ async function tryAdmit(db: Db, subjects: string[], now: number): Promise<Step> 
 /** A subject's failures since its last success (timestamps), and how many of its attempts are being checked. */
 function countAttempts(rows: { subject: string; at: Date; succeeded: boolean | null }[], subject: string, now: number) {
   const mine = rows.filter((r) => r.subject === subject);
-  const lost = (r: { at: Date; succeeded: boolean | null }) => r.succeeded === null && now - r.at.getTime() >= CHECK_TIMEOUT_MS;
+  const lost = (r: { at: Date; succeeded: boolean | null }) =>
+    r.succeeded === null && now - r.at.getTime() >= CHECK_TIMEOUT_MS;
   const lastSuccess = Math.max(0, ...mine.filter((r) => r.succeeded === true).map((r) => r.at.getTime()));
-  const failures = mine.filter((r) => (r.succeeded === false || lost(r)) && r.at.getTime() > lastSuccess).map((r) => r.at.getTime());
+  const failures = mine
+    .filter((r) => (r.succeeded === false || lost(r)) && r.at.getTime() > lastSuccess)
+    .map((r) => r.at.getTime());
   const checking = mine.filter((r) => r.succeeded === null && !lost(r)).length;
   return { failures, checking };
 }

@@ -11,11 +11,17 @@ export interface SsoRule {
 
 export type SsoDecision = { admit: true; email: string; role: Role } | { admit: false; reason: string };
 
-export function decideSso(rule: SsoRule, profile: { email?: string | null; email_verified?: boolean | null }): SsoDecision {
+export function decideSso(
+  rule: SsoRule,
+  profile: { email?: string | null; email_verified?: boolean | null },
+): SsoDecision {
   const email = profile.email?.trim().toLowerCase();
-  if (!email || !email.includes("@")) return { admit: false, reason: "The identity provider did not share an email address." };
-  if (profile.email_verified === false) return { admit: false, reason: "The identity provider has not verified this email address." };
+  if (!email || !email.includes("@"))
+    return { admit: false, reason: "The identity provider did not share an email address." };
+  if (profile.email_verified === false)
+    return { admit: false, reason: "The identity provider has not verified this email address." };
   const domain = email.slice(email.lastIndexOf("@") + 1);
-  if (!rule.allowedDomains.includes(domain)) return { admit: false, reason: `Accounts of ${domain} may not use Linkdesk.` };
+  if (!rule.allowedDomains.includes(domain))
+    return { admit: false, reason: `Accounts of ${domain} may not use Linkdesk.` };
   return { admit: true, email, role: rule.defaultRole };
 }

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { FREE_FAILURES, LOCK_FAILURES, THROTTLE_WINDOW_MS, decideThrottle, strictest } from "./throttle";
 
 const now = Date.parse("2026-11-20T10:00:00Z");
-const failuresAgo = (count: number, spacingMs = 10_000) => Array.from({ length: count }, (_, i) => now - (i + 1) * spacingMs);
+const failuresAgo = (count: number, spacingMs = 10_000) =>
+  Array.from({ length: count }, (_, i) => now - (i + 1) * spacingMs);
 
 describe("sign-in throttle", () => {
   it("lets the first failures through at full speed", () => {
@@ -26,7 +27,17 @@ describe("sign-in throttle", () => {
 
   it("applies the stricter of the email's and the address's decisions", () => {
     const until = new Date(now + 60_000);
-    expect(strictest([{ kind: "allow", delayMs: 2000 }, { kind: "locked", until }])).toEqual({ kind: "locked", until });
-    expect(strictest([{ kind: "allow", delayMs: 2000 }, { kind: "allow", delayMs: 0 }])).toEqual({ kind: "allow", delayMs: 2000 });
+    expect(
+      strictest([
+        { kind: "allow", delayMs: 2000 },
+        { kind: "locked", until },
+      ]),
+    ).toEqual({ kind: "locked", until });
+    expect(
+      strictest([
+        { kind: "allow", delayMs: 2000 },
+        { kind: "allow", delayMs: 0 },
+      ]),
+    ).toEqual({ kind: "allow", delayMs: 2000 });
   });
 });

@@ -9,9 +9,7 @@ export const FREE_FAILURES = 5;
 export const LOCK_FAILURES = 10;
 const MAX_DELAY_MS = 8_000;
 
-export type ThrottleDecision =
-  | { kind: "allow"; delayMs: number }
-  | { kind: "locked"; until: Date };
+export type ThrottleDecision = { kind: "allow"; delayMs: number } | { kind: "locked"; until: Date };
 
 /**
  * @param failures timestamps (ms) of failed attempts within the window and after the last success, any order

@@ -30,7 +30,8 @@ export function withStaff<P extends RouteParams = RouteParams>(
     const noStore = { "Cache-Control": NO_STORE };
     const staff = await currentStaff();
     if (!staff) return Response.json({ error: words.signIn ?? "Sign in first." }, { status: 401, headers: noStore });
-    if (!can(staff.role, permission)) return Response.json({ error: `Your role may not ${words.mayNot}.` }, { status: 403, headers: noStore });
+    if (!can(staff.role, permission))
+      return Response.json({ error: `Your role may not ${words.mayNot}.` }, { status: 403, headers: noStore });
     const response = await handler(request, staff, ((await context?.params) ?? {}) as P);
     if (!response.headers.has("Cache-Control")) response.headers.set("Cache-Control", NO_STORE);
     return response;

@@ -48,7 +48,9 @@ describe("Budget", () => {
     });
     // PATCH /links/{id} allows 4 per link per minute: 10 % of it is 1. The first takes it.
     await b.reserve("PATCH /links/{id}", { linkId: "mk_v" });
-    const view = (await b.reserve("PATCH /links/{id}", { linkId: "mk_v" }, { mode: "view" }).catch((e: unknown) => e)) as BudgetExceeded;
+    const view = (await b
+      .reserve("PATCH /links/{id}", { linkId: "mk_v" }, { mode: "view" })
+      .catch((e: unknown) => e)) as BudgetExceeded;
     expect(view).toBeInstanceOf(BudgetExceeded);
     expect(view.nextSlotAt.getTime()).toBeGreaterThan(Date.now() + 55_000);
     expect(slept).toEqual([]);
@@ -76,13 +78,20 @@ describe("Budget", () => {
     const order: number[] = [];
     await Promise.all(
       [1, 2, 3].map((n) =>
-        b.reserve("PATCH /links/{id}", { linkId: "mk_q" }, { mode: "queued", onWait: (wait) => waits.push(wait) }).then(() => order.push(n)),
+        b
+          .reserve("PATCH /links/{id}", { linkId: "mk_q" }, { mode: "queued", onWait: (wait) => waits.push(wait) })
+          .then(() => order.push(n)),
       ),
     );
     expect(order).toEqual([1, 2, 3]);
     expect(waits.length).toBeGreaterThanOrEqual(2);
     // The limit by its rule, not by its key: no link id, client id or app id reaches whoever waits.
-    expect(waits[0]).toEqual({ endpoint: "PATCH /links/{id}", scope: "link", reason: "full", nextSlotAt: expect.any(Date) });
+    expect(waits[0]).toEqual({
+      endpoint: "PATCH /links/{id}",
+      scope: "link",
+      reason: "full",
+      nextSlotAt: expect.any(Date),
+    });
     expect(clock).toBeGreaterThanOrEqual(2 * 61_000);
   });
 
@@ -94,7 +103,11 @@ describe("Budget", () => {
     expect(error.reason).toBe("closed");
     expect(Math.abs(error.nextSlotAt.getTime() - retryAt.getTime())).toBeLessThan(1000);
     const usage = await b.store.usage(61_000);
-    expect(usage.events[0]).toMatchObject({ endpoint: CORRECTION, retryAfter: "20", scopeIds: { link: "mk_4", app: "client_1" } });
+    expect(usage.events[0]).toMatchObject({
+      endpoint: CORRECTION,
+      retryAfter: "20",
+      scopeIds: { link: "mk_4", app: "client_1" },
+    });
   });
 
   it("fails closed when its storage fails: no reservation, a clear error", async () => {
@@ -107,7 +120,9 @@ describe("Budget", () => {
       release: async () => undefined,
       usage: async () => ({ used: [], closures: [], events: [] }),
     };
-    const error = await budget(broken).reserve(CORRECTION, { linkId: "mk_5" }).catch((e: unknown) => e);
+    const error = await budget(broken)
+      .reserve(CORRECTION, { linkId: "mk_5" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BudgetUnavailable);
     expect((error as Error).message).not.toContain("5432");
   });
@@ -120,15 +135,23 @@ describe("Budget", () => {
       ["POST /links/{id}/products (accounts)", "mk_r", 1],
       ["POST /links/{id}/products (transactions)", "mk_r", 1],
     ]);
-    const again = (await b.reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["transactions"] }).catch((e: unknown) => e)) as BudgetExceeded;
+    const again = (await b
+      .reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["transactions"] })
+      .catch((e: unknown) => e)) as BudgetExceeded;
     expect(again).toBeInstanceOf(BudgetExceeded);
     expect(again.nextSlotAt.getTime()).toBeGreaterThan(Date.now() + 23 * 60 * 60_000);
     // Another product of the link, or the same product of another link, is its own key.
-    await expect(b.reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["identity"] })).resolves.toHaveLength(1);
-    await expect(b.reserve("POST /links/{id}/products", { linkId: "mk_s", products: ["transactions"] })).resolves.toHaveLength(1);
+    await expect(
+      b.reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["identity"] }),
+    ).resolves.toHaveLength(1);
+    await expect(
+      b.reserve("POST /links/{id}/products", { linkId: "mk_s", products: ["transactions"] }),
+    ).resolves.toHaveLength(1);
     // A declined refresh did nothing: the product may be tried again at once.
     await b.declined("POST /links/{id}/products", ids);
-    await expect(b.reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["transactions"] })).resolves.toHaveLength(1);
+    await expect(
+      b.reserve("POST /links/{id}/products", { linkId: "mk_r", products: ["transactions"] }),
+    ).resolves.toHaveLength(1);
   });
 
   it("keeps a declined call's per-minute slots used: the upstream counts declined calls too", async () => {

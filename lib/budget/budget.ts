@@ -18,7 +18,6 @@ export { BudgetUnavailableError as BudgetUnavailable, isBudgetUnavailable };
 
 export type { BudgetWait, CallMode };
 
-
 /** No room for this call within the wait allowed: says when the next slot frees. */
 export class BudgetExceeded extends Error {
   constructor(
@@ -27,7 +26,9 @@ export class BudgetExceeded extends Error {
     readonly blockedBy: BudgetKey,
     readonly reason: "full" | "closed",
   ) {
-    super(`${endpoint}: no room in Linkdesk's rate budget (${describeScope(blockedBy)}); next slot in ${secondsUntil(nextSlotAt)} s`);
+    super(
+      `${endpoint}: no room in Linkdesk's rate budget (${describeScope(blockedBy)}); next slot in ${secondsUntil(nextSlotAt)} s`,
+    );
     this.name = "BudgetExceeded";
     brandError(this, "BudgetExceeded");
   }
@@ -37,7 +38,6 @@ export class BudgetExceeded extends Error {
 export function isBudgetExceeded(error: unknown): error is BudgetExceeded {
   return hasErrorBrand(error, "BudgetExceeded");
 }
-
 
 export interface BudgetOptions {
   store: BudgetStore;
@@ -73,7 +73,12 @@ export class Budget {
   }
 
   keys(endpoint: string, ids: CallIds): BudgetedKey[] {
-    return keysFor(endpoint, { clientId: this.options.clientId, appId: this.options.appId, ...ids }, this.options.shares, this.options.windowMs);
+    return keysFor(
+      endpoint,
+      { clientId: this.options.clientId, appId: this.options.appId, ...ids },
+      this.options.shares,
+      this.options.windowMs,
+    );
   }
 
   /** Reserves one call of `endpoint`, waiting as the mode allows. Throws BudgetExceeded or BudgetUnavailable. */
@@ -82,7 +87,12 @@ export class Budget {
     if (keys.length === 0) return keys;
     const mode = opts.mode ?? "interactive";
     if (mode !== "queued") {
-      await this.reserveInteractive(endpoint, keys, mode === "view" ? 0 : this.options.interactiveMaxWaitMs, opts.signal);
+      await this.reserveInteractive(
+        endpoint,
+        keys,
+        mode === "view" ? 0 : this.options.interactiveMaxWaitMs,
+        opts.signal,
+      );
       return keys;
     }
     // Queued work takes its turn in order, per set of keys: one waiting call does not let a later one jump ahead.
@@ -99,13 +109,20 @@ export class Budget {
   }
 
   /** The upstream answered 429 for a call on these keys: close them until Retry-After (at least a few seconds). */
-  async rateLimited(endpoint: string, ids: CallIds, retryAt: Date | undefined, retryAfterHeader: string | null): Promise<void> {
+  async rateLimited(
+    endpoint: string,
+    ids: CallIds,
+    retryAt: Date | undefined,
+    retryAfterHeader: string | null,
+  ): Promise<void> {
     const keys = this.keys(endpoint, ids);
     const now = this.now();
     // Without a readable Retry-After, close for the rest of a window rather than retrying blindly.
     const until = retryAt && retryAt.getTime() > now ? retryAt : new Date(now + (retryAt ? 1000 : 60_000));
     const scopeIds = Object.fromEntries(keys.map((k) => [k.scope, k.scopeId]));
-    await this.guard(() => this.options.store.close(keys, until, { endpoint, retryAfter: retryAfterHeader, at: new Date(now), scopeIds }));
+    await this.guard(() =>
+      this.options.store.close(keys, until, { endpoint, retryAfter: retryAfterHeader, at: new Date(now), scopeIds }),
+    );
   }
 
   /**
@@ -117,12 +134,18 @@ export class Budget {
     if (done.length > 0) await this.guard(() => this.options.store.release(done));
   }
 
-  private async reserveInteractive(endpoint: string, keys: BudgetedKey[], maxWaitMs: number, signal?: AbortSignal): Promise<void> {
+  private async reserveInteractive(
+    endpoint: string,
+    keys: BudgetedKey[],
+    maxWaitMs: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const deadline = this.now() + maxWaitMs;
     for (;;) {
       const result = await this.guard(() => this.options.store.tryReserve(keys));
       if (result.ok) return;
-      if (result.nextSlotAt.getTime() > deadline) throw new BudgetExceeded(endpoint, result.nextSlotAt, result.blockedBy, result.reason);
+      if (result.nextSlotAt.getTime() > deadline)
+        throw new BudgetExceeded(endpoint, result.nextSlotAt, result.blockedBy, result.reason);
       await this.sleep(Math.max(10, result.nextSlotAt.getTime() - this.now()), signal);
     }
   }
@@ -132,7 +155,12 @@ export class Budget {
       opts.signal?.throwIfAborted();
       const result = await this.guard(() => this.options.store.tryReserve(keys));
       if (result.ok) return;
-      opts.onWait?.({ endpoint: result.blockedBy.endpoint, scope: result.blockedBy.scope, reason: result.reason, nextSlotAt: result.nextSlotAt });
+      opts.onWait?.({
+        endpoint: result.blockedBy.endpoint,
+        scope: result.blockedBy.scope,
+        reason: result.reason,
+        nextSlotAt: result.nextSlotAt,
+      });
       await this.sleep(Math.max(10, result.nextSlotAt.getTime() - this.now()), opts.signal);
     }
   }
@@ -169,7 +197,12 @@ function keyId(key: BudgetKey): string {
   return `${key.endpoint}|${key.scope}|${key.scopeId}`;
 }
 
-const scopeWords: Record<RateLimitScope, string> = { app: "per app", client: "per client", link: "per link", user: "per user" };
+const scopeWords: Record<RateLimitScope, string> = {
+  app: "per app",
+  client: "per client",
+  link: "per link",
+  user: "per user",
+};
 
 export function describeScope(key: BudgetKey): string {
   return `${scopeWords[key.scope]}${key.scope === "link" || key.scope === "user" ? ` ${key.scopeId}` : ""}`;

@@ -31,7 +31,14 @@ describe("RateLimit headers", () => {
 
 describe("bulk cost estimate", () => {
   const h = (remaining: number, limit: number): KeyHeadroom => ({
-    key: { endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment", scope: "link", scopeId: "mk_1", limit, upstreamLimit: limit * 2, windowMs: 61_000 },
+    key: {
+      endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment",
+      scope: "link",
+      scopeId: "mk_1",
+      limit,
+      upstreamLimit: limit * 2,
+      windowMs: 61_000,
+    },
     used: limit - remaining,
     remaining,
     nextSlotAt: null,

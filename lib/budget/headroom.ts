@@ -24,14 +24,19 @@ export interface RuleRow {
   events: RateLimitEvent[];
 }
 
-const same = (a: BudgetKey, b: BudgetKey) => a.endpoint === b.endpoint && a.scope === b.scope && a.scopeId === b.scopeId;
+const same = (a: BudgetKey, b: BudgetKey) =>
+  a.endpoint === b.endpoint && a.scope === b.scope && a.scopeId === b.scopeId;
 
 export function headroomOf(key: BudgetedKey, usage: BudgetUsage, now = Date.now()): KeyHeadroom {
   const row = usage.used.find((u) => same(u.key, key));
   const closure = usage.closures.find((c) => same(c.key, key) && c.until.getTime() > now);
   const used = row?.count ?? 0;
   const remaining = closure ? 0 : Math.max(0, key.limit - used);
-  const nextSlotAt = closure ? closure.until : remaining === 0 && row?.oldestAt ? new Date(row.oldestAt.getTime() + key.windowMs) : null;
+  const nextSlotAt = closure
+    ? closure.until
+    : remaining === 0 && row?.oldestAt
+      ? new Date(row.oldestAt.getTime() + key.windowMs)
+      : null;
   return { key, used, remaining, nextSlotAt, closedUntil: closure?.until ?? null };
 }
 
@@ -43,7 +48,9 @@ export async function callHeadroom(budget: Budget, endpoint: string, ids: CallId
 }
 
 /** One row per rule of the spec's table, with Linkdesk's share, what is used and the 429s of the last hour. */
-export async function ruleRows(budget: Budget): Promise<{ rows: RuleRow[]; busiestLinks: KeyHeadroom[]; usage: BudgetUsage }> {
+export async function ruleRows(
+  budget: Budget,
+): Promise<{ rows: RuleRow[]; busiestLinks: KeyHeadroom[]; usage: BudgetUsage }> {
   const probeKeys = budget.keys("GET /links", {});
   const usage = await budget.store.usage(probeKeys[0]?.windowMs ?? 61_000);
   const rows: RuleRow[] = [];
@@ -73,7 +80,9 @@ export async function ruleRows(budget: Budget): Promise<{ rows: RuleRow[]; busie
   const busiestLinks = usage.used
     .filter((u) => u.key.scope === "link")
     .map((u) => {
-      const sample = budget.keys(u.key.endpoint, { linkId: u.key.scopeId, relink: true }).find((k) => k.scope === "link");
+      const sample = budget
+        .keys(u.key.endpoint, { linkId: u.key.scopeId, relink: true })
+        .find((k) => k.scope === "link");
       return sample ? headroomOf(sample, usage) : null;
     })
     .filter((h): h is KeyHeadroom => h !== null)
@@ -128,7 +137,14 @@ export function estimateTimeLeft(calls: number, headrooms: KeyHeadroom[], now = 
     const firstS = h.nextSlotAt ? Math.max(0, (h.nextSlotAt.getTime() - now) / 1000) : windowS;
     const seconds = later === 0 ? 0 : Math.ceil(firstS + (Math.ceil(later / h.key.limit) - 1) * windowS);
     if (!worst || seconds > worst.seconds || (seconds === worst.seconds && h.remaining < worst.remaining)) {
-      worst = { calls, limit: h.key.limit, remaining: h.remaining, scope: h.key.scope, seconds, nextSlotAt: h.nextSlotAt };
+      worst = {
+        calls,
+        limit: h.key.limit,
+        remaining: h.remaining,
+        scope: h.key.scope,
+        seconds,
+        nextSlotAt: h.nextSlotAt,
+      };
     }
   }
   return worst;

@@ -24,7 +24,12 @@ export function getBudget(): Promise<Budget> {
       clientId: env.UPSTREAM_CLIENT_ID,
       // The upstream's app is the one these credentials belong to.
       appId: env.UPSTREAM_CLIENT_ID,
-      shares: { app: env.BUDGET_APP_SHARE, link: env.BUDGET_LINK_SHARE, user: env.BUDGET_USER_SHARE, client: env.BUDGET_CLIENT_SHARE },
+      shares: {
+        app: env.BUDGET_APP_SHARE,
+        link: env.BUDGET_LINK_SHARE,
+        user: env.BUDGET_USER_SHARE,
+        client: env.BUDGET_CLIENT_SHARE,
+      },
       interactiveMaxWaitMs: env.BUDGET_INTERACTIVE_MAX_WAIT_MS,
     });
   })();
@@ -34,8 +39,16 @@ export function getBudget(): Promise<Budget> {
 /** The budget as the upstream client's gate. */
 export const budgetGate: CallGate = {
   reserve: async (endpoint, scopes, opts) => (await getBudget()).reserve(endpoint, scopes, opts),
-  rateLimited: async (endpoint, scopes, retryAt, header) => (await getBudget()).rateLimited(endpoint, scopes, retryAt, header),
+  rateLimited: async (endpoint, scopes, retryAt, header) =>
+    (await getBudget()).rateLimited(endpoint, scopes, retryAt, header),
   declined: async (endpoint, scopes) => (await getBudget()).declined(endpoint, scopes),
 };
 
-export { BudgetExceeded, BudgetUnavailable, describeScope, isBudgetExceeded, isBudgetUnavailable, secondsUntil } from "./budget";
+export {
+  BudgetExceeded,
+  BudgetUnavailable,
+  describeScope,
+  isBudgetExceeded,
+  isBudgetUnavailable,
+  secondsUntil,
+} from "./budget";

@@ -13,7 +13,8 @@ export function parseKey(value: string): BudgetKey {
   const first = value.indexOf("|");
   const second = value.indexOf("|", first + 1);
   const scope = value.slice(first + 1, second);
-  if (first <= 0 || second < 0 || !SCOPES.includes(scope as RateLimitScope)) throw new Error(`Not a budget key: ${value}`);
+  if (first <= 0 || second < 0 || !SCOPES.includes(scope as RateLimitScope))
+    throw new Error(`Not a budget key: ${value}`);
   return { endpoint: value.slice(0, first), scope: scope as RateLimitScope, scopeId: value.slice(second + 1) };
 }
 
@@ -33,16 +34,26 @@ const MAX_WINDOW_MS = 2 ** 31 - 1;
 export function distinctKeys(keys: readonly BudgetedKey[]): ReservedKey[] {
   const byId = new Map<string, ReservedKey>();
   for (const key of keys) {
-    if (!Number.isInteger(key.limit) || key.limit < 1) throw new RangeError(`Budget limit must be a whole number of at least 1, got ${key.limit}`);
+    if (!Number.isInteger(key.limit) || key.limit < 1)
+      throw new RangeError(`Budget limit must be a whole number of at least 1, got ${key.limit}`);
     if (!Number.isInteger(key.windowMs) || key.windowMs < 1 || key.windowMs > MAX_WINDOW_MS) {
-      throw new RangeError(`Budget window must be a whole number of milliseconds between 1 and ${MAX_WINDOW_MS}, got ${key.windowMs}`);
+      throw new RangeError(
+        `Budget window must be a whole number of milliseconds between 1 and ${MAX_WINDOW_MS}, got ${key.windowMs}`,
+      );
     }
     const id = keyString(key);
     const seen = byId.get(id);
     byId.set(
       id,
       seen
-        ? { id, key: { ...seen.key, limit: Math.min(seen.key.limit, key.limit), windowMs: Math.max(seen.key.windowMs, key.windowMs) } }
+        ? {
+            id,
+            key: {
+              ...seen.key,
+              limit: Math.min(seen.key.limit, key.limit),
+              windowMs: Math.max(seen.key.windowMs, key.windowMs),
+            },
+          }
         : { id, key },
     );
   }

@@ -12,7 +12,14 @@ const HOUR = 60 * 60_000;
 const realDateNow = Date.now.bind(Date);
 
 function key(limit: number, windowMs = BUDGET_WINDOW_MS): BudgetedKey {
-  return { endpoint: "PATCH /links/{id}", scope: "link", scopeId: `mk_${randomUUID()}`, limit, upstreamLimit: limit, windowMs };
+  return {
+    endpoint: "PATCH /links/{id}",
+    scope: "link",
+    scopeId: `mk_${randomUUID()}`,
+    limit,
+    upstreamLimit: limit,
+    windowMs,
+  };
 }
 
 /** Makes Date.now read `offset` ms away from the real wall clock, as after an NTP step or a change of date. */
@@ -54,7 +61,12 @@ describe("memory store", () => {
     vi.spyOn(Date, "now").mockImplementation(() => wall);
     const store = createMemoryStore({ now: () => monotonic });
     const k = key(5);
-    const event: RateLimitEvent = { endpoint: k.endpoint, retryAfter: "30", at: new Date(wall), scopeIds: { link: k.scopeId } };
+    const event: RateLimitEvent = {
+      endpoint: k.endpoint,
+      retryAfter: "30",
+      at: new Date(wall),
+      scopeIds: { link: k.scopeId },
+    };
     await store.close([k], new Date(wall + 30_000), event);
     wall += HOUR;
     monotonic += 29_999;
@@ -90,7 +102,9 @@ describe("memory store", () => {
     // A clock injected by mistake going back does not let the log run out of order.
     monotonic -= 50_000;
     await store.tryReserve([busy]);
-    expect((await store.usage(120_000)).used).toEqual([{ key: { endpoint: busy.endpoint, scope: "link", scopeId: busy.scopeId }, count: 2, oldestAt: expect.any(Date) }]);
+    expect((await store.usage(120_000)).used).toEqual([
+      { key: { endpoint: busy.endpoint, scope: "link", scopeId: busy.scopeId }, count: 2, oldestAt: expect.any(Date) },
+    ]);
   });
 
   it("keeps the 429s of the last hour, newest first, at most a thousand", async () => {
@@ -98,7 +112,12 @@ describe("memory store", () => {
     const store = createMemoryStore({ now: () => monotonic });
     const k = key(5);
     const at = Date.parse("2026-03-02T09:00:00.000Z");
-    const event = (n: number): RateLimitEvent => ({ endpoint: k.endpoint, retryAfter: String(n), at: new Date(at + n), scopeIds: { link: k.scopeId } });
+    const event = (n: number): RateLimitEvent => ({
+      endpoint: k.endpoint,
+      retryAfter: String(n),
+      at: new Date(at + n),
+      scopeIds: { link: k.scopeId },
+    });
     await store.close([k], new Date(Date.now() + 1_000), event(-1));
     monotonic += HOUR - 1_000;
     for (let n = 0; n < 1_200; n++) await store.close([k], new Date(Date.now() + 1_000), event(n));
@@ -122,7 +141,14 @@ describe("memory store journal", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "linkdesk-budget-"));
     const journalFile = path.join(dir, "budget.journal");
     try {
-      const key: BudgetedKey = { endpoint: "GET /links/{id}", scope: "link", scopeId: "mk_restart", limit: 3, upstreamLimit: 6, windowMs: BUDGET_WINDOW_MS };
+      const key: BudgetedKey = {
+        endpoint: "GET /links/{id}",
+        scope: "link",
+        scopeId: "mk_restart",
+        limit: 3,
+        upstreamLimit: 6,
+        windowMs: BUDGET_WINDOW_MS,
+      };
       const first = createMemoryStore({ journalFile });
       for (let i = 0; i < 3; i++) expect(await first.tryReserve([key])).toEqual({ ok: true });
 

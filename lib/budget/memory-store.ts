@@ -96,7 +96,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryBudge
     const wall = Date.now();
     const live: string[] = [];
     for (const [id, log] of logs) {
-      for (let i = log.head; i < log.times.length; i++) live.push(JSON.stringify({ k: id, w: log.windowMs, t: wall - (at - log.times[i]!) }));
+      for (let i = log.head; i < log.times.length; i++)
+        live.push(JSON.stringify({ k: id, w: log.windowMs, t: wall - (at - log.times[i]!) }));
     }
     mkdirSync(path.dirname(journal), { recursive: true });
     writeFileSync(`${journal}.tmp`, live.length ? `${live.join("\n")}\n` : "");
@@ -153,7 +154,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryBudge
         }
       }
       if (refusal) {
-        return { ok: false, nextSlotAt: toDate(refusal.until, at), blockedBy: refusal.key, reason: refusal.reason } satisfies ReserveResult;
+        return {
+          ok: false,
+          nextSlotAt: toDate(refusal.until, at),
+          blockedBy: refusal.key,
+          reason: refusal.reason,
+        } satisfies ReserveResult;
       }
       if (journal) {
         // Written before the slot is granted: a crash right after cannot forget a call that was sent.

@@ -51,7 +51,11 @@ export function createPostgresStore(db: Db, options: PostgresStoreOptions = {}):
   async function query<T>(statement: SQL): Promise<T[]> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new BudgetUnavailableError({ cause: new Error(`no answer within ${timeoutMs} ms`), timedOut: true })), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(new BudgetUnavailableError({ cause: new Error(`no answer within ${timeoutMs} ms`), timedOut: true })),
+        timeoutMs,
+      );
     });
     try {
       // A query that answers after the timeout may still record its reservation: that only spends budget unused.
@@ -141,9 +145,18 @@ export function createPostgresStore(db: Db, options: PostgresStoreOptions = {}):
       if (!row) throw new BudgetUnavailableError({ cause: new Error("the usage query returned no row") });
       const dbNowMs = Number(row.now_ms);
       return {
-        used: row.used.map((u) => ({ key: parseKey(u.key), count: u.count, oldestAt: toLocal(u.oldestMs, dbNowMs, localAt) })),
+        used: row.used.map((u) => ({
+          key: parseKey(u.key),
+          count: u.count,
+          oldestAt: toLocal(u.oldestMs, dbNowMs, localAt),
+        })),
         closures: row.closures.map((c) => ({ key: parseKey(c.key), until: toLocal(c.untilMs, dbNowMs, localAt) })),
-        events: row.events.map((e) => ({ endpoint: e.endpoint, retryAfter: e.retryAfter, at: new Date(e.atMs), scopeIds: e.scopeIds })),
+        events: row.events.map((e) => ({
+          endpoint: e.endpoint,
+          retryAfter: e.retryAfter,
+          at: new Date(e.atMs),
+          scopeIds: e.scopeIds,
+        })),
       };
     },
   };

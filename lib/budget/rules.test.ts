@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { PRODUCT_REFRESH_INTERVAL_MS, RATE_LIMIT_WINDOW_MS, RATE_LIMITS } from "../upstream/rate-limits";
 import { keyString, parseKey } from "./keys";
-import { ASSUMED_RULES, BUDGET_WINDOW_MS, keysFor, refreshEndpoint, refreshKeysFor, shareLabel, shareOf, WINDOW_MARGIN_MS } from "./rules";
+import {
+  ASSUMED_RULES,
+  BUDGET_WINDOW_MS,
+  keysFor,
+  refreshEndpoint,
+  refreshKeysFor,
+  shareLabel,
+  shareOf,
+  WINDOW_MARGIN_MS,
+} from "./rules";
 
 const ids = { clientId: "client_1", appId: "app_1" };
 const full = { app: 1, link: 1, user: 1, client: 1 };
@@ -14,16 +23,35 @@ describe("budget rules", () => {
     expect(shareOf({ limitPerMinute: 4 }, 0.01)).toBe(1);
     expect(shareOf({ limitPerMinute: 100 }, 0.29)).toBe(29);
     expect(shareOf({ limitPerMinute: 2000 }, 1)).toBe(2000);
-    for (const bad of [0, -0.5, 1.5, Number.NaN]) expect(() => shareOf({ limitPerMinute: 60 }, bad)).toThrow(RangeError);
+    for (const bad of [0, -0.5, 1.5, Number.NaN])
+      expect(() => shareOf({ limitPerMinute: 60 }, bad)).toThrow(RangeError);
     expect(shareLabel(0.5)).toBe("50 %");
     expect(shareLabel(0.125)).toBe("12.5 %");
   });
 
   it("gives a per-link endpoint its per-link and per-app keys, each with its own share, on a window a margin wider", () => {
-    const keys = keysFor("POST /links/{id}/transactions/{txn_id}/enrichment", { ...ids, linkId: "mk_1" }, { ...full, link: 0.5, app: 0.25 });
+    const keys = keysFor(
+      "POST /links/{id}/transactions/{txn_id}/enrichment",
+      { ...ids, linkId: "mk_1" },
+      { ...full, link: 0.5, app: 0.25 },
+    );
     expect(keys).toEqual([
-      { endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment", scope: "link", scopeId: "mk_1", limit: 30, upstreamLimit: 60, windowMs: BUDGET_WINDOW_MS },
-      { endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment", scope: "app", scopeId: "app_1", limit: 500, upstreamLimit: 2000, windowMs: BUDGET_WINDOW_MS },
+      {
+        endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment",
+        scope: "link",
+        scopeId: "mk_1",
+        limit: 30,
+        upstreamLimit: 60,
+        windowMs: BUDGET_WINDOW_MS,
+      },
+      {
+        endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment",
+        scope: "app",
+        scopeId: "app_1",
+        limit: 500,
+        upstreamLimit: 2000,
+        windowMs: BUDGET_WINDOW_MS,
+      },
     ]);
     expect(BUDGET_WINDOW_MS).toBe(RATE_LIMIT_WINDOW_MS + WINDOW_MARGIN_MS);
     expect(keysFor("PATCH /links/{id}", { ...ids, linkId: "mk_1" }, half).map((k) => [k.scope, k.limit])).toEqual([
@@ -35,7 +63,14 @@ describe("budget rules", () => {
   it("applies per-link rules only with a link id and per-user rules only with a user id", () => {
     expect(keysFor("GET /links/{id}", ids, full).map((k) => k.scope)).toEqual(["app"]);
     expect(keysFor("POST /auth/token", ids, full)).toEqual([
-      { endpoint: "POST /auth/token", scope: "client", scopeId: "client_1", limit: 300, upstreamLimit: 300, windowMs: BUDGET_WINDOW_MS },
+      {
+        endpoint: "POST /auth/token",
+        scope: "client",
+        scopeId: "client_1",
+        limit: 300,
+        upstreamLimit: 300,
+        windowMs: BUDGET_WINDOW_MS,
+      },
     ]);
     expect(keysFor("POST /link-session", ids, full).map((k) => k.scope)).toEqual(["app"]);
     expect(keysFor("POST /link-session", { ...ids, userId: "user_1" }, full).map((k) => [k.scope, k.scopeId])).toEqual([
@@ -45,7 +80,8 @@ describe("budget rules", () => {
   });
 
   it("counts POST /link-session per link only for relinks", () => {
-    const session = (relink: boolean) => keysFor("POST /link-session", { ...ids, userId: "user_1", linkId: "mk_1", relink }, half);
+    const session = (relink: boolean) =>
+      keysFor("POST /link-session", { ...ids, userId: "user_1", linkId: "mk_1", relink }, half);
     expect(session(false).map((k) => k.scope)).toEqual(["user", "app"]);
     expect(session(true).map((k) => [k.scope, k.limit])).toEqual([
       ["user", 10],
@@ -53,7 +89,9 @@ describe("budget rules", () => {
       ["link", 6],
     ]);
     // The relink rule is the only one of the table that counts part of its endpoint's calls.
-    expect(RATE_LIMITS.filter((r) => r.note)).toEqual([expect.objectContaining({ endpoint: "POST /link-session", scope: "link", note: "relink only" })]);
+    expect(RATE_LIMITS.filter((r) => r.note)).toEqual([
+      expect.objectContaining({ endpoint: "POST /link-session", scope: "link", note: "relink only" }),
+    ]);
   });
 
   it("gives every rule of the table a key when all ids are known, and none to an unlisted endpoint", () => {
@@ -73,28 +111,57 @@ describe("budget rules", () => {
       ["link", 30, 15],
       ["app", 600, 300],
     ]);
-    expect(keysFor("GET /links/{id}/accounts/{account_id}", link, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([
+    expect(
+      keysFor("GET /links/{id}/accounts/{account_id}", link, half).map((k) => [k.scope, k.upstreamLimit, k.limit]),
+    ).toEqual([
       ["link", 30, 15],
       ["app", 600, 300],
     ]);
-    expect(keysFor("GET /institutions", ids, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([["app", 30, 15]]);
-    expect(keysFor("GET /institutions/{institution_id}", ids, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([["app", 400, 200]]);
+    expect(keysFor("GET /institutions", ids, half).map((k) => [k.scope, k.upstreamLimit, k.limit])).toEqual([
+      ["app", 30, 15],
+    ]);
+    expect(
+      keysFor("GET /institutions/{institution_id}", ids, half).map((k) => [k.scope, k.upstreamLimit, k.limit]),
+    ).toEqual([["app", 400, 200]]);
   });
 
   it("budgets GET /users/{id}/links by Linkdesk's assumed per-app rule, as the spec's table has no row for it", () => {
     expect(RATE_LIMITS.some((rule) => rule.endpoint === "GET /users/{id}/links")).toBe(false);
     expect(keysFor("GET /users/{id}/links", { ...ids, userId: "user_1" }, half)).toEqual([
-      { endpoint: "GET /users/{id}/links", scope: "app", scopeId: "app_1", limit: 300, upstreamLimit: 600, windowMs: BUDGET_WINDOW_MS },
+      {
+        endpoint: "GET /users/{id}/links",
+        scope: "app",
+        scopeId: "app_1",
+        limit: 300,
+        upstreamLimit: 600,
+        windowMs: BUDGET_WINDOW_MS,
+      },
     ]);
     // An assumption only fills a gap: no assumed rule shadows an endpoint the spec's table limits.
-    expect(ASSUMED_RULES.filter((assumed) => RATE_LIMITS.some((rule) => rule.endpoint === assumed.endpoint))).toEqual([]);
+    expect(ASSUMED_RULES.filter((assumed) => RATE_LIMITS.some((rule) => rule.endpoint === assumed.endpoint))).toEqual(
+      [],
+    );
   });
 
   it("allows one refresh per product and link per refresh interval", () => {
     const keys = refreshKeysFor("mk_1", ["accounts", "transactions", "accounts"]);
     expect(keys).toEqual([
-      { endpoint: refreshEndpoint("accounts"), scope: "link", scopeId: "mk_1", limit: 1, upstreamLimit: 1, windowMs: PRODUCT_REFRESH_INTERVAL_MS.accounts + WINDOW_MARGIN_MS },
-      { endpoint: refreshEndpoint("transactions"), scope: "link", scopeId: "mk_1", limit: 1, upstreamLimit: 1, windowMs: PRODUCT_REFRESH_INTERVAL_MS.transactions + WINDOW_MARGIN_MS },
+      {
+        endpoint: refreshEndpoint("accounts"),
+        scope: "link",
+        scopeId: "mk_1",
+        limit: 1,
+        upstreamLimit: 1,
+        windowMs: PRODUCT_REFRESH_INTERVAL_MS.accounts + WINDOW_MARGIN_MS,
+      },
+      {
+        endpoint: refreshEndpoint("transactions"),
+        scope: "link",
+        scopeId: "mk_1",
+        limit: 1,
+        upstreamLimit: 1,
+        windowMs: PRODUCT_REFRESH_INTERVAL_MS.transactions + WINDOW_MARGIN_MS,
+      },
     ]);
     expect(keys[0]?.windowMs).toBe(60 * 60_000 + 1000);
     expect(keys[1]?.windowMs).toBe(24 * 60 * 60_000 + 1000);
@@ -106,7 +173,10 @@ describe("budget keys", () => {
     const key = { endpoint: "GET /links/{id}", scope: "link" as const, scopeId: "mk|odd" };
     expect(keyString(key)).toBe("GET /links/{id}|link|mk|odd");
     expect(parseKey(keyString(key))).toEqual(key);
-    expect(parseKey(keyString({ ...key, endpoint: refreshEndpoint("identity") }))).toEqual({ ...key, endpoint: "POST /links/{id}/products (identity)" });
+    expect(parseKey(keyString({ ...key, endpoint: refreshEndpoint("identity") }))).toEqual({
+      ...key,
+      endpoint: "POST /links/{id}/products (identity)",
+    });
     expect(() => parseKey("GET /links|planet|x")).toThrow("Not a budget key");
     expect(() => parseKey("nothing")).toThrow("Not a budget key");
   });

@@ -1,4 +1,10 @@
-import { PRODUCT_REFRESH_INTERVAL_MS, RATE_LIMIT_WINDOW_MS, type RateLimitRule, type RateLimitScope, rulesFor } from "../upstream/rate-limits";
+import {
+  PRODUCT_REFRESH_INTERVAL_MS,
+  RATE_LIMIT_WINDOW_MS,
+  type RateLimitRule,
+  type RateLimitScope,
+  rulesFor,
+} from "../upstream/rate-limits";
 import type { BudgetedKey } from "./types";
 
 // From the spec's Limits table (lib/upstream/rate-limits.ts) to the keys one upstream call reserves.
@@ -58,7 +64,12 @@ const RELINK_ONLY = "relink only";
  * The keys one call to `endpoint` (a route template such as "GET /links/{id}") reserves; none for an unlisted endpoint.
  * `windowMs` is for benchmarks against a sandbox counting over a shorter window (the margin then scaled alike).
  */
-export function keysFor(endpoint: string, ids: CallIds, shares: BudgetShares, windowMs = BUDGET_WINDOW_MS): BudgetedKey[] {
+export function keysFor(
+  endpoint: string,
+  ids: CallIds,
+  shares: BudgetShares,
+  windowMs = BUDGET_WINDOW_MS,
+): BudgetedKey[] {
   const keys: BudgetedKey[] = [];
   for (const rule of budgetRulesFor(endpoint)) {
     if (rule.note === RELINK_ONLY && !ids.relink) continue;
@@ -74,7 +85,8 @@ export function keysFor(endpoint: string, ids: CallIds, shares: BudgetShares, wi
     });
   }
   // The refresh rule is no per-minute row: one refresh per product per interval, whatever Linkdesk's share.
-  if (endpoint === REFRESH_ENDPOINT && ids.linkId && ids.products) keys.push(...refreshKeysFor(ids.linkId, ids.products));
+  if (endpoint === REFRESH_ENDPOINT && ids.linkId && ids.products)
+    keys.push(...refreshKeysFor(ids.linkId, ids.products));
   return keys;
 }
 
@@ -85,7 +97,8 @@ function scopeIdOf(scope: RateLimitScope, ids: CallIds): string | undefined {
 
 /** Linkdesk's part of a rule's limit: floored, so the shares of several callers never add up past the upstream's, and at least 1. */
 export function shareOf(rule: Pick<RateLimitRule, "limitPerMinute">, share: number): number {
-  if (!Number.isFinite(share) || share <= 0 || share > 1) throw new RangeError(`A budget share must be above 0 and at most 1, got ${share}`);
+  if (!Number.isFinite(share) || share <= 0 || share > 1)
+    throw new RangeError(`A budget share must be above 0 and at most 1, got ${share}`);
   // The epsilon absorbs binary fractions: 0.29 × 100 is 28.999999999999996 in floating point, and means 29.
   return Math.max(1, Math.floor(rule.limitPerMinute * share + 1e-9));
 }
@@ -107,7 +120,9 @@ export function refreshEndpoint(product: RefreshProduct): string {
 
 /** The product a refresh key counts, or null for any other key. */
 export function refreshProductOf(key: Pick<BudgetedKey, "endpoint">): RefreshProduct | null {
-  const product = key.endpoint.startsWith(`${REFRESH_ENDPOINT} (`) ? key.endpoint.slice(REFRESH_ENDPOINT.length + 2, -1) : null;
+  const product = key.endpoint.startsWith(`${REFRESH_ENDPOINT} (`)
+    ? key.endpoint.slice(REFRESH_ENDPOINT.length + 2, -1)
+    : null;
   return product !== null && product in PRODUCT_REFRESH_INTERVAL_MS ? (product as RefreshProduct) : null;
 }
 

@@ -38,12 +38,11 @@ const targets: Target[] = [
       return createMemoryStore({ now: () => clock.t });
     },
   },
-  ...databases.map(
-    (database): Target => ({
-      name: `postgres store on ${database.kind}`,
-      open: (clock) => createPostgresStore(database.database.db, { sweepChance: 0, ...(clock ? { now: () => clock.t } : {}) }),
-    }),
-  ),
+  ...databases.map((database): Target => ({
+    name: `postgres store on ${database.kind}`,
+    open: (clock) =>
+      createPostgresStore(database.database.db, { sweepChance: 0, ...(clock ? { now: () => clock.t } : {}) }),
+  })),
 ];
 
 afterEach(() => {
@@ -57,7 +56,10 @@ function newClock(): Clock {
 }
 
 /** A key of its own for one test, so tests sharing a database never count each other's reservations. */
-function key(limit: number, options: { windowMs?: number; scope?: BudgetKey["scope"]; endpoint?: string; scopeId?: string } = {}): BudgetedKey {
+function key(
+  limit: number,
+  options: { windowMs?: number; scope?: BudgetKey["scope"]; endpoint?: string; scopeId?: string } = {},
+): BudgetedKey {
   return {
     endpoint: options.endpoint ?? "GET /links/{id}",
     scope: options.scope ?? "link",
@@ -143,7 +145,11 @@ describe.each(targets)("$name", (target) => {
     clock.t += 500;
     await store.tryReserve([k]);
     const { used } = await store.usage(k.windowMs);
-    expect(used.find((u) => keyString(u.key) === keyString(k))).toEqual({ key: bare(k), count: 2, oldestAt: new Date(BASE) });
+    expect(used.find((u) => keyString(u.key) === keyString(k))).toEqual({
+      key: bare(k),
+      count: 2,
+      oldestAt: new Date(BASE),
+    });
     // A narrower window than the key's counts only what is inside it.
     expect(await countOf(store, k, 400)).toBe(1);
   });
@@ -157,11 +163,12 @@ describe.each(targets)("$name", (target) => {
     const accepted: number[] = [];
     // Bursts and lulls: gaps from 0 to 400 ms, a quarter of them 0 (several calls in one millisecond).
     let seed = 20260302;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 120; i++) {
       clock.t += random() < 0.25 ? 0 : Math.floor(random() * 400);
       const inWindow = accepted.filter((a) => a > clock.t - windowMs);
-      const expected = inWindow.length < limit ? { ok: true } : refused(inWindow[inWindow.length - limit]! + windowMs, k);
+      const expected =
+        inWindow.length < limit ? { ok: true } : refused(inWindow[inWindow.length - limit]! + windowMs, k);
       const result = await store.tryReserve([k]);
       expect(result, `call ${i} at +${clock.t - BASE} ms`).toEqual(expected);
       if (result.ok) accepted.push(clock.t);
@@ -220,7 +227,10 @@ describe.each(targets)("$name", (target) => {
     expect(await store.tryReserve([link])).toEqual(refused(until, link, "closed"));
     expect(await store.tryReserve([other])).toEqual({ ok: true });
     const usage = await store.usage(BUDGET_WINDOW_MS);
-    expect(usage.closures.find((c) => keyString(c.key) === keyString(link))).toEqual({ key: bare(link), until: new Date(until) });
+    expect(usage.closures.find((c) => keyString(c.key) === keyString(link))).toEqual({
+      key: bare(link),
+      until: new Date(until),
+    });
     expect(usage.events).toContainEqual(recorded);
 
     // A second 429 with a shorter Retry-After does not reopen the key early.
@@ -231,7 +241,9 @@ describe.each(targets)("$name", (target) => {
     expect((await store.tryReserve([link])).ok).toBe(false);
     clock.t = until;
     expect(await store.tryReserve([link])).toEqual({ ok: true });
-    expect((await store.usage(BUDGET_WINDOW_MS)).closures.some((c) => keyString(c.key) === keyString(link))).toBe(false);
+    expect((await store.usage(BUDGET_WINDOW_MS)).closures.some((c) => keyString(c.key) === keyString(link))).toBe(
+      false,
+    );
   });
 
   it("says 'full' when a key frees later than its closure ends", async () => {
@@ -297,7 +309,9 @@ describe.each(databases)("postgres store on $kind", (target) => {
     await sweeping.tryReserve([key(1)]);
     expect(await rowsOf(db(), idle)).toBe(0);
     expect(await rowsOf(db(), longer)).toBe(1);
-    const closures = await db().execute<{ n: number }>(sql`select count(*)::int as n from budget_closures where key = ${keyString(idle)}`);
+    const closures = await db().execute<{ n: number }>(
+      sql`select count(*)::int as n from budget_closures where key = ${keyString(idle)}`,
+    );
     expect(closures.rows[0]?.n).toBe(0);
   });
 
@@ -310,9 +324,9 @@ describe.each(databases)("postgres store on $kind", (target) => {
     await expect(attempt).rejects.toBeInstanceOf(BudgetUnavailableError);
     await expect(attempt).rejects.toThrow("so the call was not sent upstream");
     await expect(store.usage(BUDGET_WINDOW_MS)).rejects.toBeInstanceOf(BudgetUnavailableError);
-    await expect(store.close([bare(key(1))], new Date(Date.now() + 1_000), event("GET /links", Date.now(), {}))).rejects.toBeInstanceOf(
-      BudgetUnavailableError,
-    );
+    await expect(
+      store.close([bare(key(1))], new Date(Date.now() + 1_000), event("GET /links", Date.now(), {})),
+    ).rejects.toBeInstanceOf(BudgetUnavailableError);
   });
 
   if (target.kind === "postgres") {
@@ -356,15 +370,32 @@ describe.each(databases)("postgres store on $kind", (target) => {
         const b = key(1000);
         const c = key(1000);
         const mixed = await Promise.all(
-          Array.from({ length: 80 }, (_, i) => stores[i % 2]!.tryReserve([[a, b], [b, c], [c, a], [c, b, a]][i % 4]!)),
+          Array.from({ length: 80 }, (_, i) =>
+            stores[i % 2]!.tryReserve(
+              [
+                [a, b],
+                [b, c],
+                [c, a],
+                [c, b, a],
+              ][i % 4]!,
+            ),
+          ),
         );
         expect(mixed.every((r) => r.ok)).toBe(true);
         expect(await rowsOf(second.db, a)).toBe(60);
 
         // A closure set by one instance holds on the other.
         const closed = key(5);
-        await stores[0]!.close([bare(closed)], new Date(Date.now() + 60_000), event(closed.endpoint, Date.now(), { link: closed.scopeId }));
-        expect(await stores[1]!.tryReserve([closed])).toMatchObject({ ok: false, reason: "closed", blockedBy: bare(closed) });
+        await stores[0]!.close(
+          [bare(closed)],
+          new Date(Date.now() + 60_000),
+          event(closed.endpoint, Date.now(), { link: closed.scopeId }),
+        );
+        expect(await stores[1]!.tryReserve([closed])).toMatchObject({
+          ok: false,
+          reason: "closed",
+          blockedBy: bare(closed),
+        });
       } finally {
         await Promise.all([first.close(), second.close()]);
       }
@@ -373,7 +404,9 @@ describe.each(databases)("postgres store on $kind", (target) => {
 });
 
 async function rowsOf(db: Database["db"], k: BudgetKey): Promise<number> {
-  const result = await db.execute<{ n: number }>(sql`select count(*)::int as n from budget_reservations where key = ${keyString(k)}`);
+  const result = await db.execute<{ n: number }>(
+    sql`select count(*)::int as n from budget_reservations where key = ${keyString(k)}`,
+  );
   return result.rows[0]?.n ?? -1;
 }
 

@@ -56,7 +56,9 @@ describe.each(databases)("two instances sharing $kind", (target) => {
     const outcomes = await Promise.all(
       Array.from({ length: 300 }, (_, i) =>
         (i % 2 ? a : b)
-          .correctEnrichment(linkId, transactions[i % transactions.length]!.transaction_id, { category: i % 3 ? "banking" : "charity" })
+          .correctEnrichment(linkId, transactions[i % transactions.length]!.transaction_id, {
+            category: i % 3 ? "banking" : "charity",
+          })
           .then(
             () => ({ kind: "done" as const }),
             (error: unknown) => {

@@ -19,7 +19,8 @@ export interface BudgetedKey extends BudgetKey {
   windowMs: number;
 }
 
-export type ReserveResult = { ok: true } | { ok: false; nextSlotAt: Date; blockedBy: BudgetKey; reason: "full" | "closed" };
+export type ReserveResult =
+  { ok: true } | { ok: false; nextSlotAt: Date; blockedBy: BudgetKey; reason: "full" | "closed" };
 
 /** Where reservations are counted: process memory (embedded default) or PostgreSQL (shared by all instances). */
 export interface BudgetStore {

@@ -34,7 +34,12 @@ export async function readRateLimitsView(): Promise<RateLimitsView> {
   const data = await ruleRows(await getBudget());
   return {
     readAt: new Date().toISOString(),
-    shares: { app: env.BUDGET_APP_SHARE, link: env.BUDGET_LINK_SHARE, user: env.BUDGET_USER_SHARE, client: env.BUDGET_CLIENT_SHARE },
+    shares: {
+      app: env.BUDGET_APP_SHARE,
+      link: env.BUDGET_LINK_SHARE,
+      user: env.BUDGET_USER_SHARE,
+      client: env.BUDGET_CLIENT_SHARE,
+    },
     rows: data.rows.map((row) => ({
       endpoint: row.endpoint,
       scope: row.scope,
@@ -48,7 +53,12 @@ export async function readRateLimitsView(): Promise<RateLimitsView> {
       activeKeys: row.activeKeys,
       events: row.events.slice(0, 3).map((e) => ({ at: e.at.toISOString(), retryAfter: e.retryAfter })),
     })),
-    busiestLinks: data.busiestLinks.map((h) => ({ endpoint: h.key.endpoint, linkId: h.key.scopeId, used: h.used, limit: h.key.limit })),
+    busiestLinks: data.busiestLinks.map((h) => ({
+      endpoint: h.key.endpoint,
+      linkId: h.key.scopeId,
+      used: h.used,
+      limit: h.key.limit,
+    })),
     eventsLastHour: data.usage.events.length,
   };
 }

@@ -10,7 +10,11 @@ import { closeDb, createDatabase, DatabaseClosedError, DataDirInUseError, databa
 import { auditLog } from "./schema";
 
 // Only the storage settings matter here; the rest of the configuration is lib/env.ts's business and tests.
-const storageEnv = vi.hoisted(() => ({ DATABASE_URL: undefined as string | undefined, LINKDESK_DATA_DIR: "", PGLITE_SHARED_BUFFERS: "16MB" }));
+const storageEnv = vi.hoisted(() => ({
+  DATABASE_URL: undefined as string | undefined,
+  LINKDESK_DATA_DIR: "",
+  PGLITE_SHARED_BUFFERS: "16MB",
+}));
 vi.mock("../env", () => ({ getEnv: () => storageEnv }));
 
 const root = mkdtempSync(path.join(tmpdir(), "linkdesk-db-"));
@@ -40,7 +44,8 @@ describe("the embedded database (PGlite)", () => {
     expect(existsSync(path.join(dataDir, "pglite", "PG_VERSION"))).toBe(true);
     // The stale lock was taken over.
     expect(readFileSync(lockFile, "utf8")).toBe(String(process.pid));
-    const sharedBuffers = async (opened: typeof database) => (await opened.db.execute<{ shared_buffers: string }>(sql`show shared_buffers`)).rows[0]?.shared_buffers;
+    const sharedBuffers = async (opened: typeof database) =>
+      (await opened.db.execute<{ shared_buffers: string }>(sql`show shared_buffers`)).rows[0]?.shared_buffers;
     expect(await sharedBuffers(database)).toBe("16MB");
     const [before] = await database.db.insert(auditLog).values(auditEntry()).returning();
     if (!before) throw new Error("insert returned nothing");
@@ -71,7 +76,10 @@ describe("the embedded database (PGlite)", () => {
 
     const refusal = createDatabase({ dataDir });
     await expect(refusal).rejects.toBeInstanceOf(DataDirInUseError);
-    await expect(refusal).rejects.toMatchObject({ holderPid: process.ppid, message: expect.stringContaining(`in use by process ${process.ppid}`) });
+    await expect(refusal).rejects.toMatchObject({
+      holderPid: process.ppid,
+      message: expect.stringContaining(`in use by process ${process.ppid}`),
+    });
     expect(readFileSync(lockFile, "utf8")).toBe(String(process.ppid));
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -28,7 +28,9 @@ export type Db = PgDatabase<DbQueryResultHKT, typeof schema>;
  * An open database. `client` is the driver underneath, for the migrator, backups and tests; queries go through `db`.
  * Being a discriminated union, a Database is itself a MigrationTarget.
  */
-export type Database = { db: Db; close(): Promise<void> } & ({ kind: "pglite"; client: PGlite } | { kind: "postgres"; client: Pool });
+export type Database = { db: Db; close(): Promise<void> } & (
+  { kind: "pglite"; client: PGlite } | { kind: "postgres"; client: Pool }
+);
 
 export interface DatabaseOptions {
   /** A postgres:// URL: use that server. Otherwise PGlite. */
@@ -47,7 +49,9 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Opens a database and brings it up to the checked-in migrations. The caller owns it and must close() it. */
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.migrationsFolder) : openPglite(options.dataDir ?? "memory", options.migrationsFolder, options.sharedBuffers);
+  return options.url
+    ? openPostgres(options.url, options.migrationsFolder)
+    : openPglite(options.dataDir ?? "memory", options.migrationsFolder, options.sharedBuffers);
 }
 
 /**
@@ -92,11 +96,17 @@ async function openPostgres(url: string, migrationsFolder: string | undefined): 
   return { db, kind: "postgres", client: pool, close: once(() => pool.end()) };
 }
 
-async function openPglite(dataDir: string, migrationsFolder: string | undefined, sharedBuffers: string | undefined): Promise<Database> {
+async function openPglite(
+  dataDir: string,
+  migrationsFolder: string | undefined,
+  sharedBuffers: string | undefined,
+): Promise<Database> {
   let unlock = () => {};
   let client: PGlite;
   // Start parameters, not the `postgresqlconf` option: that one rewrites the data folder's postgresql.conf whole.
-  const options = sharedBuffers ? { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`] } : {};
+  const options = sharedBuffers
+    ? { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`] }
+    : {};
   if (dataDir === "memory") {
     client = await PGlite.create(options);
   } else {
@@ -133,7 +143,9 @@ export class DataDirInUseError extends Error {
     readonly holderPid: number,
   ) {
     const who = holderPid === process.pid ? "this process already" : `process ${holderPid}`;
-    super(`The embedded database in ${folder} is in use by ${who}. Stop it, or set DATABASE_URL to share a PostgreSQL server.`);
+    super(
+      `The embedded database in ${folder} is in use by ${who}. Stop it, or set DATABASE_URL to share a PostgreSQL server.`,
+    );
     this.name = "DataDirInUseError";
   }
 }
@@ -207,7 +219,11 @@ export function getDb(): Promise<Database> {
   if (shared.closedForShutdown) return Promise.reject(new DatabaseClosedError());
   if (!shared.pending) {
     const env = getEnv();
-    const pending = createDatabase({ url: env.DATABASE_URL, dataDir: path.join(env.LINKDESK_DATA_DIR, "pglite"), sharedBuffers: env.PGLITE_SHARED_BUFFERS });
+    const pending = createDatabase({
+      url: env.DATABASE_URL,
+      dataDir: path.join(env.LINKDESK_DATA_DIR, "pglite"),
+      sharedBuffers: env.PGLITE_SHARED_BUFFERS,
+    });
     shared.pending = pending;
     // A failed start (server down, folder locked) is not cached: the next call tries again.
     pending.catch(() => {
@@ -233,10 +249,12 @@ export async function closeDb(): Promise<void> {
 export async function databaseAnswers(timeoutMs: number): Promise<boolean> {
   const pending = shared.pending;
   if (!pending) return false;
-  const query = pending.then(({ db }) => db.execute(sql`select 1`)).then(
-    () => true,
-    () => false,
-  );
+  const query = pending
+    .then(({ db }) => db.execute(sql`select 1`))
+    .then(
+      () => true,
+      () => false,
+    );
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);

@@ -14,7 +14,9 @@ const journal = JSON.parse(readFileSync(path.join(defaultMigrationsFolder(), "me
 
 /** When each applied migration was made, as drizzle's bookkeeping table records it. */
 async function appliedMigrations(db: Db): Promise<number[]> {
-  const result = await db.execute<{ created_at: string }>(sql`select created_at from drizzle.__drizzle_migrations order by id`);
+  const result = await db.execute<{ created_at: string }>(
+    sql`select created_at from drizzle.__drizzle_migrations order by id`,
+  );
   return result.rows.map((r) => Number(r.created_at));
 }
 
@@ -83,7 +85,12 @@ describe.each(databases)("$kind", (target) => {
       try {
         const starts = await Promise.allSettled([1, 2, 3, 4].map(() => createDatabase({ url: scratch.url })));
         for (const start of starts) if (start.status === "fulfilled") opened.push(start.value);
-        expect(starts.map((s) => (s.status === "fulfilled" ? "started" : String(s.reason)))).toEqual(["started", "started", "started", "started"]);
+        expect(starts.map((s) => (s.status === "fulfilled" ? "started" : String(s.reason)))).toEqual([
+          "started",
+          "started",
+          "started",
+          "started",
+        ]);
         expect(await appliedMigrations(opened[0]!.db)).toEqual(journal.entries.map((e) => e.when));
       } finally {
         await Promise.all(opened.map((d) => d.close()));

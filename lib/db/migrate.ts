@@ -18,7 +18,9 @@ export function defaultMigrationsFolder(): string {
 
 function checkedFolder(folder: string): string {
   if (!existsSync(path.join(folder, "meta", "_journal.json"))) {
-    throw new Error(`No migrations found at ${folder} (meta/_journal.json is missing). Start the dashboard from the repository root.`);
+    throw new Error(
+      `No migrations found at ${folder} (meta/_journal.json is missing). Start the dashboard from the repository root.`,
+    );
   }
   return folder;
 }
@@ -33,7 +35,10 @@ export type MigrationTarget = { kind: "pglite"; client: PGlite } | { kind: "post
  * On PostgreSQL, dashboard instances starting together take turns: the migrator's own bookkeeping
  * (CREATE SCHEMA / CREATE TABLE IF NOT EXISTS, then "what is applied?") is not safe to run concurrently.
  */
-export async function migrateDatabase(target: MigrationTarget, migrationsFolder = defaultMigrationsFolder()): Promise<void> {
+export async function migrateDatabase(
+  target: MigrationTarget,
+  migrationsFolder = defaultMigrationsFolder(),
+): Promise<void> {
   const config = { migrationsFolder: checkedFolder(migrationsFolder) };
   if (target.kind === "pglite") {
     // PGlite has a single connection, so nothing can race here.

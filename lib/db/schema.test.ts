@@ -26,13 +26,9 @@ function auditEntry(overrides: Partial<NewAuditEntry> = {}): NewAuditEntry {
 
 /** One newest-first page, keyset-style: rows strictly older than the cursor (at, id). */
 function auditPage(db: Db, where: SQL | undefined, cursor: { at: Date; id: number } | undefined, size: number) {
-  const older = cursor && sql`(${auditLog.at}, ${auditLog.id}) < (${cursor.at.toISOString()}::timestamptz, ${cursor.id})`;
-  return db
-    .select()
-    .from(auditLog)
-    .where(and(where, older))
-    .orderBy(desc(auditLog.at), desc(auditLog.id))
-    .limit(size);
+  const older =
+    cursor && sql`(${auditLog.at}, ${auditLog.id}) < (${cursor.at.toISOString()}::timestamptz, ${cursor.id})`;
+  return db.select().from(auditLog).where(and(where, older)).orderBy(desc(auditLog.at), desc(auditLog.id)).limit(size);
 }
 
 describe.each(databases)("$kind", (target) => {
@@ -40,11 +36,22 @@ describe.each(databases)("$kind", (target) => {
     it("keeps emails unique regardless of case, since they are stored lower-cased", async () => {
       const { db } = target.database;
       const email = `Ada.${randomUUID()}@Example.COM`;
-      const [created] = await db.insert(staff).values({ email: normalizeEmail(email), name: "Ada", role: "ops" }).returning();
-      expect(created).toMatchObject({ email: email.toLowerCase(), role: "ops", authSource: "password", passwordHash: null, disabledAt: null });
+      const [created] = await db
+        .insert(staff)
+        .values({ email: normalizeEmail(email), name: "Ada", role: "ops" })
+        .returning();
+      expect(created).toMatchObject({
+        email: email.toLowerCase(),
+        role: "ops",
+        authSource: "password",
+        passwordHash: null,
+        disabledAt: null,
+      });
       expect(created?.createdAt).toBeInstanceOf(Date);
 
-      const duplicate = await refusal(db.insert(staff).values({ email: normalizeEmail(` ${email.toUpperCase()} `), role: "admin" }));
+      const duplicate = await refusal(
+        db.insert(staff).values({ email: normalizeEmail(` ${email.toUpperCase()} `), role: "admin" }),
+      );
       expect(duplicate).toMatchObject({ code: PgErrorCode.uniqueViolation, constraint: "staff_email_unique" });
       // Mixed case cannot slip past the unique constraint either.
       const mixedCase = await refusal(db.insert(staff).values({ email, role: "admin" }));
@@ -72,7 +79,8 @@ describe.each(databases)("$kind", (target) => {
       const base = Date.parse("2026-01-01T00:00:00.000Z");
       // Rows share timestamps, so the id must break ties. Two differ only in microseconds, as now() would make them,
       // and the third page starts between them: a cursor read back as a JS Date must not skip the older one.
-      const micros = (us: number) => sql`${new Date(base).toISOString()}::timestamptz + make_interval(secs => ${us / 1e6})`;
+      const micros = (us: number) =>
+        sql`${new Date(base).toISOString()}::timestamptz + make_interval(secs => ${us / 1e6})`;
       const stamps = [0, 0, 0, 1, 1, 1, micros(3_200), micros(3_400), 4, 4].map((t) =>
         typeof t === "number" ? new Date(base + t) : t,
       );
@@ -142,15 +150,27 @@ describe.each(databases)("$kind", (target) => {
 
     it("refuses UPDATE, DELETE and TRUNCATE in the database itself", async () => {
       const { db } = target.database;
-      const [row] = await db.insert(auditLog).values(auditEntry({ action: `test.append_only.${randomUUID()}` })).returning();
+      const [row] = await db
+        .insert(auditLog)
+        .values(auditEntry({ action: `test.append_only.${randomUUID()}` }))
+        .returning();
       if (!row) throw new Error("insert returned nothing");
 
       const update = await refusal(db.update(auditLog).set({ outcome: "error" }).where(eq(auditLog.id, row.id)));
-      expect(update).toMatchObject({ code: PgErrorCode.restrictViolation, message: "audit_log is append-only: UPDATE refused" });
+      expect(update).toMatchObject({
+        code: PgErrorCode.restrictViolation,
+        message: "audit_log is append-only: UPDATE refused",
+      });
       const remove = await refusal(db.delete(auditLog).where(eq(auditLog.id, row.id)));
-      expect(remove).toMatchObject({ code: PgErrorCode.restrictViolation, message: "audit_log is append-only: DELETE refused" });
+      expect(remove).toMatchObject({
+        code: PgErrorCode.restrictViolation,
+        message: "audit_log is append-only: DELETE refused",
+      });
       const truncate = await refusal(db.execute(sql`truncate audit_log`));
-      expect(truncate).toMatchObject({ code: PgErrorCode.restrictViolation, message: "audit_log is append-only: TRUNCATE refused" });
+      expect(truncate).toMatchObject({
+        code: PgErrorCode.restrictViolation,
+        message: "audit_log is append-only: TRUNCATE refused",
+      });
 
       const [after] = await db.select().from(auditLog).where(eq(auditLog.id, row.id));
       expect(after).toEqual(row);

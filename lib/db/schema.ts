@@ -1,5 +1,19 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, type ExtraConfigColumn, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  type ExtraConfigColumn,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { ROLES } from "../auth/roles";
 
 // The one PostgreSQL schema, shared by PGlite and a real server. Change it here, then run
@@ -95,7 +109,8 @@ export type NewSignInAttempt = typeof signInAttempts.$inferInsert;
 
 // drizzle-kit writes a bare .desc() as DESC NULLS LAST, but `ORDER BY at DESC` means NULLS FIRST, and PostgreSQL will
 // not read a NULLS LAST index for it (it sorts the whole table instead), NOT NULL columns notwithstanding.
-const newestFirst = (t: { at: ExtraConfigColumn; id: ExtraConfigColumn }) => [t.at.desc().nullsFirst(), t.id.desc().nullsFirst()] as const;
+const newestFirst = (t: { at: ExtraConfigColumn; id: ExtraConfigColumn }) =>
+  [t.at.desc().nullsFirst(), t.id.desc().nullsFirst()] as const;
 
 /**
  * Who did what, when, and what came of it. Append-only: a trigger (migration 0001) refuses UPDATE, DELETE and
@@ -196,7 +211,9 @@ export const jobs = pgTable(
     /** The link every item works on, for per-link jobs (a correction); null for jobs over many links (an import). */
     linkId: text("link_id"),
     /** Kind-specific facts shared by the items (e.g. the file an import came from). */
-    params: jsonb("params").notNull().default(sql`'{}'::jsonb`),
+    params: jsonb("params")
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     /** Items of one job this instance works on at once (the rate budget still paces the calls). */
     concurrency: integer("concurrency").notNull().default(1),
     /** The person who started it: every item's audit row is theirs. */
@@ -297,11 +314,17 @@ export const links = pgTable(
     state: text("state"),
     errorCode: text("error_code"),
     provider: text("provider"),
-    linkTags: text("link_tags").array().notNull().default(sql`'{}'::text[]`),
+    linkTags: text("link_tags")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** The whole Link object as last read (deprecated fields included, for the detail page). */
     raw: jsonb("raw"),
     /** Error codes of the link's products, for the product-error filter. */
-    productErrorCodes: text("product_error_codes").array().notNull().default(sql`'{}'::text[]`),
+    productErrorCodes: text("product_error_codes")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** Latest refreshed_at over the link's products. */
     lastRefreshedAt: timestamptz("last_refreshed_at"),
     /** When Linkdesk last read the link's details (null: listed, details not fetched yet). */
@@ -407,7 +430,10 @@ export const linkSnapshots = pgTable(
     /** What took it: "sync" (after a run), "start" (at a dashboard's start), "demo" (made-up history, demo mode only). */
     source: text("source", { enum: linkSnapshotSources }).notNull().default("sync"),
   },
-  (t) => [index("link_snapshots_at_idx").on(t.at), check("link_snapshots_source_check", sql`${t.source} in (${quotedList(linkSnapshotSources)})`)],
+  (t) => [
+    index("link_snapshots_at_idx").on(t.at),
+    check("link_snapshots_source_check", sql`${t.source} in (${quotedList(linkSnapshotSources)})`),
+  ],
 );
 
 /**
@@ -488,11 +514,17 @@ export const importFileRows = pgTable(
     identityKey: text("identity_key"),
     customerUserId: text("customer_user_id"),
     institutionId: text("institution_id"),
-    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    tags: text("tags")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     planned: text("planned", { enum: importRowOutcomes }).notNull(),
     /** The link that already has this identity (already imported). */
     linkId: text("link_id"),
     reason: text("reason"),
   },
-  (t) => [primaryKey({ columns: [t.jobId, t.position] }), check("import_file_rows_planned_check", sql`${t.planned} in (${quotedList(importRowOutcomes)})`)],
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.position] }),
+    check("import_file_rows_planned_check", sql`${t.planned} in (${quotedList(importRowOutcomes)})`),
+  ],
 );

@@ -8,7 +8,9 @@ import { Client } from "pg";
  * A new, empty database `linkdesk_test_<random>` beside the one `serverUrl` names; that one is only used to issue
  * CREATE and DROP DATABASE, never written to.
  */
-export async function createScratchPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createScratchPostgresDatabase(
+  serverUrl: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `linkdesk_test_${randomBytes(6).toString("hex")}`;
   await withServer(serverUrl, (client) => client.query(`create database "${name}"`));
   const url = new URL(serverUrl);
@@ -16,7 +18,10 @@ export async function createScratchPostgresDatabase(serverUrl: string): Promise<
   return {
     url: url.toString(),
     // FORCE ends sessions a failed test may have left open (PostgreSQL 13 and later).
-    drop: () => withServer(serverUrl, (client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
+    drop: () =>
+      withServer(serverUrl, (client) => client.query(`drop database if exists "${name}" with (force)`)).then(
+        () => undefined,
+      ),
   };
 }
 

@@ -30,7 +30,9 @@ export function withTestDatabases(options: { fromEmpty?: boolean } = {}): TestDa
   if (serverUrl) {
     targets.push(
       openTarget("postgres", async () => {
-        const scratch = options.fromEmpty ? await createScratchPostgresDatabase() : await createMigratedScratchPostgresDatabase();
+        const scratch = options.fromEmpty
+          ? await createScratchPostgresDatabase()
+          : await createMigratedScratchPostgresDatabase();
         try {
           return { database: await createDatabase({ url: scratch.url }), url: scratch.url, drop: scratch.drop };
         } catch (error) {

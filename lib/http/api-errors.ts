@@ -18,7 +18,10 @@ export function upstreamFailureResponse(error: unknown, headers: Record<string, 
   if (isUpstreamError(error)) {
     const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 502;
     const { title, detail } = describeUpstreamError(error);
-    return Response.json({ error: `${title}. ${detail}`.trim(), errorCode: error.errorCode ?? null }, { status, headers });
+    return Response.json(
+      { error: `${title}. ${detail}`.trim(), errorCode: error.errorCode ?? null },
+      { status, headers },
+    );
   }
   throw error;
 }

@@ -50,14 +50,34 @@ function headersOf(request: IncomingMessage): Headers {
 }
 
 /** POSTs `total` bytes chunked (no Content-Length); resolves with the answer and how long it took. */
-function postChunked(path: string, total: number, headers: Record<string, string> = {}): Promise<{ status: number; seen: number; ms: number }> {
+function postChunked(
+  path: string,
+  total: number,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; seen: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: "127.0.0.1", port, path, method: "POST", headers: { "transfer-encoding": "chunked", ...headers }, agent: false }, (response) => {
-      let text = "";
-      response.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, seen: (JSON.parse(text) as { seen: number }).seen, ms: performance.now() - started }));
-    });
+    const request = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        headers: { "transfer-encoding": "chunked", ...headers },
+        agent: false,
+      },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            seen: (JSON.parse(text) as { seen: number }).seen,
+            ms: performance.now() - started,
+          }),
+        );
+      },
+    );
     // Once the answer is in, the server may close the connection on a body it no longer wants.
     request.on("error", (error) => (answered ? undefined : reject(error)));
     let answered = false;
@@ -80,7 +100,9 @@ function postDeclaredOnly(path: string, declared: number): Promise<{ head: strin
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1", () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`,
+      );
     });
     let head = "";
     socket.on("data", (chunk: Buffer) => {

@@ -36,7 +36,10 @@ interface Shared {
   latest: WeakMap<Socket, IncomingMessage>;
 }
 // The proxy and the server's start-up are bundled apart, each with its own copy of this module: one state per process.
-const shared: Shared = ((globalThis as { [key: symbol]: Shared })[Symbol.for("linkdesk.body-cap")] ??= { open: new Map(), latest: new WeakMap() });
+const shared: Shared = ((globalThis as { [key: symbol]: Shared })[Symbol.for("linkdesk.body-cap")] ??= {
+  open: new Map(),
+  latest: new WeakMap(),
+});
 
 /** Caps every request body of this process's HTTP servers (once; instrumentation.ts calls it at start). */
 export function capRequestBodies(): void {

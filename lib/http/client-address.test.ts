@@ -26,7 +26,11 @@ describe("trustedForwardedAddress", () => {
 
 describe("rewriteClientAddress and clientAddressOf", () => {
   it("with no trusted hops, removes every address claim so Next.js fills in the connection's address", () => {
-    const headers = new Headers({ "x-forwarded-for": "198.51.100.77", "x-real-ip": "198.51.100.78", forwarded: "for=198.51.100.79" });
+    const headers = new Headers({
+      "x-forwarded-for": "198.51.100.77",
+      "x-real-ip": "198.51.100.78",
+      forwarded: "for=198.51.100.79",
+    });
     rewriteClientAddress(headers, 0);
     expect(headers.has("x-forwarded-for")).toBe(false);
     expect(headers.has("x-real-ip")).toBe(false);

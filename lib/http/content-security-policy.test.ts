@@ -16,7 +16,9 @@ describe("contentSecurityPolicy", () => {
 
   it("lets images come from the named picture origins only, never from every http(s) host", () => {
     const policy = contentSecurityPolicy("n", { imageOrigins: ["http://127.0.0.1:4010", "https://logos.example.com"] });
-    expect(directive(policy, "img-src")).toBe("img-src 'self' data: blob: http://127.0.0.1:4010 https://logos.example.com");
+    expect(directive(policy, "img-src")).toBe(
+      "img-src 'self' data: blob: http://127.0.0.1:4010 https://logos.example.com",
+    );
     expect(directive(policy, "img-src")).not.toMatch(/ (https?:|\*)( |$)/);
   });
 

@@ -48,7 +48,10 @@ export async function csvExport<F, S = undefined>(opts: {
     },
   });
 
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   return new Response(stream, {
     headers: {
       ...noStore,

@@ -19,10 +19,13 @@ let database: Database;
 const viewer: SignedInStaff = { id: randomUUID(), email: "viewer@csv.test", name: null, role: "viewer" };
 
 vi.mock("../auth", () => ({ currentStaff: async () => viewer, clientAddress: () => null }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
-const FORMULAS = ["=HYPERLINK(\"http://evil.example\",\"click\")", "+SUM(1,2)", "-2+3", "@SUM(A1:A2)", "\t=1+1", "\r=1+1"];
+const FORMULAS = ['=HYPERLINK("http://evil.example","click")', "+SUM(1,2)", "-2+3", "@SUM(A1:A2)", "\t=1+1", "\r=1+1"];
 const RUNS_AS_FORMULA = /^[=+\-@\t\r]/;
 
 const exportRoutes = (readdirSync(path.join(ROOT, "app"), { recursive: true }) as string[])
@@ -86,7 +89,13 @@ const exports: Record<string, ExportCase> = {
         kind: "correction",
         title: "formulas",
         createdBy: { id: viewer.id, email: viewer.email, role: "support" },
-        items: FORMULAS.map((formula) => ({ input: {}, linkId: formula, targetId: formula, state: "skipped" as const, reason: formula })),
+        items: FORMULAS.map((formula) => ({
+          input: {},
+          linkId: formula,
+          targetId: formula,
+          state: "skipped" as const,
+          reason: formula,
+        })),
       });
       return { jobId: job.id };
     },
@@ -97,7 +106,13 @@ const exports: Record<string, ExportCase> = {
       await recordLinks(
         db,
         FORMULAS.map((formula, i) =>
-          wireLink({ link_id: `${formula}${i}`, institution_id: formula, institution_name: formula, provider: formula, link_tags: [formula, "plain"] }),
+          wireLink({
+            link_id: `${formula}${i}`,
+            institution_id: formula,
+            institution_name: formula,
+            provider: formula,
+            link_tags: [formula, "plain"],
+          }),
         ),
       );
     },
@@ -108,7 +123,18 @@ const exports: Record<string, ExportCase> = {
       const { webhookEvents } = await import("../db/schema");
       await db.insert(webhookEvents).values(
         FORMULAS.flatMap((formula, i) => [
-          { verification: "verified" as const, outcome: "failed" as const, event: formula, linkId: formula, detail: formula, idempotencyKey: `${formula}${i}`, deliveryToken: formula, kid: formula, sourceAddress: formula, body: { note: formula } },
+          {
+            verification: "verified" as const,
+            outcome: "failed" as const,
+            event: formula,
+            linkId: formula,
+            detail: formula,
+            idempotencyKey: `${formula}${i}`,
+            deliveryToken: formula,
+            kid: formula,
+            sourceAddress: formula,
+            body: { note: formula },
+          },
           { verification: "refused" as const, outcome: "refused" as const, refusal: formula, sourceAddress: formula },
         ]),
       );
@@ -158,7 +184,11 @@ describe("an export of one job", () => {
       createdBy: { id: viewer.id, email: viewer.email, role: "support" },
       items: [{ input: {}, targetId: "txn_1", state: "skipped" as const, reason: "kept" }],
     });
-    const importOfCorrection = await get(IMPORT_EXPORT, `http://linkdesk.test/import/${correction.id}/export`, correction.id);
+    const importOfCorrection = await get(
+      IMPORT_EXPORT,
+      `http://linkdesk.test/import/${correction.id}/export`,
+      correction.id,
+    );
     expect(importOfCorrection.status).toBe(404);
     expect(importOfCorrection.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(await importOfCorrection.json()).toEqual({ error: "No such import." });
@@ -183,7 +213,7 @@ describe("csvField", () => {
     expect(csvField(42)).toBe("42");
     expect(csvField('a,"b"')).toBe('"a,""b"""');
     expect(csvField("=1+1")).toBe("'=1+1");
-    expect(csvField("\r=1")).toBe("\"'\r=1\"");
+    expect(csvField("\r=1")).toBe('"\'\r=1"');
     expect(csvField("mid=1")).toBe("mid=1");
   });
 });

@@ -20,7 +20,10 @@ interface Shared {
   subscribed?: boolean;
 }
 // The start-up and the route handlers are bundled apart, each with its own copy of this module: one state per process.
-const shared: Shared = ((globalThis as { [key: symbol]: Shared })[Symbol.for("linkdesk.direct-routes")] ??= { routes: new Map(), servers: new WeakSet() });
+const shared: Shared = ((globalThis as { [key: symbol]: Shared })[Symbol.for("linkdesk.direct-routes")] ??= {
+  routes: new Map(),
+  servers: new WeakSet(),
+});
 
 const keyOf = (method: string | undefined, url: string | undefined) => {
   const target = url ?? "/";

@@ -8,8 +8,10 @@ let session: { user: { id: string } } | null = null;
 // Auth.js cannot load outside Next.js; its middleware wrapper only attaches the session (read from the cookie) here.
 vi.mock("next-auth", () => ({
   default: () => ({
-    auth: (handler: (request: NextRequest & { auth: unknown }, event: NextFetchEvent) => Promise<Response>) => (request: NextRequest, event: NextFetchEvent) =>
-      handler(Object.assign(request, { auth: session }), event),
+    auth:
+      (handler: (request: NextRequest & { auth: unknown }, event: NextFetchEvent) => Promise<Response>) =>
+      (request: NextRequest, event: NextFetchEvent) =>
+        handler(Object.assign(request, { auth: session }), event),
   }),
 }));
 
@@ -104,9 +106,16 @@ describe("bodies at the door", () => {
   it("refuses a declared length over the limit at once, reading nothing", async () => {
     session = null;
     const { stream, pulled } = countedBody(40 * MB);
-    const answer = await call(post("/api/auth/callback/credentials", stream, { "content-length": String(40 * MB), "content-type": "application/x-www-form-urlencoded" }));
+    const answer = await call(
+      post("/api/auth/callback/credentials", stream, {
+        "content-length": String(40 * MB),
+        "content-type": "application/x-www-form-urlencoded",
+      }),
+    );
     expect(answer.status).toBe(413);
-    expect(await answer.json()).toEqual({ error: "Refused: the request body is 41,943,040 bytes, more than the 1 MB limit." });
+    expect(await answer.json()).toEqual({
+      error: "Refused: the request body is 41,943,040 bytes, more than the 1 MB limit.",
+    });
     expect(pulled.bytes).toBe(0);
   });
 

@@ -2,7 +2,10 @@
  * A request body's bytes up to `limit`, and whether there was more (the rest is not read: the stream is cancelled).
  * For route handlers that judge their own bodies; the door (proxy.ts) holds every body to its path's limit too.
  */
-export async function readBoundedBody(request: Request, limit: number): Promise<{ body: Uint8Array; overLimit: boolean }> {
+export async function readBoundedBody(
+  request: Request,
+  limit: number,
+): Promise<{ body: Uint8Array; overLimit: boolean }> {
   if (!request.body) return { body: new Uint8Array(), overLimit: false };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -83,17 +83,33 @@ describe("safeRedirectPath", () => {
   });
 
   it("sends anything but a string to the start page", () => {
-    for (const value of [undefined, null, 0, ["/links"], { toString: () => "/links" }]) expect(safeRedirectPath(value)).toBe(START_PAGE);
+    for (const value of [undefined, null, 0, ["/links"], { toString: () => "/links" }])
+      expect(safeRedirectPath(value)).toBe(START_PAGE);
   });
 
   it("keeps a path on the dashboard, its query and fragment as they were", () => {
-    for (const value of ["/", "/links", "/links?state=error&sort=-updated", "/audit?action=auth.sign_in", "/links/lnk_1#transactions", "/links?q=caf%C3%A9%20au%20lait", "/jobs/8c1e?state=failed"]) {
+    for (const value of [
+      "/",
+      "/links",
+      "/links?state=error&sort=-updated",
+      "/audit?action=auth.sign_in",
+      "/links/lnk_1#transactions",
+      "/links?q=caf%C3%A9%20au%20lait",
+      "/jobs/8c1e?state=failed",
+    ]) {
       expect(safeRedirectPath(value)).toBe(value);
     }
   });
 
   it("sends the sign-in and password pages to the start page, where they would send the person round in a circle", () => {
-    for (const value of ["/sign-in", "/sign-in?callbackUrl=/links", "/sign-in/", "/change-password?callbackUrl=%2F", "/api/auth/signout", "/sign%2Din"]) {
+    for (const value of [
+      "/sign-in",
+      "/sign-in?callbackUrl=/links",
+      "/sign-in/",
+      "/change-password?callbackUrl=%2F",
+      "/api/auth/signout",
+      "/sign%2Din",
+    ]) {
       expect(safeRedirectPath(value)).toBe(START_PAGE);
     }
     expect(safeRedirectPath("/sign-in-help")).toBe("/sign-in-help");
@@ -109,16 +125,53 @@ describe("safeRedirectPath", () => {
 
   it("answers a path on its own origin for any input at all (property)", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.webUrl(), fc.webPath()), (value) => expectStaysHome(safeRedirectPath(value))),
+      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.webUrl(), fc.webPath()), (value) =>
+        expectStaysHome(safeRedirectPath(value)),
+      ),
       { numRuns: 2_000 },
     );
   });
 
   it("answers a path on its own origin for any mix of the pieces open redirects are made of (property)", () => {
     const piece = fc.constantFrom(
-      "/", "//", "\\", "%2f", "%2F", "%5c", "%5C", "%252f", "%255c", "%09", "\t", "\n", "\r", "%0a", "%0d", "%00", " ", "%20",
-      "\u00a0", "\u2028", "\uff0f", ".", "..", "%2e", "@", ":", "?", "#", "%", "%25", "evil.example", "linkdesk.example",
-      "http:", "https:", "javascript:", "data:", "links", "x",
+      "/",
+      "//",
+      "\\",
+      "%2f",
+      "%2F",
+      "%5c",
+      "%5C",
+      "%252f",
+      "%255c",
+      "%09",
+      "\t",
+      "\n",
+      "\r",
+      "%0a",
+      "%0d",
+      "%00",
+      " ",
+      "%20",
+      "\u00a0",
+      "\u2028",
+      "\uff0f",
+      ".",
+      "..",
+      "%2e",
+      "@",
+      ":",
+      "?",
+      "#",
+      "%",
+      "%25",
+      "evil.example",
+      "linkdesk.example",
+      "http:",
+      "https:",
+      "javascript:",
+      "data:",
+      "links",
+      "x",
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), fc.boolean(), (pieces, withOrigin) => {

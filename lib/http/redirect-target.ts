@@ -77,6 +77,7 @@ export function sameOriginPath(value: unknown, ownOrigin?: string): string | nul
  */
 export function safeRedirectPath(value: unknown, ownOrigin?: string): string {
   const path = sameOriginPath(value, ownOrigin);
-  if (path === null || AUTH_PAGES.test(fullyDecoded(new URL(path, PLACEHOLDER_ORIGIN).pathname) ?? "")) return START_PAGE;
+  if (path === null || AUTH_PAGES.test(fullyDecoded(new URL(path, PLACEHOLDER_ORIGIN).pathname) ?? ""))
+    return START_PAGE;
   return path;
 }

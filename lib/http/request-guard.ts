@@ -39,7 +39,11 @@ export type BodyLimit = { bytes: number; label: string };
  * /api/webhooks, the back end's registration at /api/links/register).
  */
 export const bodyLimitFor = (pathname: string): BodyLimit =>
-  UPLOAD_PATHS.test(pathname) ? UPLOAD_ACTION_BODY_LIMIT : REGISTER_UPLOAD_PATHS.test(pathname) ? REGISTER_UPLOAD_BODY_LIMIT : ACTION_BODY_LIMIT;
+  UPLOAD_PATHS.test(pathname)
+    ? UPLOAD_ACTION_BODY_LIMIT
+    : REGISTER_UPLOAD_PATHS.test(pathname)
+      ? REGISTER_UPLOAD_BODY_LIMIT
+      : ACTION_BODY_LIMIT;
 
 /** Linkdesk's own payloads nest a handful of levels; 64 leaves room and keeps a parser's recursion short. */
 export const MAX_JSON_DEPTH = 64;
@@ -76,7 +80,10 @@ export function checkRequestHead(request: Pick<Request, "method" | "headers">, p
   if (!OWN_CSRF_PROTECTION.test(pathname)) {
     const foreign = foreignOrigin(request.headers);
     if (foreign) {
-      return { status: 403, message: `Refused: this request came from another site (${foreign}). Linkdesk accepts changes only from its own pages.` };
+      return {
+        status: 403,
+        message: `Refused: this request came from another site (${foreign}). Linkdesk accepts changes only from its own pages.`,
+      };
     }
   }
 
@@ -183,9 +190,14 @@ async function checkMultipart(request: Request, limit: BodyLimit): Promise<Refus
   if (isRefusal(body)) return body;
   let form: FormData;
   try {
-    form = await new Response(body, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+    form = await new Response(body, {
+      headers: { "content-type": request.headers.get("content-type") ?? "" },
+    }).formData();
   } catch {
-    return { status: 400, message: "Refused: the request body is not valid multipart/form-data; it may have been cut off." };
+    return {
+      status: 400,
+      message: "Refused: the request body is not valid multipart/form-data; it may have been cut off.",
+    };
   }
   for (const [name, value] of form) {
     if (typeof value !== "string" || !REPLY_PART.test(name)) continue;
@@ -205,7 +217,10 @@ export function jsonProblem(text: string): Refusal | null {
     JSON.parse(text);
   } catch (error) {
     const detail = error instanceof Error ? error.message.slice(0, 200) : "unreadable";
-    return { status: 400, message: `Refused: the request body is not valid JSON (${detail}); it may have been cut off.` };
+    return {
+      status: 400,
+      message: `Refused: the request body is not valid JSON (${detail}); it may have been cut off.`,
+    };
   }
   return null;
 }

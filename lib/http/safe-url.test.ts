@@ -32,7 +32,9 @@ describe("imageUrl", () => {
   const origins = ["http://127.0.0.1:4010", "https://logos.example.com"];
 
   it("keeps an http(s) picture on an allowed origin", () => {
-    expect(imageUrl("http://127.0.0.1:4010/_sandbox/logos/merchants/amazon.svg", origins)).toBe("http://127.0.0.1:4010/_sandbox/logos/merchants/amazon.svg");
+    expect(imageUrl("http://127.0.0.1:4010/_sandbox/logos/merchants/amazon.svg", origins)).toBe(
+      "http://127.0.0.1:4010/_sandbox/logos/merchants/amazon.svg",
+    );
     expect(imageUrl("HTTPS://LOGOS.example.com/a.png", origins)).toBe("https://logos.example.com/a.png");
   });
 
@@ -59,9 +61,8 @@ describe("imageUrl", () => {
 describe("imageOrigins", () => {
   it("is the upstream's origin and the configured ones, without paths or duplicates", () => {
     expect(imageOrigins("http://127.0.0.1:4010", [])).toEqual(["http://127.0.0.1:4010"]);
-    expect(imageOrigins("https://api.example.com/v1", ["https://cdn.example.com/logos/", "https://api.example.com"])).toEqual([
-      "https://api.example.com",
-      "https://cdn.example.com",
-    ]);
+    expect(
+      imageOrigins("https://api.example.com/v1", ["https://cdn.example.com/logos/", "https://api.example.com"]),
+    ).toEqual(["https://api.example.com", "https://cdn.example.com"]);
   });
 });

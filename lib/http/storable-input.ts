@@ -92,7 +92,8 @@ export function findUnstorable(input: unknown): UnstorableAt | null {
 const joinPath = (path: string, key: string) => (path ? deeper(path, `.${key}`) : key.slice(0, MAX_PATH));
 /** Paths stop growing past this many characters: they name a place for a person, not for a parser. */
 const MAX_PATH = 120;
-const deeper = (path: string, step: string) => (path.length >= MAX_PATH ? (path.endsWith("…") ? path : `${path}…`) : `${path}${step}`.slice(0, MAX_PATH));
+const deeper = (path: string, step: string) =>
+  path.length >= MAX_PATH ? (path.endsWith("…") ? path : `${path}…`) : `${path}${step}`.slice(0, MAX_PATH);
 
 /** A refusal of unstorable input, in words: where it is and what it holds. */
 export function describeUnstorable({ path, what }: UnstorableAt): string {

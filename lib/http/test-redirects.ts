@@ -10,7 +10,8 @@ export async function redirectedTo(run: () => Promise<unknown>): Promise<string>
   } catch (error) {
     // "NEXT_REDIRECT;<replace|push>;<url>;<status>;"
     const digest = (error as { digest?: unknown }).digest;
-    if (typeof digest === "string" && digest.startsWith("NEXT_REDIRECT;")) return digest.split(";").slice(2, -2).join(";");
+    if (typeof digest === "string" && digest.startsWith("NEXT_REDIRECT;"))
+      return digest.split(";").slice(2, -2).join(";");
     throw error;
   }
   throw new Error("did not redirect");

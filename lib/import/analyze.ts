@@ -1,9 +1,23 @@
 import { hasProviderCredentials } from "./credentials";
 import { DEFAULT_IDENTITY, type IdentityRule, identityOf } from "./identity";
 import { legacyCategoryOf } from "./legacy-categories";
-import { arrayElementLines, checkFileSize, decodeUtf8, type FileProblem, type ImportFormat, parseImportText } from "./parse";
+import {
+  arrayElementLines,
+  checkFileSize,
+  decodeUtf8,
+  type FileProblem,
+  type ImportFormat,
+  parseImportText,
+} from "./parse";
 import { type CallCounts, type PlannedLink, planImportBatches } from "./plan";
-import { FileWarnings, type FileWarning, type ImportWarning, type LegacyCategoryCount, type LinkProblem, validateImportLink } from "./validate";
+import {
+  FileWarnings,
+  type FileWarning,
+  type ImportWarning,
+  type LegacyCategoryCount,
+  type LinkProblem,
+  validateImportLink,
+} from "./validate";
 
 // A whole file, from its bytes to what the Import page previews and the server plans: the same function runs in the
 // browser's worker (for the preview) and in the server action (which trusts nothing the browser says).
@@ -97,7 +111,20 @@ export interface AnalyzeOptions {
 
 export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions = {}): Promise<AnalyzedFile> {
   const empty = (fileProblem: FileProblem, sha256 = ""): AnalyzedFile => ({
-    report: { fileProblem, format: null, bytes: bytes.length, sha256, links: [], valid: 0, invalid: 0, duplicates: 0, transactions: 0, calls: { imports: 0, batches: 0 }, warnings: [], legacyCategories: { mappable: 0, unmapped: 0, links: 0 } },
+    report: {
+      fileProblem,
+      format: null,
+      bytes: bytes.length,
+      sha256,
+      links: [],
+      valid: 0,
+      invalid: 0,
+      duplicates: 0,
+      transactions: 0,
+      calls: { imports: 0, batches: 0 },
+      warnings: [],
+      legacyCategories: { mappable: 0, unmapped: 0, links: 0 },
+    },
     plans: new Map(),
   });
   const sized = checkFileSize(bytes.length);
@@ -123,7 +150,8 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
   const legacyCategories = { mappable: 0, unmapped: 0, links: 0 };
   for (const raw of parsed.links) {
     const value = raw.value as Record<string, unknown> | undefined;
-    const customer = value && typeof value === "object" ? (value.customer_user as Record<string, unknown> | undefined) : undefined;
+    const customer =
+      value && typeof value === "object" ? (value.customer_user as Record<string, unknown> | undefined) : undefined;
     const identity = raw.syntax ? null : identityOf(value, identityRule);
     const report: LinkReport = {
       position: raw.position,
@@ -153,7 +181,12 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
     if (opts.legacyCategories && Array.isArray(value?.transactions)) {
       (value.transactions as unknown[]).forEach((t, index) => {
         const found = legacyCategoryOf(t);
-        if (found && !("unmapped" in found)) legacy.push({ index, category: found.category, ...(found.subcategory ? { subcategory: found.subcategory } : {}) });
+        if (found && !("unmapped" in found))
+          legacy.push({
+            index,
+            category: found.category,
+            ...(found.subcategory ? { subcategory: found.subcategory } : {}),
+          });
       });
     }
     const checked = validateImportLink(raw.value);
@@ -164,7 +197,8 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
     report.warnings = checked.warnings;
     warnings.add(report.position, report.line, checked.warnings);
     // Without customer or institution the link has problems of its own already; a missing identity tag is new.
-    if (identity && !identity.ok && (identityRule.kind === "tag" || report.problems.length === 0)) report.problems.unshift({ path: identityRule.kind === "tag" ? "link_tags" : "", message: identity.problem });
+    if (identity && !identity.ok && (identityRule.kind === "tag" || report.problems.length === 0))
+      report.problems.unshift({ path: identityRule.kind === "tag" ? "link_tags" : "", message: identity.problem });
     if (!checked.body || report.problems.length > 0) continue;
     const first = firstOf.get(report.identityKey!);
     if (first) {
@@ -194,7 +228,20 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
   const invalid = links.filter((l) => l.problems.length > 0).length;
   const valid = links.length - invalid - duplicates;
   return {
-    report: { fileProblem: null, format: parsed.format, bytes: bytes.length, sha256, links, valid, invalid, duplicates, transactions, calls, warnings: warnings.list(), legacyCategories },
+    report: {
+      fileProblem: null,
+      format: parsed.format,
+      bytes: bytes.length,
+      sha256,
+      links,
+      valid,
+      invalid,
+      duplicates,
+      transactions,
+      calls,
+      warnings: warnings.list(),
+      legacyCategories,
+    },
     plans,
   };
 }

@@ -22,7 +22,8 @@ export const IDENTITY_TAG_PLACEHOLDER = `${IDENTITY_TAG_PREFIX}${"0".repeat(32)}
 
 export type Identity = { ok: true; key: string } | { ok: false; problem: string };
 
-const text = (value: unknown): string | null => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+const text = (value: unknown): string | null =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : null;
 
 const PROVIDER_PREFIX = new RegExp(`^(${KNOWN_PROVIDERS.join("|")})\\.(.+)$`, "i");
 
@@ -38,27 +39,53 @@ export function normaliseInstitutionId(institutionId: string): string {
 
 /** The identity key of one link's raw JSON under a rule, or why it has none (then the link cannot be imported). */
 export function identityOf(value: unknown, rule: IdentityRule = DEFAULT_IDENTITY): Identity {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ok: false, problem: "is not a link" };
-  const link = value as { customer_user?: { id?: unknown }; institution_id?: unknown; accounts?: unknown; link_tags?: unknown };
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return { ok: false, problem: "is not a link" };
+  const link = value as {
+    customer_user?: { id?: unknown };
+    institution_id?: unknown;
+    accounts?: unknown;
+    link_tags?: unknown;
+  };
   if (rule.kind === "tag") {
     const prefix = `${rule.name}:`;
     const tags = Array.isArray(link.link_tags) ? link.link_tags : [];
-    const values = tags.filter((t): t is string => typeof t === "string" && t.startsWith(prefix)).map((t) => t.slice(prefix.length).trim());
+    const values = tags
+      .filter((t): t is string => typeof t === "string" && t.startsWith(prefix))
+      .map((t) => t.slice(prefix.length).trim());
     const distinct = [...new Set(values.filter((v) => v !== ""))];
-    if (distinct.length === 0) return { ok: false, problem: `has no link_tags entry "${prefix}…", which this import uses to know each link` };
-    if (distinct.length > 1) return { ok: false, problem: `has ${distinct.length} different "${prefix}…" tags (${distinct.slice(0, 3).join(", ")}): one link, one identity` };
+    if (distinct.length === 0)
+      return { ok: false, problem: `has no link_tags entry "${prefix}…", which this import uses to know each link` };
+    if (distinct.length > 1)
+      return {
+        ok: false,
+        problem: `has ${distinct.length} different "${prefix}…" tags (${distinct.slice(0, 3).join(", ")}): one link, one identity`,
+      };
     return { ok: true, key: JSON.stringify(["tag", rule.name, distinct[0]]) };
   }
-  const customer = text(link.customer_user && typeof link.customer_user === "object" ? link.customer_user.id : undefined);
+  const customer = text(
+    link.customer_user && typeof link.customer_user === "object" ? link.customer_user.id : undefined,
+  );
   const institution = text(link.institution_id);
-  if (!customer || !institution) return { ok: false, problem: "has no customer_user.id or institution_id to know it by" };
+  if (!customer || !institution)
+    return { ok: false, problem: "has no customer_user.id or institution_id to know it by" };
   const accounts = Array.isArray(link.accounts)
-    ? [...new Set(link.accounts.map((a: unknown) => text(a && typeof a === "object" ? (a as { account_id?: unknown }).account_id : undefined)).filter((id): id is string => id !== null))].sort()
+    ? [
+        ...new Set(
+          link.accounts
+            .map((a: unknown) =>
+              text(a && typeof a === "object" ? (a as { account_id?: unknown }).account_id : undefined),
+            )
+            .filter((id): id is string => id !== null),
+        ),
+      ].sort()
     : [];
   return { ok: true, key: JSON.stringify([customer, normaliseInstitutionId(institution), accounts]) };
 }
 
 /** The identity rule in words, for the plan and the job page. */
 export function describeIdentityRule(rule: IdentityRule): string {
-  return rule.kind === "tag" ? `the link_tags entry "${rule.name}:<value>"` : "customer user, institution and account ids";
+  return rule.kind === "tag"
+    ? `the link_tags entry "${rule.name}:<value>"`
+    : "customer user, institution and account ids";
 }

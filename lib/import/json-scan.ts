@@ -73,20 +73,29 @@ export function scanJson(text: string, from = 0, to = text.length, opts: { allow
       PLAIN_STRING_PART.lastIndex = i;
       PLAIN_STRING_PART.test(text);
       i = PLAIN_STRING_PART.lastIndex;
-      if (i >= to) fail(start, "a string is not closed (a \" is missing)");
+      if (i >= to) fail(start, 'a string is not closed (a " is missing)');
       const c = text.charCodeAt(i);
       if (c === 0x22) break;
-      if (c < 0x20) fail(i, c === 0x0a || c === 0x0d ? "a line break inside a string (write it as \\n)" : "a control character inside a string");
+      if (c < 0x20)
+        fail(
+          i,
+          c === 0x0a || c === 0x0d
+            ? "a line break inside a string (write it as \\n)"
+            : "a control character inside a string",
+        );
       if (c === 0x5c) {
         escaped = true;
         const next = text.charCodeAt(i + 1);
         if (next === 0x75) {
-          for (let k = 2; k <= 5; k++) if (!isHex(text.charCodeAt(i + k))) fail(i, "a \\u escape needs four hex digits");
-          if (text.startsWith("0000", i + 2)) fail(i, "a NUL character (\\u0000) inside a string, which cannot be stored");
+          for (let k = 2; k <= 5; k++)
+            if (!isHex(text.charCodeAt(i + k))) fail(i, "a \\u escape needs four hex digits");
+          if (text.startsWith("0000", i + 2))
+            fail(i, "a NUL character (\\u0000) inside a string, which cannot be stored");
           i += 6;
           continue;
         }
-        if (!"\"\\/bfnrt".includes(String.fromCharCode(next)) || i + 1 >= to) fail(i, "an unknown escape in a string (after \\ only \" \\ / b f n r t u)");
+        if (!'"\\/bfnrt'.includes(String.fromCharCode(next)) || i + 1 >= to)
+          fail(i, 'an unknown escape in a string (after \\ only " \\ / b f n r t u)');
         i += 2;
         continue;
       }
@@ -138,7 +147,10 @@ export function scanJson(text: string, from = 0, to = text.length, opts: { allow
         return;
       }
     }
-    fail(i, `expected a value, found ${describeAt(i)}${text.charCodeAt(i) === 0x27 ? " (JSON strings use double quotes)" : ""}`);
+    fail(
+      i,
+      `expected a value, found ${describeAt(i)}${text.charCodeAt(i) === 0x27 ? " (JSON strings use double quotes)" : ""}`,
+    );
   };
 
   const push = (kind: number, at: number) => {

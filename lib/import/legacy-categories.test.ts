@@ -12,17 +12,49 @@ describe("a transaction's own category", () => {
     ["charity is both: the category", "charity", { category: "charity" }],
     ["dotted category.subcategory", "banking.atm_fees", { category: "banking", subcategory: "atm_fees" }],
     ["case, spaces and hyphens", "  Food-And Drink . COFFEE ", { category: "food_and_drink", subcategory: "coffee" }],
-    ["a label of the taxonomy", "Buy now, pay later", { category: "borrowing_and_loans", subcategory: "buy_now_pay_later" }],
+    [
+      "a label of the taxonomy",
+      "Buy now, pay later",
+      { category: "borrowing_and_loans", subcategory: "buy_now_pay_later" },
+    ],
     ["& for and", "Food & drink", { category: "food_and_drink" }],
-    ["category.other: that category's other", "transport.other", { category: "transport", subcategory: "other_transport" }],
-    ["the deprecated dotted form", "food_and_drinks.restaurants", { category: "food_and_drink", subcategory: "eating_out_and_takeaways" }],
+    [
+      "category.other: that category's other",
+      "transport.other",
+      { category: "transport", subcategory: "other_transport" },
+    ],
+    [
+      "the deprecated dotted form",
+      "food_and_drinks.restaurants",
+      { category: "food_and_drink", subcategory: "eating_out_and_takeaways" },
+    ],
     ["the deprecated form's primary alone", "food_and_drinks", { category: "food_and_drink" }],
-    ["the deprecated primary with a subcategory of its category", "food_and_drinks.groceries", { category: "food_and_drink", subcategory: "groceries" }],
+    [
+      "the deprecated primary with a subcategory of its category",
+      "food_and_drinks.groceries",
+      { category: "food_and_drink", subcategory: "groceries" },
+    ],
     ["the deprecated other with its free detail", "fee.other.misc_charge", { category: "banking" }],
-    ["the deprecated other, keeping what the primary says", "wages.other.supplemental", { category: "income", subcategory: "employment_income" }],
-    ["a subcategory renamed upstream", "banking.overdraft_fees", { category: "banking", subcategory: "nsf_and_overdraft_fees" }],
-    ["a renamed subcategory alone", "bank_fees_and_currency_exchange", { category: "banking", subcategory: "account_fees_and_other_bank_charges" }],
-    ["a subcategory removed upstream keeps its category", "borrowing_and_loans.deferred_bills", { category: "borrowing_and_loans" }],
+    [
+      "the deprecated other, keeping what the primary says",
+      "wages.other.supplemental",
+      { category: "income", subcategory: "employment_income" },
+    ],
+    [
+      "a subcategory renamed upstream",
+      "banking.overdraft_fees",
+      { category: "banking", subcategory: "nsf_and_overdraft_fees" },
+    ],
+    [
+      "a renamed subcategory alone",
+      "bank_fees_and_currency_exchange",
+      { category: "banking", subcategory: "account_fees_and_other_bank_charges" },
+    ],
+    [
+      "a subcategory removed upstream keeps its category",
+      "borrowing_and_loans.deferred_bills",
+      { category: "borrowing_and_loans" },
+    ],
   ])("%s: %j", (_name, category, expected) => {
     expect(legacyCategoryOf({ category })).toEqual(expected);
   });
@@ -44,26 +76,54 @@ describe("a transaction's own category", () => {
     expect(result).toEqual({ unmapped: `${"x".repeat(100)}…` });
   });
 
-  it.each([[{}], [{ category: null }], [{ category: "" }], [{ category: undefined, enrichment: null }], [null], ["coffee"], [[{ category: "coffee" }]]])("none in %j", (transaction) => {
+  it.each([
+    [{}],
+    [{ category: null }],
+    [{ category: "" }],
+    [{ category: undefined, enrichment: null }],
+    [null],
+    ["coffee"],
+    [[{ category: "coffee" }]],
+  ])("none in %j", (transaction) => {
     expect(legacyCategoryOf(transaction)).toBeNull();
   });
 });
 
 describe("enrichment", () => {
   it.each([
-    ["as the upstream writes it", { category: { value: "food_and_drink", confidence: 90 }, subcategory: { value: "coffee", confidence: 80 } }, { category: "food_and_drink", subcategory: "coffee" }],
+    [
+      "as the upstream writes it",
+      { category: { value: "food_and_drink", confidence: 90 }, subcategory: { value: "coffee", confidence: 80 } },
+      { category: "food_and_drink", subcategory: "coffee" },
+    ],
     ["a category alone", { category: { value: "transport" } }, { category: "transport" }],
-    ["flattened by an export tool", { category: "Food and Drink", subcategory: "Groceries" }, { category: "food_and_drink", subcategory: "groceries" }],
+    [
+      "flattened by an export tool",
+      { category: "Food and Drink", subcategory: "Groceries" },
+      { category: "food_and_drink", subcategory: "groceries" },
+    ],
     ["a subcategory alone", { subcategory: { value: "taxi" } }, { category: "transport", subcategory: "taxi" }],
-    ["a category written as its subcategory, agreeing", { category: "coffee", subcategory: "coffee" }, { category: "food_and_drink", subcategory: "coffee" }],
-    ["a renamed subcategory", { category: "banking", subcategory: "overdraft_fees" }, { category: "banking", subcategory: "nsf_and_overdraft_fees" }],
+    [
+      "a category written as its subcategory, agreeing",
+      { category: "coffee", subcategory: "coffee" },
+      { category: "food_and_drink", subcategory: "coffee" },
+    ],
+    [
+      "a renamed subcategory",
+      { category: "banking", subcategory: "overdraft_fees" },
+      { category: "banking", subcategory: "nsf_and_overdraft_fees" },
+    ],
     ["a plain text", "groceries", { category: "food_and_drink", subcategory: "groceries" }],
   ])("%s", (_name, enrichment, expected) => {
     expect(legacyCategoryOf({ enrichment })).toEqual(expected);
   });
 
   it.each([
-    ["a subcategory of another category", { category: { value: "transport" }, subcategory: { value: "coffee" } }, "transport.coffee"],
+    [
+      "a subcategory of another category",
+      { category: { value: "transport" }, subcategory: { value: "coffee" } },
+      "transport.coffee",
+    ],
     ["an unknown category", { category: { value: "misc" } }, "misc"],
     ["a category that is not text", { category: { value: 7 } }, "7"],
     ["a category written as another subcategory", { category: "taxi", subcategory: "coffee" }, "taxi.coffee"],
@@ -73,13 +133,23 @@ describe("enrichment", () => {
 
   it("enrichment without a category is none; the transaction's category is read then", () => {
     expect(legacyCategoryOf({ enrichment: { merchant: { name: "Shop" } } })).toBeNull();
-    expect(legacyCategoryOf({ enrichment: { category: null }, category: "taxi" })).toEqual({ category: "transport", subcategory: "taxi" });
+    expect(legacyCategoryOf({ enrichment: { category: null }, category: "taxi" })).toEqual({
+      category: "transport",
+      subcategory: "taxi",
+    });
   });
 
   it("enrichment is read before category; a category that maps wins over an enrichment that does not", () => {
-    expect(legacyCategoryOf({ enrichment: { category: { value: "travel" } }, category: "coffee" })).toEqual({ category: "travel" });
-    expect(legacyCategoryOf({ enrichment: { category: { value: "misc" } }, category: "coffee" })).toEqual({ category: "food_and_drink", subcategory: "coffee" });
-    expect(legacyCategoryOf({ enrichment: { category: { value: "misc" } }, category: "other misc" })).toEqual({ unmapped: "misc" });
+    expect(legacyCategoryOf({ enrichment: { category: { value: "travel" } }, category: "coffee" })).toEqual({
+      category: "travel",
+    });
+    expect(legacyCategoryOf({ enrichment: { category: { value: "misc" } }, category: "coffee" })).toEqual({
+      category: "food_and_drink",
+      subcategory: "coffee",
+    });
+    expect(legacyCategoryOf({ enrichment: { category: { value: "misc" } }, category: "other misc" })).toEqual({
+      unmapped: "misc",
+    });
   });
 });
 
@@ -93,18 +163,34 @@ describe("over the whole taxonomy", () => {
       const category = categoryOf(subcategory)!;
       const label = (TAXONOMY[category].subcategories as Record<string, string>)[subcategory]!;
       // `charity` names the category first.
-      if (subcategory !== "charity") expect(legacyCategoryOf({ category: subcategory })).toEqual({ category, subcategory });
+      if (subcategory !== "charity")
+        expect(legacyCategoryOf({ category: subcategory })).toEqual({ category, subcategory });
       expect(legacyCategoryOf({ category: `${category}.${subcategory}` })).toEqual({ category, subcategory });
       expect(legacyCategoryOf({ category: `${TAXONOMY[category].label}.${label}` })).toEqual({ category, subcategory });
-      expect(legacyCategoryOf({ enrichment: { category: { value: category }, subcategory: { value: subcategory } } })).toEqual({ category, subcategory });
+      expect(
+        legacyCategoryOf({ enrichment: { category: { value: category }, subcategory: { value: subcategory } } }),
+      ).toEqual({ category, subcategory });
     }
   });
 
   it("every answer is in the taxonomy, and a subcategory always belongs to its category (the correction call refuses otherwise)", () => {
-    const names = [...CATEGORIES, ...SUBCATEGORIES, "other", "food_and_drinks", "fee", "wages", "overdraft_fees", "deferred_bills", "mystery"];
+    const names = [
+      ...CATEGORIES,
+      ...SUBCATEGORIES,
+      "other",
+      "food_and_drinks",
+      "fee",
+      "wages",
+      "overdraft_fees",
+      "deferred_bills",
+      "mystery",
+    ];
     for (const a of names) {
       for (const b of names) {
-        for (const result of [legacyCategoryOf({ category: `${a}.${b}` }), legacyCategoryOf({ enrichment: { category: a, subcategory: b } })]) {
+        for (const result of [
+          legacyCategoryOf({ category: `${a}.${b}` }),
+          legacyCategoryOf({ enrichment: { category: a, subcategory: b } }),
+        ]) {
           if (!result || "unmapped" in result) continue;
           expect(CATEGORIES).toContain(result.category);
           if (result.subcategory) expect(categoryOf(result.subcategory)).toBe(result.category);

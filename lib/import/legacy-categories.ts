@@ -1,4 +1,12 @@
-import { CATEGORIES, type Category, type Subcategory, TAXONOMY, categoryOf, isCategory, isSubcategory } from "../upstream/taxonomy";
+import {
+  CATEGORIES,
+  type Category,
+  type Subcategory,
+  TAXONOMY,
+  categoryOf,
+  isCategory,
+  isSubcategory,
+} from "../upstream/taxonomy";
 
 // The category a legacy transaction carries, in the upstream's taxonomy (lib/upstream/taxonomy.ts). POST /links/import
 // takes no category, so Linkdesk can only carry one over afterwards, as a category correction of the imported
@@ -54,14 +62,16 @@ type Mapped = { category: Category; subcategory?: Subcategory };
 const VALUE_OF_LABEL = new Map<string, string>();
 for (const category of CATEGORIES) {
   VALUE_OF_LABEL.set(normaliseCategoryName(TAXONOMY[category].label), category);
-  for (const [subcategory, label] of Object.entries(TAXONOMY[category].subcategories)) VALUE_OF_LABEL.set(normaliseCategoryName(label), subcategory);
+  for (const [subcategory, label] of Object.entries(TAXONOMY[category].subcategories))
+    VALUE_OF_LABEL.set(normaliseCategoryName(label), subcategory);
 }
 for (const [label, value] of VALUE_OF_LABEL) if (label === value) VALUE_OF_LABEL.delete(label);
 
 /** A normalised name as a value of the taxonomy where it is one of its labels. */
 const valueOfName = (name: string): string => VALUE_OF_LABEL.get(name) ?? name;
 
-const pair = (category: Category, subcategory?: Subcategory): Mapped => (subcategory ? { category, subcategory } : { category });
+const pair = (category: Category, subcategory?: Subcategory): Mapped =>
+  subcategory ? { category, subcategory } : { category };
 
 /** One name alone: a category, a subcategory (its category from the taxonomy), or a legacy name. */
 function mapName(name: string): Mapped | null {
@@ -126,7 +136,8 @@ const given = (value: unknown): boolean => value !== undefined && value !== null
 
 /** `{value: "x"}` as the upstream writes it, or the bare `"x"` an export tool flattened it to. */
 function valueOf(part: unknown): unknown {
-  if (part !== null && typeof part === "object" && !Array.isArray(part) && "value" in part) return (part as { value: unknown }).value;
+  if (part !== null && typeof part === "object" && !Array.isArray(part) && "value" in part)
+    return (part as { value: unknown }).value;
   return part;
 }
 
@@ -140,7 +151,8 @@ function mapEnrichment(enrichment: unknown): LegacyCategory | null {
   const hasSubcategory = given(subcategory);
   if (!hasCategory && !hasSubcategory) return null;
   const shown = [category, subcategory].filter(given).map(asText).join(".");
-  if ((hasCategory && typeof category !== "string") || (hasSubcategory && typeof subcategory !== "string")) return { unmapped: shown };
+  if ((hasCategory && typeof category !== "string") || (hasSubcategory && typeof subcategory !== "string"))
+    return { unmapped: shown };
   if (!hasSubcategory) return mapTextOnce(category as string) ?? { unmapped: shown };
   const sub = valueOfName(normaliseCategoryName(subcategory as string));
   if (!hasCategory) {

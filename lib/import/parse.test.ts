@@ -14,12 +14,27 @@ describe("formats", () => {
     const single = parseImportText(JSON.stringify(link("a"), null, 2));
     expect(single).toMatchObject({ ok: true, format: "object", links: [{ position: 0, line: 1 }] });
     const arrayText = `[\n${JSON.stringify(link("a"))},\n\n  ${JSON.stringify(link("b"))}\n]`;
-    expect(parseImportText(arrayText)).toMatchObject({ ok: true, format: "array", links: [{ position: 0 }, { position: 1 }] });
+    expect(parseImportText(arrayText)).toMatchObject({
+      ok: true,
+      format: "array",
+      links: [{ position: 0 }, { position: 1 }],
+    });
     // Lines of an array's links are found when a link needs naming (it has problems).
     expect(arrayElementLines(arrayText)).toEqual([2, 4]);
     const ndjson = parseImportText(`${JSON.stringify(link("a"))}\r\n\n${JSON.stringify(link("b"))}\n`);
-    expect(ndjson).toMatchObject({ ok: true, format: "ndjson", links: [{ position: 0, line: 1 }, { position: 1, line: 3 }] });
-    if (ndjson.ok) expect(ndjson.links.map((l) => (l.value as { customer_user: { id: string } }).customer_user.id)).toEqual(["a", "b"]);
+    expect(ndjson).toMatchObject({
+      ok: true,
+      format: "ndjson",
+      links: [
+        { position: 0, line: 1 },
+        { position: 1, line: 3 },
+      ],
+    });
+    if (ndjson.ok)
+      expect(ndjson.links.map((l) => (l.value as { customer_user: { id: string } }).customer_user.id)).toEqual([
+        "a",
+        "b",
+      ]);
   });
 
   it("reads a fleet file (NDJSON) one line at a time, when each link is checked, so the server never holds every link at once", async () => {
@@ -44,11 +59,17 @@ describe("formats", () => {
   });
 
   it("in NDJSON a broken line is that link's problem; the other lines still count", () => {
-    const parsed = parseImportText(`${JSON.stringify(link("a"))}\n{"customer_user": {"id": "b"},}\n${JSON.stringify(link("c"))}`);
+    const parsed = parseImportText(
+      `${JSON.stringify(link("a"))}\n{"customer_user": {"id": "b"},}\n${JSON.stringify(link("c"))}`,
+    );
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(parsed.links).toHaveLength(3);
-    expect(parsed.links[1]?.syntax).toEqual({ line: 2, column: 31, message: "Line 2 is not valid JSON at column 31: a comma before } (trailing commas are not JSON)." });
+    expect(parsed.links[1]?.syntax).toEqual({
+      line: 2,
+      column: 31,
+      message: "Line 2 is not valid JSON at column 31: a comma before } (trailing commas are not JSON).",
+    });
     expect(parsed.links[2]?.value).toEqual(link("c"));
   });
 });
@@ -58,11 +79,22 @@ describe("links under a key", () => {
 
   it('reads {"links": [...]} as its array, each link named by the line it starts on', async () => {
     const parsed = parseImportText(wrappedText);
-    expect(parsed).toMatchObject({ ok: true, format: "wrapped", links: [{ position: 0, line: 3, value: link("a") }, { position: 1, line: 5, value: link("b") }] });
+    expect(parsed).toMatchObject({
+      ok: true,
+      format: "wrapped",
+      links: [
+        { position: 0, line: 3, value: link("a") },
+        { position: 1, line: 5, value: link("b") },
+      ],
+    });
     const { report } = await analyzeImportFile(bytes(wrappedText));
     expect(report).toMatchObject({ format: "wrapped", valid: 2, links: [{ line: 3 }, { line: 5 }] });
     // However the key is spelt in the text.
-    expect(parseImportText(`{"\\u006cinks":\n[\n${JSON.stringify(link("a"))}]}`)).toMatchObject({ ok: true, format: "wrapped", links: [{ line: 3 }] });
+    expect(parseImportText(`{"\\u006cinks":\n[\n${JSON.stringify(link("a"))}]}`)).toMatchObject({
+      ok: true,
+      format: "wrapped",
+      links: [{ line: 3 }],
+    });
   });
 
   it("refuses an object holding its links under another key, with the reason", () => {
@@ -70,40 +102,74 @@ describe("links under a key", () => {
     expect(parseImportText(JSON.stringify({ items }))).toEqual({
       ok: false,
       problem: {
-        message: 'The file is an object with the key "items" holding 12 entries; Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}.',
+        message:
+          'The file is an object with the key "items" holding 12 entries; Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}.',
       },
     });
-    expect(parseImportText(JSON.stringify({ exported_at: "2024-01-01", data: [link("a")], errors: [] }))).toMatchObject({
-      ok: false,
-      problem: { message: expect.stringMatching(/^The file is an object with the key "data" holding 1 entry \(and 1 more key holding a list\); Linkdesk reads links from/) },
-    });
+    expect(parseImportText(JSON.stringify({ exported_at: "2024-01-01", data: [link("a")], errors: [] }))).toMatchObject(
+      {
+        ok: false,
+        problem: {
+          message: expect.stringMatching(
+            /^The file is an object with the key "data" holding 1 entry \(and 1 more key holding a list\); Linkdesk reads links from/,
+          ),
+        },
+      },
+    );
   });
 
   it('refuses "links" beside other keys, naming them', () => {
-    expect(parseImportText(JSON.stringify({ links: [link("a"), link("b")], meta: { exported: "2024-01-01" } }))).toMatchObject({
+    expect(
+      parseImportText(JSON.stringify({ links: [link("a"), link("b")], meta: { exported: "2024-01-01" } })),
+    ).toMatchObject({
       ok: false,
-      problem: { message: 'The file is an object with the key "links" holding 2 entries beside the key "meta", which Linkdesk does not read; Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}.' },
+      problem: {
+        message:
+          'The file is an object with the key "links" holding 2 entries beside the key "meta", which Linkdesk does not read; Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}.',
+      },
     });
-    expect(parseImportText('{"links": []}')).toEqual({ ok: false, problem: { message: 'The file holds an empty list under "links": no links to import.' } });
+    expect(parseImportText('{"links": []}')).toEqual({
+      ok: false,
+      problem: { message: 'The file holds an empty list under "links": no links to import.' },
+    });
   });
 
   it("an object with any field of an Import Link body is one link, whatever lists it holds", () => {
-    expect(parseImportText(JSON.stringify({ accounts: [{ account_id: "a1" }], items: [1, 2] }))).toMatchObject({ ok: true, format: "object", links: [{ position: 0 }] });
+    expect(parseImportText(JSON.stringify({ accounts: [{ account_id: "a1" }], items: [1, 2] }))).toMatchObject({
+      ok: true,
+      format: "object",
+      links: [{ position: 0 }],
+    });
     // No lists at all: one link, whose problems say what is missing.
     expect(parseImportText(JSON.stringify({ customer: { id: "a" } }))).toMatchObject({ ok: true, format: "object" });
   });
 
   it("a wrapped file that is not plain JSON is scanned: its syntax error or refused key named by line and column", () => {
-    const broken = parseImportText(`{\n  "links": [\n    ${JSON.stringify(link("a"))},\n    {"customer_user": {"id": "b"},}\n  ]\n}`);
-    expect(broken).toMatchObject({ ok: false, problem: { line: 4, column: 35, message: expect.stringContaining("a comma before }") } });
-    const proto = parseImportText(`{"links": [\n${JSON.stringify(link("a"))},\n{"customer_user": {"id": "b"}, "provider_data": {"__proto__": {}}}\n]}`);
-    expect(proto).toMatchObject({ ok: false, problem: { line: 3, message: expect.stringContaining("a property named __proto__") } });
+    const broken = parseImportText(
+      `{\n  "links": [\n    ${JSON.stringify(link("a"))},\n    {"customer_user": {"id": "b"},}\n  ]\n}`,
+    );
+    expect(broken).toMatchObject({
+      ok: false,
+      problem: { line: 4, column: 35, message: expect.stringContaining("a comma before }") },
+    });
+    const proto = parseImportText(
+      `{"links": [\n${JSON.stringify(link("a"))},\n{"customer_user": {"id": "b"}, "provider_data": {"__proto__": {}}}\n]}`,
+    );
+    expect(proto).toMatchObject({
+      ok: false,
+      problem: { line: 3, message: expect.stringContaining("a property named __proto__") },
+    });
   });
 });
 
 describe("syntax errors name line and column", () => {
   it.each([
-    ['{\n  "customer_user": {"id": "a"}\n  "institution_id": "chase"\n}', 3, 3, "expected , or } after a property's value"],
+    [
+      '{\n  "customer_user": {"id": "a"}\n  "institution_id": "chase"\n}',
+      3,
+      3,
+      "expected , or } after a property's value",
+    ],
     ["[\n  {'customer_user': 1}\n]", 2, 4, "expected a property name in double quotes"],
     ['{"a": [1, 2,]}', 1, 13, "a comma before ]"],
     ['{"a": "line\nbreak"}', 1, 12, "a line break inside a string"],
@@ -126,11 +192,18 @@ describe("guards", () => {
   it("a file over the link cap says how many links it holds and the cap, in every format", () => {
     const count = MAX_LINKS_PER_FILE + 1_234;
     const line = '{"customer_user":{"id":"u"},"institution_id":"chase"}';
-    const texts = [Array(count).fill(line).join("\n\n"), `[${Array(count).fill(line).join(",")}]`, `{"links":[${Array(count).fill(line).join(",")}]}`];
+    const texts = [
+      Array(count).fill(line).join("\n\n"),
+      `[${Array(count).fill(line).join(",")}]`,
+      `{"links":[${Array(count).fill(line).join(",")}]}`,
+    ];
     for (const text of texts) {
       const parsed = parseImportText(text);
       expect(parsed.ok).toBe(false);
-      if (!parsed.ok) expect(parsed.problem.message).toBe(`The file holds ${count.toLocaleString("en-US")} links: more than the ${MAX_LINKS_PER_FILE.toLocaleString("en-US")} Linkdesk imports from one file. Split it.`);
+      if (!parsed.ok)
+        expect(parsed.problem.message).toBe(
+          `The file holds ${count.toLocaleString("en-US")} links: more than the ${MAX_LINKS_PER_FILE.toLocaleString("en-US")} Linkdesk imports from one file. Split it.`,
+        );
     }
   });
 
@@ -146,7 +219,14 @@ describe("guards", () => {
   it("refuses bytes that are not UTF-8, saying where", () => {
     const latin1 = new Uint8Array([...bytes('{"customer_user": {"id": "M'), 0xfc, ...bytes('ller"}}')]);
     const decoded = decodeUtf8(new Uint8Array([...bytes("{\n"), ...latin1]));
-    expect(decoded).toEqual({ ok: false, problem: { line: 2, message: "The file is not UTF-8 text: byte 30 (on line 2) is not valid UTF-8. Save the export as UTF-8 and upload it again." } });
+    expect(decoded).toEqual({
+      ok: false,
+      problem: {
+        line: 2,
+        message:
+          "The file is not UTF-8 text: byte 30 (on line 2) is not valid UTF-8. Save the export as UTF-8 and upload it again.",
+      },
+    });
     expect(decodeUtf8(bytes('{"name": "Müller €"}'))).toEqual({ ok: true, text: '{"name": "Müller €"}' });
   });
 
@@ -154,7 +234,10 @@ describe("guards", () => {
     const deep = `{"provider_data": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
     const parsed = parseImportText(deep);
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.problem.message).toBe(`Not valid JSON at line 1, column ${19 + MAX_NESTING_DEPTH - 1}: nested deeper than ${MAX_NESTING_DEPTH} levels.`);
+    if (!parsed.ok)
+      expect(parsed.problem.message).toBe(
+        `Not valid JSON at line 1, column ${19 + MAX_NESTING_DEPTH - 1}: nested deeper than ${MAX_NESTING_DEPTH} levels.`,
+      );
   });
 
   it("refuses a __proto__ key, even spelled with escapes", () => {
@@ -168,12 +251,22 @@ describe("guards", () => {
   });
 
   it("refuses what is not links: a number, an empty array", () => {
-    expect(parseImportText("42")).toMatchObject({ ok: false, problem: { message: expect.stringContaining("must hold an Import Link body") } });
-    expect(parseImportText("[]")).toMatchObject({ ok: false, problem: { message: "The file holds an empty array: no links to import." } });
+    expect(parseImportText("42")).toMatchObject({
+      ok: false,
+      problem: { message: expect.stringContaining("must hold an Import Link body") },
+    });
+    expect(parseImportText("[]")).toMatchObject({
+      ok: false,
+      problem: { message: "The file holds an empty array: no links to import." },
+    });
   });
 
   it("a whole-file problem leaves no links to import", async () => {
     const { report } = await analyzeImportFile(new Uint8Array([0xff, 0xfe, 0x7b]));
-    expect(report).toMatchObject({ links: [], valid: 0, fileProblem: { message: expect.stringContaining("not UTF-8") } });
+    expect(report).toMatchObject({
+      links: [],
+      valid: 0,
+      fileProblem: { message: expect.stringContaining("not UTF-8") },
+    });
   });
 });

@@ -31,7 +31,10 @@ export type ParsedFile = { ok: true; format: ImportFormat; links: RawLink[] } | 
 /** The size check made before anything is read. */
 export function checkFileSize(size: number): FileProblem | null {
   if (size === 0) return { message: "The file is empty." };
-  if (size > UPLOAD_MAX_BYTES) return { message: `The file is ${describeBytes(size)}: over the ${UPLOAD_MAX_LABEL} Linkdesk takes. Split it into smaller files (NDJSON splits anywhere between lines).` };
+  if (size > UPLOAD_MAX_BYTES)
+    return {
+      message: `The file is ${describeBytes(size)}: over the ${UPLOAD_MAX_LABEL} Linkdesk takes. Split it into smaller files (NDJSON splits anywhere between lines).`,
+    };
   return null;
 }
 
@@ -45,7 +48,10 @@ export function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok
     for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
     return {
       ok: false,
-      problem: { message: `The file is not UTF-8 text: byte ${offset + 1} (on line ${line}) is not valid UTF-8. Save the export as UTF-8 and upload it again.`, line },
+      problem: {
+        message: `The file is not UTF-8 text: byte ${offset + 1} (on line ${line}) is not valid UTF-8. Save the export as UTF-8 and upload it again.`,
+        line,
+      },
     };
   }
 }
@@ -84,14 +90,19 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
 
 const problemAt = (text: string, offset: number, message: string): FileProblem => {
   const [at] = linesOf(text, [offset]);
-  return { message: `Not valid JSON at line ${at!.line}, column ${at!.column}: ${message}.`, line: at!.line, column: at!.column };
+  return {
+    message: `Not valid JSON at line ${at!.line}, column ${at!.column}: ${message}.`,
+    line: at!.line,
+    column: at!.column,
+  };
 };
 
 const NOT_LINKS: FileProblem = {
   message: "The file must hold an Import Link body (a JSON object), an array of them, or one per line (NDJSON).",
 };
 
-const READS_LINKS_FROM = 'Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}';
+const READS_LINKS_FROM =
+  'Linkdesk reads links from a top-level array, NDJSON, one Import Link body, or an object {"links": [...]}';
 
 /** The key under which a wrapped file holds its links: `{"links": [...]}` and nothing else beside it. */
 export const WRAPPER_KEY = "links";
@@ -113,11 +124,14 @@ function unwrap(value: Record<string, unknown>): { links: unknown[] } | { proble
   if (lists.length === 0) return null;
   const links = value[WRAPPER_KEY];
   if (keys.length === 1 && Array.isArray(links)) {
-    if (links.length === 0) return { problem: { message: `The file holds an empty list under "${WRAPPER_KEY}": no links to import.` } };
+    if (links.length === 0)
+      return { problem: { message: `The file holds an empty list under "${WRAPPER_KEY}": no links to import.` } };
     return { links };
   }
   // Named: the links key if there is one, else the longest list (what an export most likely meant as its rows).
-  const named = Array.isArray(links) ? WRAPPER_KEY : lists.reduce((a, b) => ((value[b] as unknown[]).length > (value[a] as unknown[]).length ? b : a));
+  const named = Array.isArray(links)
+    ? WRAPPER_KEY
+    : lists.reduce((a, b) => ((value[b] as unknown[]).length > (value[a] as unknown[]).length ? b : a));
   const others = keys.filter((key) => key !== named);
   const beside =
     named === WRAPPER_KEY
@@ -125,7 +139,11 @@ function unwrap(value: Record<string, unknown>): { links: unknown[] } | { proble
       : lists.length > 1
         ? ` (and ${lists.length - 1} more key${lists.length === 2 ? "" : "s"} holding a list)`
         : "";
-  return { problem: { message: `The file is an object with the key ${quoteKey(named)} holding ${entries((value[named] as unknown[]).length)}${beside}; ${READS_LINKS_FROM}.` } };
+  return {
+    problem: {
+      message: `The file is an object with the key ${quoteKey(named)} holding ${entries((value[named] as unknown[]).length)}${beside}; ${READS_LINKS_FROM}.`,
+    },
+  };
 }
 
 /** Line (from 1) of each link of a wrapped file: the elements of the array under its one key. */
@@ -201,9 +219,14 @@ export function parseImportText(text: string): ParsedFile {
   if (fast) {
     const { value } = fast;
     if (Array.isArray(value)) {
-      if (value.length === 0) return { ok: false, problem: { message: "The file holds an empty array: no links to import." } };
+      if (value.length === 0)
+        return { ok: false, problem: { message: "The file holds an empty array: no links to import." } };
       if (value.length > MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(value.length) };
-      return { ok: true, format: "array", links: value.map((item: unknown, position) => ({ position, line: 0, value: item })) };
+      return {
+        ok: true,
+        format: "array",
+        links: value.map((item: unknown, position) => ({ position, line: 0, value: item })),
+      };
     }
     if (value !== null && typeof value === "object") {
       const wrapper = unwrap(value as Record<string, unknown>);
@@ -211,9 +234,21 @@ export function parseImportText(text: string): ParsedFile {
       if (wrapper) {
         if (wrapper.links.length > MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(wrapper.links.length) };
         const lines = wrappedElementLines(text);
-        return { ok: true, format: "wrapped", links: wrapper.links.map((item: unknown, position) => ({ position, line: lines[position] ?? 0, value: item })) };
+        return {
+          ok: true,
+          format: "wrapped",
+          links: wrapper.links.map((item: unknown, position) => ({
+            position,
+            line: lines[position] ?? 0,
+            value: item,
+          })),
+        };
       }
-      return { ok: true, format: "object", links: [{ position: 0, line: linesOf(text, [firstNonSpace(text)])[0]!.line, value }] };
+      return {
+        ok: true,
+        format: "object",
+        links: [{ position: 0, line: linesOf(text, [firstNonSpace(text)])[0]!.line, value }],
+      };
     }
     return { ok: false, problem: NOT_LINKS };
   }
@@ -221,10 +256,18 @@ export function parseImportText(text: string): ParsedFile {
   const trailing = whole.problem === null && text.slice(whole.end).trim() !== "";
   // A first value that is an object and ends its line, followed by more on later lines: NDJSON, read line by line.
   const firstEndsLine = whole.problem === null && trailing ? /^[ \t\r]*\n/.test(text.slice(whole.end)) : false;
-  if (whole.top === "object" && (firstEndsLine || (whole.problem !== null && looksLikeNdjson(text)))) return parseNdjson(text);
+  if (whole.top === "object" && (firstEndsLine || (whole.problem !== null && looksLikeNdjson(text))))
+    return parseNdjson(text);
   if (whole.problem) return { ok: false, problem: problemAt(text, whole.problem.offset, whole.problem.message) };
   if (trailing) {
-    return { ok: false, problem: problemAt(text, whole.end + (text.slice(whole.end).length - text.slice(whole.end).trimStart().length), "more text after the end of the JSON value") };
+    return {
+      ok: false,
+      problem: problemAt(
+        text,
+        whole.end + (text.slice(whole.end).length - text.slice(whole.end).trimStart().length),
+        "more text after the end of the JSON value",
+      ),
+    };
   }
   // The scanner found nothing the fast path refused: only a guard it checks differently; name the file as a whole.
   return { ok: false, problem: NOT_LINKS };
@@ -250,7 +293,7 @@ function looksLikeNdjson(text: string): boolean {
 /** Lines that hold something, from `from` to the end of the text. */
 function countLinesWithText(text: string, from: number): number {
   let count = 0;
-  for (let start = from; start < text.length; ) {
+  for (let start = from; start < text.length;) {
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
     if (!isBlank(text, start, end)) count++;
@@ -260,7 +303,9 @@ function countLinesWithText(text: string, from: number): number {
 }
 
 function tooMany(count: number): FileProblem {
-  return { message: `The file holds ${count.toLocaleString("en-US")} links: more than the ${MAX_LINKS_PER_FILE.toLocaleString("en-US")} Linkdesk imports from one file. Split it.` };
+  return {
+    message: `The file holds ${count.toLocaleString("en-US")} links: more than the ${MAX_LINKS_PER_FILE.toLocaleString("en-US")} Linkdesk imports from one file. Split it.`,
+  };
 }
 
 function parseNdjson(text: string): ParsedFile {
@@ -276,7 +321,8 @@ function parseNdjson(text: string): ParsedFile {
     if (!isBlank(text, start, lineEnd)) {
       const position = links.length;
       // The whole count, so the refusal says how many the file holds (not just "more than the cap").
-      if (position >= MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(position + countLinesWithText(text, start)) };
+      if (position >= MAX_LINKS_PER_FILE)
+        return { ok: false, problem: tooMany(position + countLinesWithText(text, start)) };
       links.push(ndjsonLink(text, position, lineNo, start, lineEnd));
     }
     start = end + 1;
@@ -307,7 +353,14 @@ function ndjsonLink(text: string, position: number, line: number, start: number,
     const scan = scanJson(text, start, end);
     if (scan.problem) {
       const column = scan.problem.offset - start + 1;
-      return (read = { value: undefined, syntax: { message: `Line ${line} is not valid JSON at column ${column}: ${scan.problem.message}.`, line, column } });
+      return (read = {
+        value: undefined,
+        syntax: {
+          message: `Line ${line} is not valid JSON at column ${column}: ${scan.problem.message}.`,
+          line,
+          column,
+        },
+      });
     }
     return (read = { value: JSON.parse(lineText) });
   };

@@ -14,7 +14,10 @@ export interface ImportLimits {
   maxTransactions: number;
 }
 
-export const UPSTREAM_IMPORT_LIMITS: ImportLimits = { maxBytes: IMPORT_MAX_BYTES, maxTransactions: IMPORT_MAX_TRANSACTIONS };
+export const UPSTREAM_IMPORT_LIMITS: ImportLimits = {
+  maxBytes: IMPORT_MAX_BYTES,
+  maxTransactions: IMPORT_MAX_TRANSACTIONS,
+};
 
 /** The tag that marks a link imported by a job at a position of its file: how a lost answer is found again. */
 export function importTag(jobId: string, position: number): string {
@@ -90,7 +93,9 @@ export function jsonByteLength(value: unknown): number {
       if (typeof (value as { toJSON?: unknown }).toJSON === "function") return utf8Length(JSON.stringify(value));
       if (Array.isArray(value)) {
         let bytes = 2 + Math.max(0, value.length - 1);
-        for (const item of value) bytes += item === undefined || typeof item === "function" || typeof item === "symbol" ? 4 : jsonByteLength(item);
+        for (const item of value)
+          bytes +=
+            item === undefined || typeof item === "function" || typeof item === "symbol" ? 4 : jsonByteLength(item);
         return bytes;
       }
       let bytes = 2;
@@ -118,7 +123,11 @@ export function withImportTags(body: ImportLinkBody, tags: readonly string[]): I
  * transaction_id get `linkdesk-<n>` (n: their index in the link) so that a batch sent again replaces rather than
  * doubles them.
  */
-export function planImportBatches(body: ImportLinkBody, position = 0, limits: ImportLimits = UPSTREAM_IMPORT_LIMITS): LinkPlanResult {
+export function planImportBatches(
+  body: ImportLinkBody,
+  position = 0,
+  limits: ImportLimits = UPSTREAM_IMPORT_LIMITS,
+): LinkPlanResult {
   const taken = new Set<string>();
   for (const t of body.transactions) if (t.transaction_id) taken.add(t.transaction_id);
   const transactions = body.transactions.map((t, index) => {
@@ -134,9 +143,17 @@ export function planImportBatches(body: ImportLinkBody, position = 0, limits: Im
     ordered.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.index - b.index));
   }
 
-  const baseBytes = jsonByteLength(withImportTags({ ...body, transactions: [] }, [importTag(JOB_ID_PLACEHOLDER, position), IDENTITY_TAG_PLACEHOLDER]));
+  const baseBytes = jsonByteLength(
+    withImportTags({ ...body, transactions: [] }, [importTag(JOB_ID_PLACEHOLDER, position), IDENTITY_TAG_PLACEHOLDER]),
+  );
   if (baseBytes > limits.maxBytes) {
-    return { ok: false, problem: { path: "accounts", message: `the link without its transactions is ${baseBytes.toLocaleString("en-US")} bytes: over the upstream's ${limits.maxBytes.toLocaleString("en-US")} bytes per call, and accounts cannot be split` } };
+    return {
+      ok: false,
+      problem: {
+        path: "accounts",
+        message: `the link without its transactions is ${baseBytes.toLocaleString("en-US")} bytes: over the upstream's ${limits.maxBytes.toLocaleString("en-US")} bytes per call, and accounts cannot be split`,
+      },
+    };
   }
   // Each call: the bytes around its transactions (the link's fields, or {"transactions":[]}) and the batch itself.
   const calls: { around: number; batch: PlannedBatch }[] = [];
@@ -144,11 +161,20 @@ export function planImportBatches(body: ImportLinkBody, position = 0, limits: Im
   for (const { t, index, day } of ordered) {
     const size = jsonByteLength(t);
     if (BATCH_ENVELOPE_BYTES + size > limits.maxBytes) {
-      return { ok: false, problem: { path: `transactions[${index}]`, message: `this one transaction is ${size.toLocaleString("en-US")} bytes: over the upstream's ${limits.maxBytes.toLocaleString("en-US")} bytes per call` } };
+      return {
+        ok: false,
+        problem: {
+          path: `transactions[${index}]`,
+          message: `this one transaction is ${size.toLocaleString("en-US")} bytes: over the upstream's ${limits.maxBytes.toLocaleString("en-US")} bytes per call`,
+        },
+      };
     }
     const { batch } = current;
     const comma = batch.transactions.length > 0 ? 1 : 0;
-    if (batch.transactions.length >= limits.maxTransactions || current.around + batch.bytes + comma + size > limits.maxBytes) {
+    if (
+      batch.transactions.length >= limits.maxTransactions ||
+      current.around + batch.bytes + comma + size > limits.maxBytes
+    ) {
       calls.push(current);
       current = { around: BATCH_ENVELOPE_BYTES, batch: emptyBatch() };
     }
@@ -161,7 +187,10 @@ export function planImportBatches(body: ImportLinkBody, position = 0, limits: Im
   calls.push(current);
   // The first call is the import (its batch may be empty: no transactions, or the first did not fit beside the accounts).
   const [importCall, ...rest] = calls;
-  const firstBatch = importCall!.batch.transactions.length > 0 ? { ...importCall!.batch, bytes: importCall!.around + importCall!.batch.bytes } : null;
+  const firstBatch =
+    importCall!.batch.transactions.length > 0
+      ? { ...importCall!.batch, bytes: importCall!.around + importCall!.batch.bytes }
+      : null;
   return {
     ok: true,
     plan: {
@@ -200,7 +229,10 @@ export const UPSTREAM_IMPORT_LATENCY_S = 10;
  * How long the calls take within Linkdesk's share of the per-app limits (POST /links/import and POST
  * /links/{id}/import/transactions are counted apart, so they run side by side).
  */
-export function estimateImportDuration(calls: CallCounts, headroom: { imports: KeyHeadroom[]; batches: KeyHeadroom[] }): ImportDuration | null {
+export function estimateImportDuration(
+  calls: CallCounts,
+  headroom: { imports: KeyHeadroom[]; batches: KeyHeadroom[] },
+): ImportDuration | null {
   const imports = estimateCost(calls.imports, headroom.imports);
   const batches = calls.batches > 0 ? estimateCost(calls.batches, headroom.batches) : null;
   const candidates = [

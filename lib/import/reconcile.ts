@@ -28,11 +28,27 @@ export interface ReconciliationRow {
   reason: string | null;
 }
 
-export const RECONCILIATION_HEADER = ["line", "identity_key", "customer_user_id", "tags", "outcome", "link_id", "reason"];
+export const RECONCILIATION_HEADER = [
+  "line",
+  "identity_key",
+  "customer_user_id",
+  "tags",
+  "outcome",
+  "link_id",
+  "reason",
+];
 
 /** Tags in one cell: separated by a space, which no tag of the upstream starts with (they start with a letter or digit). */
 export function reconciliationRecord(row: ReconciliationRow): string {
-  return csvRecord([row.line, row.identityKey, row.customerUserId, row.tags.join(" "), row.outcome, row.linkId, row.reason]);
+  return csvRecord([
+    row.line,
+    row.identityKey,
+    row.customerUserId,
+    row.tags.join(" "),
+    row.outcome,
+    row.linkId,
+    row.reason,
+  ]);
 }
 
 /** What Linkdesk's records say of a link of the file before it is imported (the server's check). */
@@ -54,7 +70,13 @@ export function problemsInWords(link: Pick<LinkReport, "problems" | "moreProblem
 export function validationRow(link: LinkReport, held?: Pick<KnownLink, "linkId" | "reason">): ReconciliationRow {
   const base = { line: link.line, identityKey: link.identityKey, customerUserId: link.customerUserId, tags: link.tags };
   if (link.problems.length > 0) return { ...base, outcome: "invalid", linkId: null, reason: problemsInWords(link) };
-  if (link.duplicateOf) return { ...base, outcome: "duplicate", linkId: null, reason: `The same link as line ${link.duplicateOf.line}: imported once, from that line.` };
+  if (link.duplicateOf)
+    return {
+      ...base,
+      outcome: "duplicate",
+      linkId: null,
+      reason: `The same link as line ${link.duplicateOf.line}: imported once, from that line.`,
+    };
   if (held) return { ...base, outcome: "already_imported", linkId: held.linkId, reason: held.reason };
   return { ...base, outcome: "to_import", linkId: null, reason: null };
 }

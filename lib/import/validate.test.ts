@@ -7,14 +7,34 @@ import { nearestField, OTHER_FIELDS_PATH, validateImportLink } from "./validate"
 // misspelt one with the field it most likely meant; a file's warnings add up kind by kind. A webhook from a file is a
 // web address or the link is refused.
 
-const account = (id: string, extra: Record<string, unknown> = {}) => ({ account_id: id, name: `Account ${id}`, type: "checking", balances: { current: 10 }, ...extra });
-const txn = (n: number, extra: Record<string, unknown> = {}) => ({ account_id: "a1", transaction_id: `t-${n}`, amount: "-2.50", date: "2024-03-01", ...extra });
-const link = (extra: Record<string, unknown> = {}) => ({ customer_user: { id: "user-1" }, institution_id: "chase", accounts: [account("a1")], transactions: [txn(1)], ...extra });
+const account = (id: string, extra: Record<string, unknown> = {}) => ({
+  account_id: id,
+  name: `Account ${id}`,
+  type: "checking",
+  balances: { current: 10 },
+  ...extra,
+});
+const txn = (n: number, extra: Record<string, unknown> = {}) => ({
+  account_id: "a1",
+  transaction_id: `t-${n}`,
+  amount: "-2.50",
+  date: "2024-03-01",
+  ...extra,
+});
+const link = (extra: Record<string, unknown> = {}) => ({
+  customer_user: { id: "user-1" },
+  institution_id: "chase",
+  accounts: [account("a1")],
+  transactions: [txn(1)],
+  ...extra,
+});
 const bytes = (value: unknown) => new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
 
 describe("fields the upstream does not take", () => {
   it("a clean link has no warnings", () => {
-    expect(validateImportLink(link({ webhook: "https://hooks.example/x", provider: "mx", link_tags: ["a:b"] })).warnings).toEqual([]);
+    expect(
+      validateImportLink(link({ webhook: "https://hooks.example/x", provider: "mx", link_tags: ["a:b"] })).warnings,
+    ).toEqual([]);
   });
 
   it("names a misspelt key at the link level and suggests the field it meant", () => {
@@ -23,24 +43,46 @@ describe("fields the upstream does not take", () => {
     expect(checked.problems).toEqual([]);
     expect(checked.body).not.toHaveProperty("webhok");
     expect(checked.warnings).toEqual([
-      { code: "unknown_field", path: "webhok", example: "webhok", count: 1, message: 'is not a field the upstream takes, so Linkdesk leaves it out (did you mean "webhook"?)' },
+      {
+        code: "unknown_field",
+        path: "webhok",
+        example: "webhok",
+        count: 1,
+        message: 'is not a field the upstream takes, so Linkdesk leaves it out (did you mean "webhook"?)',
+      },
     ]);
   });
 
   it("names a misspelt key in an account, counted over the link's accounts, with the first place it is found", () => {
-    const misspelt = (id: string) => ({ account_id: id, name: `Account ${id}`, type: "checking", balanses: { current: 1 } });
+    const misspelt = (id: string) => ({
+      account_id: id,
+      name: `Account ${id}`,
+      type: "checking",
+      balanses: { current: 1 },
+    });
     const checked = validateImportLink(link({ accounts: [account("a1"), misspelt("a2"), misspelt("a3")] }));
     // The schema wants balances: the misspelling is a problem and a warning that explains it.
     expect(checked.problems.map((p) => p.path)).toEqual(["accounts[1].balances", "accounts[2].balances"]);
     expect(checked.warnings).toEqual([
-      { code: "unknown_field", path: "accounts[].balanses", example: "accounts[1].balanses", count: 2, message: 'is not a field the upstream takes here, so Linkdesk leaves it out (did you mean "balances"?)' },
+      {
+        code: "unknown_field",
+        path: "accounts[].balanses",
+        example: "accounts[1].balanses",
+        count: 2,
+        message: 'is not a field the upstream takes here, so Linkdesk leaves it out (did you mean "balances"?)',
+      },
     ]);
   });
 
   it("checks every level of a link, but not inside provider_data (the provider's credentials, free-form)", () => {
     const checked = validateImportLink(
       link({
-        customer_user: { id: "u", userId: "u", email: { address: "u@example.com", verified: true }, phone: { number: "+15550100", contry: "US" } },
+        customer_user: {
+          id: "u",
+          userId: "u",
+          email: { address: "u@example.com", verified: true },
+          phone: { number: "+15550100", contry: "US" },
+        },
         accounts: [account("a1", { balances: { current: 1, curent: 2 } })],
         transactions: [txn(1, { Amount: "1" })],
         provider_data: { user_id: "u-1", anything: { at: "all" } },
@@ -57,12 +99,23 @@ describe("fields the upstream does not take", () => {
 
   it("a transaction's category and enrichment get their own words: carried over later as corrections, if ops choose", () => {
     const checked = validateImportLink(
-      link({ transactions: [txn(1, { category: "groceries" }), txn(2, { category: "food_and_drinks.restaurants", enrichment: { category: { value: "food_and_drink" } } }), txn(3, { category: "mystery" })] }),
+      link({
+        transactions: [
+          txn(1, { category: "groceries" }),
+          txn(2, { category: "food_and_drinks.restaurants", enrichment: { category: { value: "food_and_drink" } } }),
+          txn(3, { category: "mystery" }),
+        ],
+      }),
     );
     expect(checked.problems).toEqual([]);
     expect(checked.warnings.map(({ code, path, example, count }) => ({ code, path, example, count }))).toEqual([
       { code: "category_not_imported", path: "transactions[].category", example: "transactions[0].category", count: 3 },
-      { code: "category_not_imported", path: "transactions[].enrichment", example: "transactions[1].enrichment", count: 1 },
+      {
+        code: "category_not_imported",
+        path: "transactions[].enrichment",
+        example: "transactions[1].enrichment",
+        count: 1,
+      },
     ]);
     expect(checked.warnings[0]!.message).toContain("not taken by the upstream on import");
     expect(checked.warnings[0]!.message).toContain("category correction");
@@ -72,21 +125,43 @@ describe("fields the upstream does not take", () => {
   it("quotes a key that is not a plain name, and cuts a long one", () => {
     const long = "x".repeat(60);
     const checked = validateImportLink(link({ "amount (USD)": 1, [long]: 2 }));
-    expect(checked.warnings.map((w) => w.path)).toEqual(['["amount (USD)"]', `[${JSON.stringify(`${"x".repeat(40)}…`)}]`]);
+    expect(checked.warnings.map((w) => w.path)).toEqual([
+      '["amount (USD)"]',
+      `[${JSON.stringify(`${"x".repeat(40)}…`)}]`,
+    ]);
   });
 
   it("a file with a new key on every transaction still gets a short list: kinds beyond the limit are counted together", () => {
     const transactions = Array.from({ length: 100 }, (_, n) => txn(n, { [`legacy_${n}`]: n }));
     const checked = validateImportLink(link({ transactions }));
     expect(checked.warnings).toHaveLength(MAX_FIELD_WARNINGS_PER_LINK + 1);
-    expect(checked.warnings.at(-1)).toMatchObject({ code: "unknown_field", path: OTHER_FIELDS_PATH, example: `transactions[${MAX_FIELD_WARNINGS_PER_LINK}].legacy_${MAX_FIELD_WARNINGS_PER_LINK}`, count: 100 - MAX_FIELD_WARNINGS_PER_LINK });
+    expect(checked.warnings.at(-1)).toMatchObject({
+      code: "unknown_field",
+      path: OTHER_FIELDS_PATH,
+      example: `transactions[${MAX_FIELD_WARNINGS_PER_LINK}].legacy_${MAX_FIELD_WARNINGS_PER_LINK}`,
+      count: 100 - MAX_FIELD_WARNINGS_PER_LINK,
+    });
   });
 
   it("keeps the notes on transaction ids: repeated ids and transactions without one", () => {
-    const checked = validateImportLink(link({ transactions: [txn(1), txn(1), txn(2), txn(1), { account_id: "a1", amount: "1", date: "2024-01-01" }] }));
+    const checked = validateImportLink(
+      link({ transactions: [txn(1), txn(1), txn(2), txn(1), { account_id: "a1", amount: "1", date: "2024-01-01" }] }),
+    );
     expect(checked.warnings).toEqual([
-      { code: "repeated_transaction_id", path: "transactions[].transaction_id", example: "transactions[1].transaction_id", count: 2, message: expect.stringContaining("the upstream keeps one transaction per id (the last)") },
-      { code: "transaction_without_id", path: "transactions[].transaction_id", example: "transactions[4].transaction_id", count: 1, message: expect.stringContaining("linkdesk-<n>") },
+      {
+        code: "repeated_transaction_id",
+        path: "transactions[].transaction_id",
+        example: "transactions[1].transaction_id",
+        count: 2,
+        message: expect.stringContaining("the upstream keeps one transaction per id (the last)"),
+      },
+      {
+        code: "transaction_without_id",
+        path: "transactions[].transaction_id",
+        example: "transactions[4].transaction_id",
+        count: 1,
+        message: expect.stringContaining("linkdesk-<n>"),
+      },
     ]);
   });
 
@@ -106,12 +181,32 @@ describe("fields the upstream does not take", () => {
 
 describe("a file's warnings add up kind by kind", () => {
   it("a category on every transaction of several links is one line: how many, in how many links, where first", async () => {
-    const withCategories = (id: string, n: number) => link({ customer_user: { id }, transactions: Array.from({ length: n }, (_, k) => txn(k, { category: k % 4 === 0 ? "no such thing" : "coffee" })) });
-    const text = [withCategories("a", 40), link({ customer_user: { id: "b" } }), withCategories("c", 60), withCategories("d", 20)].map((l) => JSON.stringify(l)).join("\n");
+    const withCategories = (id: string, n: number) =>
+      link({
+        customer_user: { id },
+        transactions: Array.from({ length: n }, (_, k) =>
+          txn(k, { category: k % 4 === 0 ? "no such thing" : "coffee" }),
+        ),
+      });
+    const text = [
+      withCategories("a", 40),
+      link({ customer_user: { id: "b" } }),
+      withCategories("c", 60),
+      withCategories("d", 20),
+    ]
+      .map((l) => JSON.stringify(l))
+      .join("\n");
     const { report } = await analyzeImportFile(bytes(text));
     expect(report.valid).toBe(4);
     expect(report.warnings).toEqual([
-      { code: "category_not_imported", path: "transactions[].category", count: 120, links: 3, message: expect.stringContaining("category correction"), example: { position: 0, line: 1, path: "transactions[0].category" } },
+      {
+        code: "category_not_imported",
+        path: "transactions[].category",
+        count: 120,
+        links: 3,
+        message: expect.stringContaining("category correction"),
+        example: { position: 0, line: 1, path: "transactions[0].category" },
+      },
     ]);
     expect(report.links[1]!.warnings).toEqual([]);
     expect(report.links[2]!.warnings[0]).toMatchObject({ count: 60, example: "transactions[0].category" });
@@ -120,7 +215,16 @@ describe("a file's warnings add up kind by kind", () => {
   });
 
   it("warnings of links that cannot be imported count too (a misspelt key often explains the problem); categories only where the link goes", async () => {
-    const { report } = await analyzeImportFile(bytes([link({ customer_user: { id: "a" }, webhok: "https://x.example" }), { customer_usr: { id: "b" }, institution_id: "chase", transactions: [{ transaction_id: "t", category: "coffee" }] }]));
+    const { report } = await analyzeImportFile(
+      bytes([
+        link({ customer_user: { id: "a" }, webhok: "https://x.example" }),
+        {
+          customer_usr: { id: "b" },
+          institution_id: "chase",
+          transactions: [{ transaction_id: "t", category: "coffee" }],
+        },
+      ]),
+    );
     expect(report).toMatchObject({ valid: 1, invalid: 1 });
     expect(report.links[1]!.problems.map((p) => p.path)).toContain("customer_user");
     expect(report.warnings.map((w) => [w.path, w.count, w.links])).toEqual([
@@ -133,10 +237,17 @@ describe("a file's warnings add up kind by kind", () => {
   });
 
   it("kinds of unknown field beyond the file's limit are counted together, each link once", async () => {
-    const links = Array.from({ length: MAX_FIELD_WARNINGS_PER_FILE + 10 }, (_, i) => link({ customer_user: { id: `u${i}` }, [`legacy_${i}`]: i }));
+    const links = Array.from({ length: MAX_FIELD_WARNINGS_PER_FILE + 10 }, (_, i) =>
+      link({ customer_user: { id: `u${i}` }, [`legacy_${i}`]: i }),
+    );
     const { report } = await analyzeImportFile(bytes(links));
     expect(report.warnings).toHaveLength(MAX_FIELD_WARNINGS_PER_FILE + 1);
-    expect(report.warnings.at(-1)).toMatchObject({ path: OTHER_FIELDS_PATH, count: 10, links: 10, example: { position: MAX_FIELD_WARNINGS_PER_FILE, path: `legacy_${MAX_FIELD_WARNINGS_PER_FILE}` } });
+    expect(report.warnings.at(-1)).toMatchObject({
+      path: OTHER_FIELDS_PATH,
+      count: 10,
+      links: 10,
+      example: { position: MAX_FIELD_WARNINGS_PER_FILE, path: `legacy_${MAX_FIELD_WARNINGS_PER_FILE}` },
+    });
   });
 
   it("a file without warnings says so: none", async () => {
@@ -156,16 +267,26 @@ describe("webhook: a web address, or the link is refused", () => {
     const checked = validateImportLink(link({ webhook }));
     expect(checked.body).toBeNull();
     // One problem for the field, not zod's "is not a URL" beside it.
-    expect(checked.problems).toEqual([{ path: "webhook", message: `must be a web address starting with http:// or https://, not "${shown}" (Linkdesk gives the upstream no other kind of webhook)` }]);
+    expect(checked.problems).toEqual([
+      {
+        path: "webhook",
+        message: `must be a web address starting with http:// or https://, not "${shown}" (Linkdesk gives the upstream no other kind of webhook)`,
+      },
+    ]);
   });
 
-  it.each(["https://hooks.example/import", "http://hooks.example:8080/x?y=1", "HTTPS://HOOKS.EXAMPLE/"])("%s is taken", (webhook) => {
-    const checked = validateImportLink(link({ webhook }));
-    expect(checked.problems).toEqual([]);
-    expect(checked.body?.webhook).toBe(webhook);
-  });
+  it.each(["https://hooks.example/import", "http://hooks.example:8080/x?y=1", "HTTPS://HOOKS.EXAMPLE/"])(
+    "%s is taken",
+    (webhook) => {
+      const checked = validateImportLink(link({ webhook }));
+      expect(checked.problems).toEqual([]);
+      expect(checked.body?.webhook).toBe(webhook);
+    },
+  );
 
   it("a webhook that is not text keeps zod's words", () => {
-    expect(validateImportLink(link({ webhook: 42 })).problems).toEqual([{ path: "webhook", message: "must be text, not 42" }]);
+    expect(validateImportLink(link({ webhook: 42 })).problems).toEqual([
+      { path: "webhook", message: "must be text, not 42" },
+    ]);
   });
 });

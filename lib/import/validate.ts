@@ -15,7 +15,8 @@ export interface LinkProblem {
   message: string;
 }
 
-export type ImportWarningCode = "unknown_field" | "category_not_imported" | "repeated_transaction_id" | "transaction_without_id";
+export type ImportWarningCode =
+  "unknown_field" | "category_not_imported" | "repeated_transaction_id" | "transaction_without_id";
 
 export interface ImportWarning {
   code: ImportWarningCode;
@@ -81,15 +82,19 @@ const show = (value: unknown): string => {
 };
 
 const article = (expected: string) =>
-  ({ string: "text", number: "a number", boolean: "true or false", object: "an object", array: "a list" })[expected] ?? expected;
+  ({ string: "text", number: "a number", boolean: "true or false", object: "an object", array: "a list" })[expected] ??
+  expected;
 
 /** A zod issue in words for people who maintain legacy exports. */
 export function describeIssue(issue: z.core.$ZodIssue): string {
   const field = String(issue.path[issue.path.length - 1] ?? "");
   const input = (issue as { input?: unknown }).input;
-  if (field === "amount" && issue.code !== "invalid_type") return `is not a number: ${show(input)} (write a signed decimal such as "-12.50")`;
-  if (field === "amount" && input !== undefined) return `is not a number: ${show(input)} (write a signed decimal such as "-12.50")`;
-  if (field === "date" && input !== undefined) return `is not a date: ${show(input)} (write YYYY-MM-DD or an ISO 8601 date-time)`;
+  if (field === "amount" && issue.code !== "invalid_type")
+    return `is not a number: ${show(input)} (write a signed decimal such as "-12.50")`;
+  if (field === "amount" && input !== undefined)
+    return `is not a number: ${show(input)} (write a signed decimal such as "-12.50")`;
+  if (field === "date" && input !== undefined)
+    return `is not a date: ${show(input)} (write YYYY-MM-DD or an ISO 8601 date-time)`;
   switch (issue.code) {
     case "invalid_type":
       if (input === undefined) return "is missing";
@@ -99,7 +104,8 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, not ${show(input)}`;
     case "invalid_format":
       if (issue.format === "url") return `is not a URL: ${show(input)}`;
-      if (issue.format === "datetime") return `is not a date-time: ${show(input)} (write ISO 8601, e.g. 2024-05-01T12:00:00Z)`;
+      if (issue.format === "datetime")
+        return `is not a date-time: ${show(input)} (write ISO 8601, e.g. 2024-05-01T12:00:00Z)`;
       if (issue.format === "date") return `is not a date: ${show(input)} (write YYYY-MM-DD)`;
       return `is not in the expected format: ${show(input)}`;
     case "too_small":
@@ -159,7 +165,8 @@ const CATEGORY_FIELDS: Readonly<Record<string, string>> = {
 
 /** Where the fields beyond MAX_FIELD_WARNINGS_PER_LINK kinds are counted together. */
 export const OTHER_FIELDS_PATH = "(other fields)";
-const OTHER_FIELDS_MESSAGE = "are more fields the upstream does not take, of too many kinds to list one by one, so Linkdesk leaves them out";
+const OTHER_FIELDS_MESSAGE =
+  "are more fields the upstream does not take, of too many kinds to list one by one, so Linkdesk leaves them out";
 
 const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
 const MAX_KEY_SHOWN = 40;
@@ -251,7 +258,14 @@ class Warnings {
       this.otherFields.count++;
       byKey.set(key, this.otherFields);
       return;
-    } else warning = this.otherFields = { code: "unknown_field", path: OTHER_FIELDS_PATH, example, count: 1, message: OTHER_FIELDS_MESSAGE };
+    } else
+      warning = this.otherFields = {
+        code: "unknown_field",
+        path: OTHER_FIELDS_PATH,
+        example,
+        count: 1,
+        message: OTHER_FIELDS_MESSAGE,
+      };
     byKey.set(key, warning);
     this.list.push(warning);
   }
@@ -263,7 +277,8 @@ class Warnings {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
  * A file's warnings summed over its links, kind by kind (code and path), in the order first found: 100,000
@@ -327,20 +342,31 @@ function webhookProblem(value: unknown): LinkProblem | null {
     protocol = null;
   }
   if (protocol !== null && WEB_PROTOCOLS.has(protocol)) return null;
-  return { path: "webhook", message: `must be a web address starting with http:// or https://, not ${show(value)} (Linkdesk gives the upstream no other kind of webhook)` };
+  return {
+    path: "webhook",
+    message: `must be a web address starting with http:// or https://, not ${show(value)} (Linkdesk gives the upstream no other kind of webhook)`,
+  };
 }
 
 // --- the link ---
 
-const REPEATED_ID_MESSAGE = "repeats the id of an earlier transaction of the link: the upstream keeps one transaction per id (the last)";
-const WITHOUT_ID_MESSAGE = "is missing: Linkdesk gives each such transaction an id (linkdesk-<n>) so a batch sent again cannot double it";
+const REPEATED_ID_MESSAGE =
+  "repeats the id of an earlier transaction of the link: the upstream keeps one transaction per id (the last)";
+const WITHOUT_ID_MESSAGE =
+  "is missing: Linkdesk gives each such transaction an id (linkdesk-<n>) so a batch sent again cannot double it";
 
 /** Checks one link's raw JSON; every problem found, not only the first. */
 export function validateImportLink(value: unknown): LinkValidation {
   const problems: LinkProblem[] = [];
   const legacyCategories: LegacyCategoryCount = { mappable: 0, unmapped: 0 };
   if (!isObject(value)) {
-    return { body: null, problems: [{ path: "", message: `must be an Import Link body (a JSON object), not ${show(value)}` }], moreProblems: 0, warnings: [], legacyCategories };
+    return {
+      body: null,
+      problems: [{ path: "", message: `must be an Import Link body (a JSON object), not ${show(value)}` }],
+      moreProblems: 0,
+      warnings: [],
+      legacyCategories,
+    };
   }
   const parsed = importLinkRequestSchema.safeParse(value, { reportInput: true });
   const webhook = webhookProblem(value.webhook);
@@ -373,7 +399,11 @@ export function validateImportLink(value: unknown): LinkValidation {
     warnings.fieldsOf(BALANCES, account.balances, index);
     const id = account.account_id;
     if (typeof id !== "string") continue;
-    if (accountIds.has(id)) problems.push({ path: `accounts[${index}].account_id`, message: `"${id}" appears twice: account ids must be unique in a link` });
+    if (accountIds.has(id))
+      problems.push({
+        path: `accounts[${index}].account_id`,
+        message: `"${id}" appears twice: account ids must be unique in a link`,
+      });
     accountIds.add(id);
   }
   const transactionIds = new Set<string>();
@@ -399,7 +429,10 @@ export function validateImportLink(value: unknown): LinkValidation {
     }
     const accountId = transaction.account_id;
     if (typeof accountId === "string" && accountId !== "" && !accountIds.has(accountId)) {
-      problems.push({ path: `transactions[${index}].account_id`, message: `"${accountId}" matches no account of this link` });
+      problems.push({
+        path: `transactions[${index}].account_id`,
+        message: `"${accountId}" matches no account of this link`,
+      });
     }
     const id = transaction.transaction_id;
     if (typeof id === "string" && id !== "") {
@@ -414,16 +447,34 @@ export function validateImportLink(value: unknown): LinkValidation {
   }
   const list = warnings.list;
   if (repeated > 0) {
-    list.push({ code: "repeated_transaction_id", path: "transactions[].transaction_id", example: `transactions[${firstRepeated}].transaction_id`, count: repeated, message: REPEATED_ID_MESSAGE });
+    list.push({
+      code: "repeated_transaction_id",
+      path: "transactions[].transaction_id",
+      example: `transactions[${firstRepeated}].transaction_id`,
+      count: repeated,
+      message: REPEATED_ID_MESSAGE,
+    });
   }
   if (withoutId > 0) {
-    list.push({ code: "transaction_without_id", path: "transactions[].transaction_id", example: `transactions[${firstWithoutId}].transaction_id`, count: withoutId, message: WITHOUT_ID_MESSAGE });
+    list.push({
+      code: "transaction_without_id",
+      path: "transactions[].transaction_id",
+      example: `transactions[${firstWithoutId}].transaction_id`,
+      count: withoutId,
+      message: WITHOUT_ID_MESSAGE,
+    });
   }
 
   // The order zod reports in follows the object; people read a link top to bottom, so sort by path.
   problems.sort((a, b) => comparePaths(a.path, b.path));
   const shown = problems.slice(0, MAX_PROBLEMS_PER_LINK);
-  return { body: problems.length === 0 && parsed.success ? parsed.data : null, problems: shown, moreProblems: problems.length - shown.length, warnings: list, legacyCategories };
+  return {
+    body: problems.length === 0 && parsed.success ? parsed.data : null,
+    problems: shown,
+    moreProblems: problems.length - shown.length,
+    warnings: list,
+    legacyCategories,
+  };
 }
 
 function comparePaths(a: string, b: string): number {

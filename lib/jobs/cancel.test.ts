@@ -12,7 +12,18 @@ import { UpstreamApi, UpstreamClient } from "../upstream";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND, createCorrectionKind } from "./correction";
 import { JobRunner } from "./engine";
 import type { JobKind } from "./kind";
-import { type Actor, type NewJobItem, applyControl, claimItems, finishJobIfSettled, insertJob, markSent, releaseItem, renewLeases, settleItem } from "./store";
+import {
+  type Actor,
+  type NewJobItem,
+  applyControl,
+  claimItems,
+  finishJobIfSettled,
+  insertJob,
+  markSent,
+  releaseItem,
+  renewLeases,
+  settleItem,
+} from "./store";
 import { readJobView } from "./view";
 
 // Cancelling a job while its items wait for rate-limit slots: an item an instance holds while it waits for its budget
@@ -25,9 +36,18 @@ let linkId = "";
 const actor: Actor = { id: randomUUID(), email: "support@cancel.test", role: "support" };
 const runners: JobRunner[] = [];
 
-const corrections = (ids: string[]): NewJobItem[] => ids.map((transactionId) => ({ input: { transactionId, before: null, after: { category: "taxes" } }, targetId: transactionId }));
+const corrections = (ids: string[]): NewJobItem[] =>
+  ids.map((transactionId) => ({
+    input: { transactionId, before: null, after: { category: "taxes" } },
+    targetId: transactionId,
+  }));
 
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -37,7 +57,8 @@ async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T)
   }
 }
 
-const itemsOf = (db: Db, jobId: string) => db.select().from(jobItems).where(eq(jobItems.jobId, jobId)).orderBy(jobItems.seq);
+const itemsOf = (db: Db, jobId: string) =>
+  db.select().from(jobItems).where(eq(jobItems.jobId, jobId)).orderBy(jobItems.seq);
 
 /** Corrections the sandbox applied, of any transaction. */
 function enrichmentCalls(): number {
@@ -62,7 +83,13 @@ afterAll(() => sandbox.close());
 describe.each(databases)("$kind", (target) => {
   it("cancels an item its holder is waiting with, and its holder can then neither send it nor make it pending again", async () => {
     const db = target.database.db;
-    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "parked", linkId: `mk_${randomUUID()}`, createdBy: actor, items: corrections(["txn_a", "txn_b", "txn_c"]) });
+    const job = await insertJob(db, {
+      kind: CORRECTION_KIND,
+      title: "parked",
+      linkId: `mk_${randomUUID()}`,
+      createdBy: actor,
+      items: corrections(["txn_a", "txn_b", "txn_c"]),
+    });
     const [parked, inFlight] = await claimItems(db, job.id, "waiting-instance", 2);
     expect(await markSent(db, inFlight!.id, "waiting-instance", randomUUID())).toBe(true);
 
@@ -74,13 +101,23 @@ describe.each(databases)("$kind", (target) => {
     expect(await renewLeases(db, "waiting-instance", [parked!.id, inFlight!.id])).toEqual([inFlight!.id]);
     const items = await itemsOf(db, job.id);
     expect(items.map((i) => i.state)).toEqual(["cancelled", "sent", "cancelled"]);
-    expect(items[0]).toMatchObject({ reason: `Cancelled by ${actor.email}`, leaseUntil: null, notBefore: null, attempts: 0 });
+    expect(items[0]).toMatchObject({
+      reason: `Cancelled by ${actor.email}`,
+      leaseUntil: null,
+      notBefore: null,
+      attempts: 0,
+    });
 
     // The call in flight is answered; then the job is over, and its counts add up.
     expect(await settleItem(db, inFlight!.id, "waiting-instance", { state: "done", upstreamStatus: 200 })).toBe(true);
     await finishJobIfSettled(db, job.id);
     const view = (await readJobView(db, job.id, { budget: null }))!;
-    expect(view).toMatchObject({ state: "cancelled", total: 3, settled: 3, counts: { pending: 0, sent: 0, done: 1, cancelled: 2 } });
+    expect(view).toMatchObject({
+      state: "cancelled",
+      total: 3,
+      settled: 3,
+      counts: { pending: 0, sent: 0, done: 1, cancelled: 2 },
+    });
     expect(view.finishedAt).not.toBeNull();
     expect(summary(view)).toBe("Cancelled: 1 done, 2 cancelled of 3.");
   });
@@ -88,33 +125,79 @@ describe.each(databases)("$kind", (target) => {
   it("cancels a running job's items while the engine waits for their per-link slots: none is sent, none is left pending", async () => {
     const db = target.database.db;
     const { clientId, clientSecret } = sandbox.state.options;
-    const budget = new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: 0.5, link: 0.5, user: 0.5, client: 0.5 }, interactiveMaxWaitMs: 0 });
+    const budget = new Budget({
+      store: createMemoryStore(),
+      clientId,
+      appId: clientId,
+      shares: { app: 0.5, link: 0.5, user: 0.5, client: 0.5 },
+      interactiveMaxWaitMs: 0,
+    });
     // Someone used the link's whole minute of corrections: the job's calls wait about a minute for their slots.
     for (let i = 0; i < 30; i++) await budget.reserve(CORRECTION_ENDPOINT, { linkId }, { mode: "interactive" });
-    const page = await new UpstreamApi(new UpstreamClient({ baseUrl, clientId, clientSecret })).getTransactions(linkId, { size: 20 });
-    const ids = page.transactions.filter((t) => t.enrichment?.category.value !== "taxes").slice(0, 4).map((t) => t.transaction_id);
-    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "waits", linkId, createdBy: actor, concurrency: 2, items: corrections(ids) });
+    const page = await new UpstreamApi(new UpstreamClient({ baseUrl, clientId, clientSecret })).getTransactions(
+      linkId,
+      { size: 20 },
+    );
+    const ids = page.transactions
+      .filter((t) => t.enrichment?.category.value !== "taxes")
+      .slice(0, 4)
+      .map((t) => t.transaction_id);
+    const job = await insertJob(db, {
+      kind: CORRECTION_KIND,
+      title: "waits",
+      linkId,
+      createdBy: actor,
+      concurrency: 2,
+      items: corrections(ids),
+    });
 
     const kind = createCorrectionKind({ settleMs: 0 });
-    const api = new UpstreamApi(new UpstreamClient({ baseUrl, clientId, clientSecret, timeoutMs: 2_000, gate: budget }));
-    const runner = new JobRunner({ db, api, kinds: new Map([[kind.kind, kind as JobKind]]), pollMs: 50, heartbeatMs: 100 });
+    const api = new UpstreamApi(
+      new UpstreamClient({ baseUrl, clientId, clientSecret, timeoutMs: 2_000, gate: budget }),
+    );
+    const runner = new JobRunner({
+      db,
+      api,
+      kinds: new Map([[kind.kind, kind as JobKind]]),
+      pollMs: 50,
+      heartbeatMs: 100,
+    });
     runners.push(runner);
     runner.start();
-    await waitFor("the engine to hold two items", async () => runner.busy, (busy) => busy === 2);
+    await waitFor(
+      "the engine to hold two items",
+      async () => runner.busy,
+      (busy) => busy === 2,
+    );
     const waiting = (await readJobView(db, job.id, { budget }))!;
-    expect(waiting).toMatchObject({ state: "running", counts: { pending: 4, sent: 0 }, waiting: { limit: "the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment" } });
-    expect(summary(waiting)).toMatch(/^0 done of 4\. Waiting for the per-link limit of POST \/links\/\{id\}\/transactions\/\{txn_id\}\/enrichment, next slot in \d+ s; about .+ left\.$/);
+    expect(waiting).toMatchObject({
+      state: "running",
+      counts: { pending: 4, sent: 0 },
+      waiting: { limit: "the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment" },
+    });
+    expect(summary(waiting)).toMatch(
+      /^0 done of 4\. Waiting for the per-link limit of POST \/links\/\{id\}\/transactions\/\{txn_id\}\/enrichment, next slot in \d+ s; about .+ left\.$/,
+    );
 
     expect(await applyControl(db, job.id, "cancel", actor.email)).toBe("cancelled");
     // Its next heartbeat finds the items no longer its own: it stops waiting and gives them back.
-    await waitFor("the engine to let go of the items", async () => runner.busy, (busy) => busy === 0);
+    await waitFor(
+      "the engine to let go of the items",
+      async () => runner.busy,
+      (busy) => busy === 0,
+    );
     const items = await itemsOf(db, job.id);
     expect(items.map((i) => i.state)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"]);
     expect(items.map((i) => i.attempts)).toEqual([0, 0, 0, 0]);
     const [row] = await db.select().from(jobs).where(eq(jobs.id, job.id));
     expect(row!.finishedAt).not.toBeNull();
     const view = (await readJobView(db, job.id, { budget }))!;
-    expect(view).toMatchObject({ state: "cancelled", settled: 4, waiting: null, counts: { cancelled: 4, pending: 0, sent: 0 } });
+    expect(view).toMatchObject({
+      state: "cancelled",
+      settled: 4,
+      waiting: null,
+      counts: { cancelled: 4, pending: 0, sent: 0 },
+    });
     expect(enrichmentCalls()).toBe(0);
   });
 });

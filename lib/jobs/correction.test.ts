@@ -5,7 +5,13 @@ import { createSandbox } from "../../sandbox/server";
 import { withTestDatabases } from "../db/test-databases";
 import { jobItems, jobs } from "../db/schema";
 import { UpstreamApi, UpstreamClient } from "../upstream";
-import { ConflictingCorrections, PlanRefused, duplicatesDropped, startCorrectionJob, uniqueCorrections } from "./correction";
+import {
+  ConflictingCorrections,
+  PlanRefused,
+  duplicatesDropped,
+  startCorrectionJob,
+  uniqueCorrections,
+} from "./correction";
 import { expectWords } from "./expect-words";
 import type { Actor } from "./store";
 import { listJobItems } from "./view";
@@ -20,7 +26,14 @@ let linkId = "";
 const actor: Actor = { id: randomUUID(), email: "support@correction.test", role: "support" };
 
 function api(): UpstreamApi {
-  return new UpstreamApi(new UpstreamClient({ baseUrl, clientId: sandbox.state.options.clientId, clientSecret: sandbox.state.options.clientSecret, timeoutMs: 2_000 }));
+  return new UpstreamApi(
+    new UpstreamClient({
+      baseUrl,
+      clientId: sandbox.state.options.clientId,
+      clientSecret: sandbox.state.options.clientSecret,
+      timeoutMs: 2_000,
+    }),
+  );
 }
 
 /** Corrections the sandbox applied, of any transaction. */
@@ -40,7 +53,11 @@ afterAll(() => sandbox.close());
 
 describe("uniqueCorrections", () => {
   it("keeps one correction per transaction and counts the copies it dropped", () => {
-    const copies = Array.from({ length: 1_000 }, () => ({ transactionId: "txn_1", category: "travel" as const, subcategory: "flights_and_airport_expenses" as const }));
+    const copies = Array.from({ length: 1_000 }, () => ({
+      transactionId: "txn_1",
+      category: "travel" as const,
+      subcategory: "flights_and_airport_expenses" as const,
+    }));
     expect(uniqueCorrections([...copies, { transactionId: "txn_2", category: "travel" }])).toEqual({
       corrections: [
         { transactionId: "txn_1", category: "travel", subcategory: "flights_and_airport_expenses" },
@@ -58,8 +75,15 @@ describe("uniqueCorrections", () => {
         { transactionId: "txn_1", category: "charity", subcategory: "other_charity" },
       ]);
     expect(attempt).toThrow(ConflictingCorrections);
-    expect(attempt).toThrow("Transaction txn_1 is in the request twice, once to Travel › Flights and airport expenses and once to Charity › Other charity: choose one category for it and start again.");
-    expect(() => uniqueCorrections([{ transactionId: "txn_3", category: "travel" }, { transactionId: "txn_3", category: "travel", subcategory: "flights_and_airport_expenses" }])).toThrow(
+    expect(attempt).toThrow(
+      "Transaction txn_1 is in the request twice, once to Travel › Flights and airport expenses and once to Charity › Other charity: choose one category for it and start again.",
+    );
+    expect(() =>
+      uniqueCorrections([
+        { transactionId: "txn_3", category: "travel" },
+        { transactionId: "txn_3", category: "travel", subcategory: "flights_and_airport_expenses" },
+      ]),
+    ).toThrow(
       /^Transaction txn_3 is in the request twice, once to Travel and once to Travel › Flights and airport expenses/,
     );
   });
@@ -70,7 +94,11 @@ describe.each(databases)("$kind", (target) => {
     const db = target.database.db;
     const page = await api().getTransactions(linkId, { size: 20 });
     const t = page.transactions.find((x) => x.enrichment?.category.value !== "education")!;
-    const copies = Array.from({ length: 1_000 }, () => ({ transactionId: t.transaction_id, category: "education" as const, subcategory: "other_education" as const }));
+    const copies = Array.from({ length: 1_000 }, () => ({
+      transactionId: t.transaction_id,
+      category: "education" as const,
+      subcategory: "other_education" as const,
+    }));
     const job = await startCorrectionJob(db, api(), actor, linkId, copies);
     expect(job.total).toBe(1);
     expect(job.title).toBe("1 transaction to Education › Other education");
@@ -80,7 +108,12 @@ describe.each(databases)("$kind", (target) => {
     // Planning reads; it never corrects.
     expect(enrichmentCalls()).toBe(0);
     // The item records what people know the transaction by, and the job's page names it so.
-    expect(items[0]!.input).toMatchObject({ date: t.date, amount: Math.abs(t.amount), currency: t.currency, direction: t.type === "credit" ? "credit" : "debit" });
+    expect(items[0]!.input).toMatchObject({
+      date: t.date,
+      amount: Math.abs(t.amount),
+      currency: t.currency,
+      direction: t.type === "credit" ? "credit" : "debit",
+    });
     const [listed] = await listJobItems(db, job);
     expect(listed!.label).toMatch(new RegExp(`^${t.date} · .+ · [+−]`));
     if (t.description) expect(listed!.label).toContain(t.description);

@@ -5,7 +5,14 @@ import type { Job } from "../db/schema";
 import { forgetTransactionHistory, noteCorrectedTransactions } from "../transactions/history";
 import { findTransactions } from "../transactions/read";
 import type { CallOptions, UpstreamApi } from "../upstream";
-import { type CategoryPair, CORRECTION_ENDPOINT, categoryPairSchema, describePair, hasPair, pairOf } from "../transactions/categories";
+import {
+  type CategoryPair,
+  CORRECTION_ENDPOINT,
+  categoryPairSchema,
+  describePair,
+  hasPair,
+  pairOf,
+} from "../transactions/categories";
 import type { WireTransaction } from "../upstream/schemas";
 import { type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind";
 import { type Actor, type NewJobItem, insertJob, readJob } from "./store";
@@ -47,12 +54,20 @@ export interface CorrectionResult {
 }
 
 /** The transaction as people know it (date, description, amount), recorded in the item for the job's page. */
-export function knownAs(t: WireTransaction | undefined): Pick<CorrectionItem, "date" | "description" | "amount" | "currency" | "direction"> {
+export function knownAs(
+  t: WireTransaction | undefined,
+): Pick<CorrectionItem, "date" | "description" | "amount" | "currency" | "direction"> {
   if (!t) return {};
   return {
     date: t.date,
     ...(t.description ? { description: t.description } : {}),
-    ...(Number.isFinite(t.amount) && t.currency ? { amount: Math.abs(t.amount), currency: t.currency, direction: t.type === "credit" ? ("credit" as const) : ("debit" as const) } : {}),
+    ...(Number.isFinite(t.amount) && t.currency
+      ? {
+          amount: Math.abs(t.amount),
+          currency: t.currency,
+          direction: t.type === "credit" ? ("credit" as const) : ("debit" as const),
+        }
+      : {}),
   };
 }
 
@@ -68,7 +83,10 @@ export const CORRECTION_SETTLE_MS = 30_000;
 /** A correction job works on one link (the job's), though an item may name its own. */
 const linkOf = (ctx: ItemContext) => ctx.item.linkId ?? ctx.job.linkId!;
 
-const wire = (pair: CategoryPair) => ({ category: pair.category, ...(pair.subcategory ? { subcategory: pair.subcategory } : {}) });
+const wire = (pair: CategoryPair) => ({
+  category: pair.category,
+  ...(pair.subcategory ? { subcategory: pair.subcategory } : {}),
+});
 
 export function createCorrectionKind(opts: { settleMs?: number } = {}): JobKind<CorrectionItem, CorrectionResult> {
   const settleMs = opts.settleMs ?? CORRECTION_SETTLE_MS;
@@ -91,14 +109,21 @@ export function createCorrectionKind(opts: { settleMs?: number } = {}): JobKind<
       const response = await ctx.api.correctEnrichment(linkId, input.transactionId, wire(input.after), ctx.callOptions);
       // The correction desk's cached copy of the link shows the change at once.
       noteCorrectedTransactions(linkId, response.transactions);
-      const updated = response.transactions.find((t) => t.transaction_id === input.transactionId) ?? response.transactions[0];
-      return { category: updated?.enrichment?.category?.value ?? input.after.category, subcategory: updated?.enrichment?.subcategory?.value };
+      const updated =
+        response.transactions.find((t) => t.transaction_id === input.transactionId) ?? response.transactions[0];
+      return {
+        category: updated?.enrichment?.category?.value ?? input.after.category,
+        subcategory: updated?.enrichment?.subcategory?.value,
+      };
     },
     async verify(input, ctx) {
-      const current = pairOf((await findTransactions(ctx.api, linkOf(ctx), [input], ctx.readOptions)).get(input.transactionId));
+      const current = pairOf(
+        (await findTransactions(ctx.api, linkOf(ctx), [input], ctx.readOptions)).get(input.transactionId),
+      );
       // Whatever the check found, the cached copy of the link may be out of date: the next view reads it again.
       forgetTransactionHistory(linkOf(ctx));
-      if (hasPair(current, input.after)) return { applied: true, result: { category: current!.category, subcategory: current!.subcategory } };
+      if (hasPair(current, input.after))
+        return { applied: true, result: { category: current!.category, subcategory: current!.subcategory } };
       const sentAgoMs = ctx.item.sentAt ? Date.now() - ctx.item.sentAt.getTime() : Infinity;
       if (ctx.item.upstreamStatus === null && sentAgoMs < settleMs) {
         const waitMs = settleMs - sentAgoMs;
@@ -154,7 +179,8 @@ export class ConflictingCorrections extends PlanRefused {
   }
 }
 
-const targetOf = (c: PlannedCorrection): CategoryPair => ({ category: c.category, ...(c.subcategory ? { subcategory: c.subcategory } : {}) }) as CategoryPair;
+const targetOf = (c: PlannedCorrection): CategoryPair =>
+  ({ category: c.category, ...(c.subcategory ? { subcategory: c.subcategory } : {}) }) as CategoryPair;
 const sameTarget = (a: CategoryPair, b: CategoryPair) => a.category === b.category && a.subcategory === b.subcategory;
 
 /**
@@ -162,12 +188,16 @@ const sameTarget = (a: CategoryPair, b: CategoryPair) => a.category === b.catego
  * but a direct POST can, and each copy would be a call of its own against the link's per-link limit. Copies with the
  * same category are dropped (and counted); copies with different categories are refused with ConflictingCorrections.
  */
-export function uniqueCorrections(corrections: readonly PlannedCorrection[]): { corrections: PlannedCorrection[]; duplicates: number } {
+export function uniqueCorrections(corrections: readonly PlannedCorrection[]): {
+  corrections: PlannedCorrection[];
+  duplicates: number;
+} {
   const byId = new Map<string, PlannedCorrection>();
   for (const c of corrections) {
     const seen = byId.get(c.transactionId);
     if (!seen) byId.set(c.transactionId, c);
-    else if (!sameTarget(targetOf(seen), targetOf(c))) throw new ConflictingCorrections(c.transactionId, targetOf(seen), targetOf(c));
+    else if (!sameTarget(targetOf(seen), targetOf(c)))
+      throw new ConflictingCorrections(c.transactionId, targetOf(seen), targetOf(c));
   }
   return { corrections: [...byId.values()], duplicates: corrections.length - byId.size };
 }
@@ -196,7 +226,9 @@ export async function startCorrectionJob(
   const current = await findTransactions(api, linkId, corrections, opts);
   const missing = corrections.filter((c) => !current.has(c.transactionId)).map((c) => c.transactionId);
   if (missing.length > 0) {
-    throw new PlanRefused(`${missing.length === 1 ? "This transaction is" : `${missing.length} transactions are`} not on link ${linkId}: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? "…" : ""}.`);
+    throw new PlanRefused(
+      `${missing.length === 1 ? "This transaction is" : `${missing.length} transactions are`} not on link ${linkId}: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? "…" : ""}.`,
+    );
   }
   const items: NewJobItem[] = corrections.map((c) => {
     const t = current.get(c.transactionId)!;
@@ -204,7 +236,11 @@ export async function startCorrectionJob(
     const before = pairOf(t);
     const input: CorrectionItem = { transactionId: c.transactionId, ...knownAs(t), before, after };
     const same = before !== null && before.category === after.category && before.subcategory === after.subcategory;
-    return { input, targetId: c.transactionId, ...(same ? { state: "skipped" as const, reason: "Already in that category: no call needed." } : {}) };
+    return {
+      input,
+      targetId: c.transactionId,
+      ...(same ? { state: "skipped" as const, reason: "Already in that category: no call needed." } : {}),
+    };
   });
   const targets = new Set(corrections.map((c) => describePair(targetOf(c))));
   const title = `${corrections.length} transaction${corrections.length === 1 ? "" : "s"} to ${targets.size === 1 ? [...targets][0] : "several categories"}`;
@@ -223,12 +259,25 @@ export async function startCorrectionJob(
  * Plans the undo of a correction job as a job of its own: each corrected transaction goes back to what it had, unless
  * it was changed again since (then it is skipped, saying so: an undo never overwrites a later change).
  */
-export async function startUndoJob(db: Db, api: UpstreamApi, actor: Actor, jobId: string, opts: CallOptions = {}): Promise<Job> {
+export async function startUndoJob(
+  db: Db,
+  api: UpstreamApi,
+  actor: Actor,
+  jobId: string,
+  opts: CallOptions = {},
+): Promise<Job> {
   const original = await readJob(db, jobId);
-  if (!original || original.kind !== CORRECTION_KIND || !original.linkId) throw new PlanRefused("That job is not a category correction.");
-  if (original.state === "running" || original.state === "paused") throw new PlanRefused("Pause or cancel the job, or let it finish, before undoing it.");
-  const [undone] = await db.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.undoesJobId, jobId), eq(jobs.kind, CORRECTION_KIND))).limit(1);
-  if (undone) throw new PlanRefused(`That job is undone already (job ${undone.id}): undoing it again would change nothing.`);
+  if (!original || original.kind !== CORRECTION_KIND || !original.linkId)
+    throw new PlanRefused("That job is not a category correction.");
+  if (original.state === "running" || original.state === "paused")
+    throw new PlanRefused("Pause or cancel the job, or let it finish, before undoing it.");
+  const [undone] = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.undoesJobId, jobId), eq(jobs.kind, CORRECTION_KIND)))
+    .limit(1);
+  if (undone)
+    throw new PlanRefused(`That job is undone already (job ${undone.id}): undoing it again would change nothing.`);
   const done = await db
     .select()
     .from(jobItems)
@@ -237,17 +286,45 @@ export async function startUndoJob(db: Db, api: UpstreamApi, actor: Actor, jobId
   if (done.length === 0) throw new PlanRefused("Nothing of that job went through, so there is nothing to undo.");
   // A job planned before copies were dropped may hold a transaction more than once: it is put back once.
   const seen = new Set<string>();
-  const parsed = done.map((row) => correctionItemSchema.parse(row.input)).filter((item) => !seen.has(item.transactionId) && seen.add(item.transactionId));
+  const parsed = done
+    .map((row) => correctionItemSchema.parse(row.input))
+    .filter((item) => !seen.has(item.transactionId) && seen.add(item.transactionId));
   const current = await findTransactions(api, original.linkId, parsed, opts);
   const items: NewJobItem[] = parsed.map((item) => {
     const seenNow = current.get(item.transactionId);
     const now = pairOf(seenNow);
     const base = { targetId: item.transactionId };
     // Named as the upstream has it now, or as the undone job recorded it when the transaction is not found.
-    const known = seenNow ? knownAs(seenNow) : { date: item.date, description: item.description, amount: item.amount, currency: item.currency, direction: item.direction };
-    if (!item.before) return { ...base, input: { ...item, before: now, after: item.after }, state: "skipped" as const, reason: "It had no category before, so there is nothing to put back." };
-    const input: CorrectionItem = { transactionId: item.transactionId, ...known, before: now, after: item.before, expect: item.after };
-    if (!hasPair(now, item.after)) return { ...base, input, state: "skipped" as const, reason: `Changed since: it is now ${describePair(now)}, so it was left as it is.` };
+    const known = seenNow
+      ? knownAs(seenNow)
+      : {
+          date: item.date,
+          description: item.description,
+          amount: item.amount,
+          currency: item.currency,
+          direction: item.direction,
+        };
+    if (!item.before)
+      return {
+        ...base,
+        input: { ...item, before: now, after: item.after },
+        state: "skipped" as const,
+        reason: "It had no category before, so there is nothing to put back.",
+      };
+    const input: CorrectionItem = {
+      transactionId: item.transactionId,
+      ...known,
+      before: now,
+      after: item.before,
+      expect: item.after,
+    };
+    if (!hasPair(now, item.after))
+      return {
+        ...base,
+        input,
+        state: "skipped" as const,
+        reason: `Changed since: it is now ${describePair(now)}, so it was left as it is.`,
+      };
     return { ...base, input };
   });
   return insertJob(db, {

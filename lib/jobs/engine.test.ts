@@ -24,7 +24,14 @@ let linkId = "";
 const actor: Actor = { id: randomUUID(), email: "support@engine.test", role: "support" };
 
 function api(timeoutMs = 2_000): UpstreamApi {
-  return new UpstreamApi(new UpstreamClient({ baseUrl, clientId: sandbox.state.options.clientId, clientSecret: sandbox.state.options.clientSecret, timeoutMs }));
+  return new UpstreamApi(
+    new UpstreamClient({
+      baseUrl,
+      clientId: sandbox.state.options.clientId,
+      clientSecret: sandbox.state.options.clientSecret,
+      timeoutMs,
+    }),
+  );
 }
 
 async function setFaults(faults: Record<string, unknown> | null) {
@@ -46,7 +53,12 @@ function appliedCorrections(): Map<string, number> {
   return counts;
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -57,12 +69,21 @@ async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T)
 }
 
 async function waitSettled(db: Db, jobId: string, timeoutMs?: number) {
-  const job = await waitFor("the job to finish", () => readJobView(db, jobId), (j) => j !== null && (j.state === "done" || (j.state === "cancelled" && j.finishedAt !== null)), timeoutMs);
+  const job = await waitFor(
+    "the job to finish",
+    () => readJobView(db, jobId),
+    (j) => j !== null && (j.state === "done" || (j.state === "cancelled" && j.finishedAt !== null)),
+    timeoutMs,
+  );
   return job!;
 }
 
 async function auditRowsOf(db: Db, jobId: string) {
-  return db.select().from(auditLog).where(sql`${auditLog.input} ->> 'job' = ${jobId}`).orderBy(auditLog.id);
+  return db
+    .select()
+    .from(auditLog)
+    .where(sql`${auditLog.input} ->> 'job' = ${jobId}`)
+    .orderBy(auditLog.id);
 }
 
 /** Transactions of the link whose category differs from `category`, to correct. */
@@ -79,7 +100,14 @@ async function transactionsNotIn(category: string, count: number, skip = 0): Pro
 const correctionKind = createCorrectionKind({ settleMs: 0 });
 const runners: JobRunner[] = [];
 function startRunner(db: Db, opts: Partial<ConstructorParameters<typeof JobRunner>[0]> = {}): JobRunner {
-  const runner = new JobRunner({ db, api: api(600), kinds: new Map([[correctionKind.kind, correctionKind as JobKind]]), pollMs: 50, heartbeatMs: 200, ...opts });
+  const runner = new JobRunner({
+    db,
+    api: api(600),
+    kinds: new Map([[correctionKind.kind, correctionKind as JobKind]]),
+    pollMs: 50,
+    heartbeatMs: 200,
+    ...opts,
+  });
   runner.start();
   runners.push(runner);
   return runner;
@@ -103,8 +131,19 @@ describe.each(databases)("$kind", (target) => {
   it("makes every planned call once, audits each, and records what each transaction had before", async () => {
     const db = target.database.db;
     const ids = await transactionsNotIn("charity", 8);
-    const before = new Map((await api().getTransactions(linkId, { size: 1000 })).transactions.map((t) => [t.transaction_id, t.enrichment?.category.value]));
-    const job = await startCorrectionJob(db, api(), actor, linkId, ids.map((transactionId) => ({ transactionId, category: "charity", subcategory: "other_charity" })));
+    const before = new Map(
+      (await api().getTransactions(linkId, { size: 1000 })).transactions.map((t) => [
+        t.transaction_id,
+        t.enrichment?.category.value,
+      ]),
+    );
+    const job = await startCorrectionJob(
+      db,
+      api(),
+      actor,
+      linkId,
+      ids.map((transactionId) => ({ transactionId, category: "charity", subcategory: "other_charity" })),
+    );
     startRunner(db);
     const done = await waitSettled(db, job.id);
     expect(done.counts).toMatchObject({ done: 8, failed: 0, pending: 0, sent: 0 });
@@ -113,7 +152,13 @@ describe.each(databases)("$kind", (target) => {
     const rows = await auditRowsOf(db, job.id);
     expect(rows).toHaveLength(8);
     for (const row of rows) {
-      expect(row).toMatchObject({ action: "transaction.correct", outcome: "ok", actorEmail: actor.email, linkId, upstreamStatus: 200 });
+      expect(row).toMatchObject({
+        action: "transaction.correct",
+        outcome: "ok",
+        actorEmail: actor.email,
+        linkId,
+        upstreamStatus: 200,
+      });
       expect((row.before as { category: string }).category).toBe(before.get(row.targetId!));
     }
     // Each item's correlation id names its audit row.
@@ -126,23 +171,43 @@ describe.each(databases)("$kind", (target) => {
     const ids = await transactionsNotIn("education", 3);
     // The first correction is applied, then its answer is held past the client's 600 ms timeout.
     await setFaults({ answerDelayMs: 1_500, paths: ["/enrichment"], count: 1 });
-    const job = await startCorrectionJob(db, api(), actor, linkId, ids.map((transactionId) => ({ transactionId, category: "education" })));
+    const job = await startCorrectionJob(
+      db,
+      api(),
+      actor,
+      linkId,
+      ids.map((transactionId) => ({ transactionId, category: "education" })),
+    );
     startRunner(db);
     const done = await waitSettled(db, job.id);
     expect(done.counts).toMatchObject({ done: 3, failed: 0 });
     expect(ids.map((id) => appliedCorrections().get(id))).toEqual([1, 1, 1]);
     const rows = await auditRowsOf(db, job.id);
     expect(rows).toHaveLength(3);
-    const verified = rows.filter((r) => String((r.input as { verified?: string }).verified ?? "").startsWith("applied"));
+    const verified = rows.filter((r) =>
+      String((r.input as { verified?: string }).verified ?? "").startsWith("applied"),
+    );
     expect(verified).toHaveLength(1);
-    const [item] = await db.select().from(jobItems).where(and(eq(jobItems.jobId, job.id), eq(jobItems.targetId, verified[0]!.targetId!)));
+    const [item] = await db
+      .select()
+      .from(jobItems)
+      .where(and(eq(jobItems.jobId, job.id), eq(jobItems.targetId, verified[0]!.targetId!)));
     expect(item).toMatchObject({ state: "done", attempts: 1 });
   });
 
   it("takes over the items of an instance that died: a call marked sent is checked first, then sent once", async () => {
     const db = target.database.db;
     const [lost, appliedBeforeDeath, untouched] = await transactionsNotIn("gambling_and_lotteries", 3);
-    const job = await startCorrectionJob(db, api(), actor, linkId, [lost!, appliedBeforeDeath!, untouched!].map((transactionId) => ({ transactionId, category: "gambling_and_lotteries" })));
+    const job = await startCorrectionJob(
+      db,
+      api(),
+      actor,
+      linkId,
+      [lost!, appliedBeforeDeath!, untouched!].map((transactionId) => ({
+        transactionId,
+        category: "gambling_and_lotteries",
+      })),
+    );
     // A dead instance: it claimed two items with a short lease and marked both sent; one call reached the upstream.
     const claimed = await claimItems(db, job.id, "dead-instance", 2, 300);
     expect(claimed.map((i) => i.targetId)).toEqual([lost, appliedBeforeDeath]);
@@ -158,7 +223,11 @@ describe.each(databases)("$kind", (target) => {
     expect(applied.get(lost!)).toBe(1);
     expect(applied.get(untouched!)).toBe(1);
     const rows = await auditRowsOf(db, job.id);
-    const verdicts = rows.map((r) => [r.targetId, r.outcome, (r.input as { verified?: string }).verified?.split(":")[0] ?? null]);
+    const verdicts = rows.map((r) => [
+      r.targetId,
+      r.outcome,
+      (r.input as { verified?: string }).verified?.split(":")[0] ?? null,
+    ]);
     expect(verdicts).toEqual(
       expect.arrayContaining([
         [appliedBeforeDeath, "ok", "applied"],
@@ -181,21 +250,39 @@ describe.each(databases)("$kind", (target) => {
       createdBy: actor,
       items: [
         // Not on the link: the upstream refuses it (404), a definite failure.
-        { input: { transactionId: "txn_missing", before: null, after: { category: "taxes" } }, targetId: "txn_missing" },
-        ...ids.map((transactionId) => ({ input: { transactionId, before: null, after: { category: "taxes" } }, targetId: transactionId })),
+        {
+          input: { transactionId: "txn_missing", before: null, after: { category: "taxes" } },
+          targetId: "txn_missing",
+        },
+        ...ids.map((transactionId) => ({
+          input: { transactionId, before: null, after: { category: "taxes" } },
+          targetId: transactionId,
+        })),
       ],
     });
     startRunner(db);
-    await waitFor("two items settled", () => readJobView(db, job.id), (j) => j!.settled >= 2);
+    await waitFor(
+      "two items settled",
+      () => readJobView(db, job.id),
+      (j) => j!.settled >= 2,
+    );
     expect(await applyControl(db, job.id, "pause", actor.email)).toBe("paused");
     // Calls already in flight finish (once paused, no call is marked sent any more); after that nothing moves.
-    const paused = (await waitFor("the calls in flight to settle", () => readJobView(db, job.id), (j) => j!.counts.sent === 0))!;
+    const paused = (await waitFor(
+      "the calls in flight to settle",
+      () => readJobView(db, job.id),
+      (j) => j!.counts.sent === 0,
+    ))!;
     await new Promise((r) => setTimeout(r, 800));
     expect((await readJobView(db, job.id))!.settled).toBe(paused.settled);
     expect(paused.counts.pending).toBeGreaterThan(0);
 
     expect(await applyControl(db, job.id, "resume", actor.email)).toBe("running");
-    await waitFor("a call after resuming", () => readJobView(db, job.id), (j) => j!.settled > paused.settled);
+    await waitFor(
+      "a call after resuming",
+      () => readJobView(db, job.id),
+      (j) => j!.settled > paused.settled,
+    );
     expect(await applyControl(db, job.id, "cancel", actor.email)).toBe("cancelled");
     const cancelled = await waitSettled(db, job.id);
     expect(cancelled.state).toBe("cancelled");
@@ -207,21 +294,42 @@ describe.each(databases)("$kind", (target) => {
 
     // Retry on a finished job with a failure: the failed item runs again (and fails again: it is not on the link).
     await setFaults(null);
-    const retried = await insertJob(db, { kind: "correction", title: "retry", linkId, createdBy: actor, items: [{ input: { transactionId: "txn_missing", before: null, after: { category: "taxes" } } }] });
+    const retried = await insertJob(db, {
+      kind: "correction",
+      title: "retry",
+      linkId,
+      createdBy: actor,
+      items: [{ input: { transactionId: "txn_missing", before: null, after: { category: "taxes" } } }],
+    });
     const first = await waitSettled(db, retried.id);
     expect(first.counts.failed).toBe(1);
     const [failed] = await db.select().from(jobItems).where(eq(jobItems.jobId, retried.id));
     expect(failed).toMatchObject({ upstreamStatus: 404, attempts: 1 });
     expect(failed!.reason).toMatch(/not found|does not exist/i);
     expect(await applyControl(db, retried.id, "retry", actor.email)).toBe("running");
-    await waitFor("the retried item to fail again", () => db.select().from(jobItems).where(eq(jobItems.jobId, retried.id)), (rows) => rows[0]!.attempts === 2 && rows[0]!.state === "failed");
+    await waitFor(
+      "the retried item to fail again",
+      () => db.select().from(jobItems).where(eq(jobItems.jobId, retried.id)),
+      (rows) => rows[0]!.attempts === 2 && rows[0]!.state === "failed",
+    );
   });
 
   it("undoes a finished job as a job, leaving alone what was changed again since", async () => {
     const db = target.database.db;
     const ids = await transactionsNotIn("travel", 3);
-    const originals = new Map((await api().getTransactions(linkId, { size: 1000 })).transactions.map((t) => [t.transaction_id, t.enrichment?.category.value]));
-    const job = await startCorrectionJob(db, api(), actor, linkId, ids.map((transactionId) => ({ transactionId, category: "travel" })));
+    const originals = new Map(
+      (await api().getTransactions(linkId, { size: 1000 })).transactions.map((t) => [
+        t.transaction_id,
+        t.enrichment?.category.value,
+      ]),
+    );
+    const job = await startCorrectionJob(
+      db,
+      api(),
+      actor,
+      linkId,
+      ids.map((transactionId) => ({ transactionId, category: "travel" })),
+    );
     startRunner(db);
     await waitSettled(db, job.id);
     // Someone changes the second one again before the undo.
@@ -229,11 +337,19 @@ describe.each(databases)("$kind", (target) => {
     const undo = await startUndoJob(db, api(), actor, job.id);
     const done = await waitSettled(db, undo.id);
     expect(done.counts).toMatchObject({ done: 2, skipped: 1 });
-    const now = new Map((await api().getTransactions(linkId, { size: 1000 })).transactions.map((t) => [t.transaction_id, t.enrichment?.category.value]));
+    const now = new Map(
+      (await api().getTransactions(linkId, { size: 1000 })).transactions.map((t) => [
+        t.transaction_id,
+        t.enrichment?.category.value,
+      ]),
+    );
     expect(now.get(ids[0]!)).toBe(originals.get(ids[0]!));
     expect(now.get(ids[1]!)).toBe("home");
     expect(now.get(ids[2]!)).toBe(originals.get(ids[2]!));
-    const skipped = await db.select().from(jobItems).where(and(eq(jobItems.jobId, undo.id), eq(jobItems.state, "skipped")));
+    const skipped = await db
+      .select()
+      .from(jobItems)
+      .where(and(eq(jobItems.jobId, undo.id), eq(jobItems.state, "skipped")));
     expect(skipped[0]!.reason).toMatch(/^Changed since: it is now Home/);
     const rows = await auditRowsOf(db, undo.id);
     expect(rows.map((r) => r.action)).toEqual(["transaction.undo_correction", "transaction.undo_correction"]);
@@ -256,7 +372,13 @@ describe.each(databases)("$kind", (target) => {
         await ctx.callOptions.beforeSend();
         const previous = await ctx.groupResults();
         order.push(`${input.name}<${previous.join(",")}>`);
-        if (input.fail) throw new UpstreamError({ kind: "http", endpoint: "POST /links/import", status: 400, errorCode: "api_error.request.validation_failed" });
+        if (input.fail)
+          throw new UpstreamError({
+            kind: "http",
+            endpoint: "POST /links/import",
+            status: 400,
+            errorCode: "api_error.request.validation_failed",
+          });
         return input.name;
       },
       async verify() {
@@ -282,7 +404,10 @@ describe.each(databases)("$kind", (target) => {
     expect(done.counts).toMatchObject({ done: 3, failed: 1, skipped: 1 });
     expect(order.filter((o) => o.startsWith("a"))).toEqual(["a1<>", "a2<a1>", "a3<a1,a2>"]);
     expect(order).not.toContain("b2<>");
-    const [b2] = await db.select().from(jobItems).where(and(eq(jobItems.jobId, job.id), eq(jobItems.seq, 3)));
+    const [b2] = await db
+      .select()
+      .from(jobItems)
+      .where(and(eq(jobItems.jobId, job.id), eq(jobItems.seq, 3)));
     expect(b2).toMatchObject({ state: "skipped", reason: "Not run: an earlier step for the same link failed." });
   });
 });

@@ -165,7 +165,8 @@ export class JobRunner {
         if (this.databaseDown) this.log.info({}, "job engine: database reachable again; jobs resume");
         this.databaseDown = false;
       } catch (error) {
-        if (!this.databaseDown) this.log.warn({ err: error }, "job engine: database unavailable; jobs pause until it answers");
+        if (!this.databaseDown)
+          this.log.warn({ err: error }, "job engine: database unavailable; jobs pause until it answers");
         this.databaseDown = true;
       }
       await this.idle();
@@ -213,12 +214,20 @@ export class JobRunner {
 
   private spawn(item: JobItem): void {
     const abort = new AbortController();
-    const running: Running = { jobId: item.jobId, lane: item.state === "sent" ? "check" : "call", abort, done: Promise.resolve() };
+    const running: Running = {
+      jobId: item.jobId,
+      lane: item.state === "sent" ? "check" : "call",
+      abort,
+      done: Promise.resolve(),
+    };
     this.inFlight.set(item.id, running);
     running.done = this.work(item, abort.signal)
       .catch((error: unknown) => {
         // Recording failed (the database went away): the lease lapses and the next holder checks the item.
-        this.log.warn({ err: error, itemId: item.id, jobId: item.jobId }, "job engine: could not record an item's outcome");
+        this.log.warn(
+          { err: error, itemId: item.id, jobId: item.jobId },
+          "job engine: could not record an item's outcome",
+        );
       })
       .finally(() => {
         this.inFlight.delete(item.id);
@@ -228,7 +237,8 @@ export class JobRunner {
 
   /** Gives the item back (releaseItem); one that this cancels (its job was cancelled meanwhile) may end the job. */
   private async release(item: JobItem, opts: Parameters<typeof releaseItem>[3]): Promise<void> {
-    if ((await releaseItem(this.db, item.id, this.owner, opts)) === "cancelled") await finishJobIfSettled(this.db, item.jobId);
+    if ((await releaseItem(this.db, item.id, this.owner, opts)) === "cancelled")
+      await finishJobIfSettled(this.db, item.jobId);
   }
 
   private backoff(attempts: number): number {
@@ -254,12 +264,19 @@ export class JobRunner {
     const kind = job ? this.options.kinds.get(job.kind) : undefined;
     if (!job || !kind) {
       // An instance of another version may know this kind: leave it for a minute.
-      await this.release(item, { state: item.state === "sent" ? "sent" : "pending", retryInMs: 60_000, reason: "No worker for this kind of job on this instance." });
+      await this.release(item, {
+        state: item.state === "sent" ? "sent" : "pending",
+        retryInMs: 60_000,
+        reason: "No worker for this kind of job on this instance.",
+      });
       return;
     }
     const parsed = kind.inputSchema.safeParse(item.input);
     if (!parsed.success) {
-      await this.settle(job, kind, item, { state: "failed", reason: `The item's stored input is not valid: ${parsed.error.issues[0]?.message ?? "unreadable"}.` });
+      await this.settle(job, kind, item, {
+        state: "failed",
+        reason: `The item's stored input is not valid: ${parsed.error.issues[0]?.message ?? "unreadable"}.`,
+      });
       return;
     }
     const input = parsed.data;
@@ -273,7 +290,12 @@ export class JobRunner {
     const onWait = (wait: BudgetWait) => {
       waits = waits
         .then(() => recordWait(this.db, item.id, this.owner, waitReason(wait)))
-        .catch((error: unknown) => this.log.warn({ err: error, itemId: item.id, jobId: item.jobId }, "job engine: could not record an item's wait"));
+        .catch((error: unknown) =>
+          this.log.warn(
+            { err: error, itemId: item.id, jobId: item.jobId },
+            "job engine: could not record an item's wait",
+          ),
+        );
     };
     const context = (correlationId: string, beforeSend: () => Promise<void>): ItemContext => ({
       job,
@@ -298,18 +320,42 @@ export class JobRunner {
       // The last call's outcome is unknown: ask the upstream before anything is resent.
       let verification;
       try {
-        verification = await kind.verify(input, context(randomUUID(), async () => undefined));
+        verification = await kind.verify(
+          input,
+          context(randomUUID(), async () => undefined),
+        );
       } catch (error) {
         if (error instanceof NotSettledYet) {
-          await this.release(item, { state: "sent", retryInMs: signal.aborted ? 0 : error.retryInMs, reason: error.message, upstreamErrorCode: item.upstreamErrorCode });
+          await this.release(item, {
+            state: "sent",
+            retryInMs: signal.aborted ? 0 : error.retryInMs,
+            reason: error.message,
+            upstreamErrorCode: item.upstreamErrorCode,
+          });
           return;
         }
         if (error instanceof FailItem) {
-          await this.settle(job, kind, item, { state: "failed", reason: error.reason, upstreamStatus: error.upstreamStatus, upstreamErrorCode: error.upstreamErrorCode }, undefined, input);
+          await this.settle(
+            job,
+            kind,
+            item,
+            {
+              state: "failed",
+              reason: error.reason,
+              upstreamStatus: error.upstreamStatus,
+              upstreamErrorCode: error.upstreamErrorCode,
+            },
+            undefined,
+            input,
+          );
           return;
         }
         const reason = `Checking whether the last call went through failed (${describe(error)}); checking again shortly.`;
-        await this.release(item, { state: "sent", retryInMs: signal.aborted ? 0 : this.backoff(item.attempts), reason });
+        await this.release(item, {
+          state: "sent",
+          retryInMs: signal.aborted ? 0 : this.backoff(item.attempts),
+          reason,
+        });
         return;
       }
       if (verification.applied) {
@@ -336,18 +382,41 @@ export class JobRunner {
         note: { verified: "not applied: checked against the upstream" },
       });
       if (job.state === "cancelled") {
-        await this.settle(job, kind, item, { state: "cancelled", reason: "Cancelled; the last call was checked and had not gone through." }, undefined, input);
+        await this.settle(
+          job,
+          kind,
+          item,
+          { state: "cancelled", reason: "Cancelled; the last call was checked and had not gone through." },
+          undefined,
+          input,
+        );
         return;
       }
       if (item.attempts < MAX_ATTEMPTS) {
         // Sent again in the calls' lane, where it waits for its budget slot like any call, not in a check's place.
-        await this.release(item, { state: "pending", reason: item.reason, upstreamStatus: item.upstreamStatus, upstreamErrorCode: item.upstreamErrorCode });
+        await this.release(item, {
+          state: "pending",
+          reason: item.reason,
+          upstreamStatus: item.upstreamStatus,
+          upstreamErrorCode: item.upstreamErrorCode,
+        });
         return;
       }
     }
 
     if (item.attempts >= MAX_ATTEMPTS) {
-      await this.settle(job, kind, item, { state: "failed", reason: `Gave up after ${item.attempts} calls: no answer said whether the change was applied. ${item.reason ?? ""}`.trim() }, undefined, input);
+      await this.settle(
+        job,
+        kind,
+        item,
+        {
+          state: "failed",
+          reason:
+            `Gave up after ${item.attempts} calls: no answer said whether the change was applied. ${item.reason ?? ""}`.trim(),
+        },
+        undefined,
+        input,
+      );
       return;
     }
 
@@ -358,12 +427,20 @@ export class JobRunner {
       // The client repeats a call once after renewing an expired token; the first was refused, not applied. It is one
       // call of this item: marked sent once, one attempt.
       if (sent) return;
-      if (!(await markSent(this.db, item.id, this.owner, correlationId))) throw new NotSent("the job is paused or cancelled, or the lease was lost");
+      if (!(await markSent(this.db, item.id, this.owner, correlationId)))
+        throw new NotSent("the job is paused or cancelled, or the lease was lost");
       sent = true;
     };
     try {
       const result = await kind.execute(input, context(correlationId, beforeSend));
-      await this.settle(job, kind, item, { state: "done", result, upstreamStatus: 200 }, { outcome: "ok", correlationId }, input);
+      await this.settle(
+        job,
+        kind,
+        item,
+        { state: "done", result, upstreamStatus: 200 },
+        { outcome: "ok", correlationId },
+        input,
+      );
     } catch (error) {
       if (error instanceof SkipItem) {
         await this.settle(job, kind, item, { state: "skipped", reason: error.reason }, undefined, input);
@@ -372,46 +449,90 @@ export class JobRunner {
           job,
           kind,
           item,
-          { state: "failed", reason: error.reason, upstreamStatus: error.upstreamStatus, upstreamErrorCode: error.upstreamErrorCode },
+          {
+            state: "failed",
+            reason: error.reason,
+            upstreamStatus: error.upstreamStatus,
+            upstreamErrorCode: error.upstreamErrorCode,
+          },
           sent ? { outcome: "upstream_error", correlationId } : undefined,
           input,
         );
       } else if (!sent) {
         // Nothing went out (stopped, paused, the budget's store away): the item is simply pending again.
         const retryInMs = error instanceof NotSent || signal.aborted ? 0 : 5_000;
-        await this.release(item, { state: "pending", retryInMs, reason: error instanceof NotSent ? null : `Not sent: ${describe(error)}` });
+        await this.release(item, {
+          state: "pending",
+          retryInMs,
+          reason: error instanceof NotSent ? null : `Not sent: ${describe(error)}`,
+        });
       } else if (isUpstreamError(error)) {
         await this.afterUpstreamError(job, kind, item, input, error, correlationId);
       } else {
         // Sent, then something failed on our side: the outcome is unknown.
-        await this.release(item, { state: "sent", retryInMs: this.backoff(item.attempts + 1), reason: describe(error) });
+        await this.release(item, {
+          state: "sent",
+          retryInMs: this.backoff(item.attempts + 1),
+          reason: describe(error),
+        });
       }
     }
   }
 
-  private async afterUpstreamError(job: Job, kind: JobKind, item: JobItem, input: unknown, error: UpstreamError, correlationId: string): Promise<void> {
+  private async afterUpstreamError(
+    job: Job,
+    kind: JobKind,
+    item: JobItem,
+    input: unknown,
+    error: UpstreamError,
+    correlationId: string,
+  ): Promise<void> {
     const status = error.status ?? null;
     const code = error.errorCode ?? error.kind;
     const { title, detail } = describeUpstreamError(error);
     const reason = `${title}. ${detail}`.trim();
     if (status === 429) {
       // Not applied: the budget closed the key until Retry-After; the item waits for it and goes again.
-      await this.auditOnly(job, kind, item, input, { outcome: "upstream_error", correlationId, upstreamStatus: 429, upstreamErrorCode: code });
+      await this.auditOnly(job, kind, item, input, {
+        outcome: "upstream_error",
+        correlationId,
+        upstreamStatus: 429,
+        upstreamErrorCode: code,
+      });
       const retryInMs = error.retryAfter ? Math.max(1_000, error.retryAfter.getTime() - Date.now()) : 60_000;
       await this.release(item, { state: "pending", retryInMs, reason, upstreamStatus: 429, upstreamErrorCode: code });
       return;
     }
     if (error.kind === "http" && status !== null && status >= 400 && status < 500 && status !== 408) {
       // A definite refusal: nothing was applied, and sending the same call again would be refused again.
-      await this.settle(job, kind, item, { state: "failed", reason, upstreamStatus: status, upstreamErrorCode: code }, { outcome: "upstream_error", correlationId }, input);
+      await this.settle(
+        job,
+        kind,
+        item,
+        { state: "failed", reason, upstreamStatus: status, upstreamErrorCode: code },
+        { outcome: "upstream_error", correlationId },
+        input,
+      );
       return;
     }
     if (error.kind === "network" && refusedBeforeSending(error)) {
-      await this.release(item, { state: "pending", retryInMs: this.backoff(item.attempts + 1), reason, upstreamErrorCode: code, undoSend: true });
+      await this.release(item, {
+        state: "pending",
+        retryInMs: this.backoff(item.attempts + 1),
+        reason,
+        upstreamErrorCode: code,
+        undoSend: true,
+      });
       return;
     }
     // Timeout, a dropped connection, a 5xx, an unreadable answer: the call may have been applied. Checked first.
-    await this.release(item, { state: "sent", retryInMs: this.backoff(item.attempts + 1), reason, upstreamStatus: status, upstreamErrorCode: code });
+    await this.release(item, {
+      state: "sent",
+      retryInMs: this.backoff(item.attempts + 1),
+      reason,
+      upstreamStatus: status,
+      upstreamErrorCode: code,
+    });
   }
 
   /** Settles the item and, for a call that was made, writes its audit row in the same transaction. */
@@ -423,13 +544,18 @@ export class JobRunner {
     audit?: { outcome: AuditOutcome; correlationId: string; note?: Record<string, unknown> },
     parsedInput?: unknown,
   ): Promise<void> {
-    const input = parsedInput !== undefined ? { success: true as const, data: parsedInput } : kind.inputSchema.safeParse(item.input);
+    const input =
+      parsedInput !== undefined
+        ? { success: true as const, data: parsedInput }
+        : kind.inputSchema.safeParse(item.input);
     // A done item keeps only what its kind says is still needed (never credentials it no longer needs).
-    const kept = settlement.state === "done" && input.success && kind.settledInput ? { input: kind.settledInput(input.data) } : {};
+    const kept =
+      settlement.state === "done" && input.success && kind.settledInput ? { input: kind.settledInput(input.data) } : {};
     await this.db.transaction(async (tx) => {
       const tdb = tx as unknown as Db;
       if (!(await settleItem(tdb, item.id, this.owner, { ...settlement, ...kept }))) return;
-      if (settlement.state === "failed") await skipRestOfGroup(tdb, item, "Not run: an earlier step for the same link failed.");
+      if (settlement.state === "failed")
+        await skipRestOfGroup(tdb, item, "Not run: an earlier step for the same link failed.");
       if (audit && input.success) {
         await this.writeAudit(tdb, job, kind, item, input.data, {
           ...audit,
@@ -446,7 +572,13 @@ export class JobRunner {
     kind: JobKind,
     item: JobItem,
     input: unknown,
-    audit: { outcome: AuditOutcome; correlationId: string; upstreamStatus?: number; upstreamErrorCode?: string; note?: Record<string, unknown> },
+    audit: {
+      outcome: AuditOutcome;
+      correlationId: string;
+      upstreamStatus?: number;
+      upstreamErrorCode?: string;
+      note?: Record<string, unknown>;
+    },
   ): Promise<void> {
     await this.writeAudit(this.db, job, kind, item, input, audit);
   }
@@ -457,7 +589,13 @@ export class JobRunner {
     kind: JobKind,
     item: JobItem,
     input: unknown,
-    audit: { outcome: AuditOutcome; correlationId: string; upstreamStatus?: number; upstreamErrorCode?: string; note?: Record<string, unknown> },
+    audit: {
+      outcome: AuditOutcome;
+      correlationId: string;
+      upstreamStatus?: number;
+      upstreamErrorCode?: string;
+      note?: Record<string, unknown>;
+    },
   ): Promise<void> {
     const described = kind.audit(input, job, item);
     await appendAudit(

@@ -60,7 +60,13 @@ beforeAll(async () => {
   plainLinks = store
     .listLinks(null, 1000)
     .links.map((l) => store.getLink(l.link_id)!)
-    .filter((l) => l.state === "connected" && l.products.transactions && l.products.enrichment && store.dataOf(l).transactions.length === 40)
+    .filter(
+      (l) =>
+        l.state === "connected" &&
+        l.products.transactions &&
+        l.products.enrichment &&
+        store.dataOf(l).transactions.length === 40,
+    )
     .map((l) => l.link_id);
 });
 afterAll(() => sandbox.close());
@@ -102,11 +108,20 @@ function recordingFetch(log: Exchange[], onAnswer: (exchange: Exchange) => void)
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = init?.method ?? "GET";
-    const exchange: Exchange = { method, path: url.pathname, target: targetOf(method, url.pathname, init?.body), sentAt: Date.now() };
+    const exchange: Exchange = {
+      method,
+      path: url.pathname,
+      target: targetOf(method, url.pathname, init?.body),
+      sentAt: Date.now(),
+    };
     log.push(exchange);
     try {
       const response = await fetch(input, init);
-      Object.assign(exchange, { status: response.status, retryAfter: response.headers.get("retry-after"), answeredAt: Date.now() });
+      Object.assign(exchange, {
+        status: response.status,
+        retryAfter: response.headers.get("retry-after"),
+        answeredAt: Date.now(),
+      });
       onAnswer(exchange);
       return response;
     } catch (error) {
@@ -267,7 +282,9 @@ const CASES: FaultCase[] = [
     name: "upstream down: 503 to every call, reads included",
     job: "correction",
     on: () => setFaults({ status: 503 }),
-    until: reasonSeen(/^Checking whether the last call went through failed \(The upstream had an internal error \(HTTP 503\)/),
+    until: reasonSeen(
+      /^Checking whether the last call went through failed \(The upstream had an internal error \(HTTP 503\)/,
+    ),
     off: clearFaults,
     seen: /^The upstream had an internal error \(HTTP 503\)\. Internal error \(injected fault\)\. This is on the upstream's side; try again shortly\.$/,
   },
@@ -294,13 +311,17 @@ const CASES: FaultCase[] = [
     off: clearFaults,
     seen: /^The upstream had an internal error \(HTTP 500\)\./,
     // The reason the last call failed with (or, when the check after it failed first, why that check failed).
-    failsWith: new RegExp(`^Gave up after ${MAX_ATTEMPTS} calls: no answer said whether the change was applied\\. (The upstream had an internal error \\(HTTP 500\\)\\. |Checking whether the last call went through failed \\().*shortly\\.$`),
+    failsWith: new RegExp(
+      `^Gave up after ${MAX_ATTEMPTS} calls: no answer said whether the change was applied\\. (The upstream had an internal error \\(HTTP 500\\)\\. |Checking whether the last call went through failed \\().*shortly\\.$`,
+    ),
   },
   {
     name: "malformed JSON: corrections applied, answered with a broken body; reads broken too",
     job: "correction",
     on: () => setFaults({ malformed: true }),
-    until: reasonSeen(/^Checking whether the last call went through failed \(The upstream answered with data Linkdesk does not understand/),
+    until: reasonSeen(
+      /^Checking whether the last call went through failed \(The upstream answered with data Linkdesk does not understand/,
+    ),
     off: clearFaults,
     seen: /^The upstream answered with data Linkdesk does not understand\. POST \/links\/\{id\}\/transactions\/\{txn_id\}\/enrichment returned a response that does not match the API contract \(the body is not valid JSON\)\. Nothing was changed on Linkdesk's side\.$/,
   },
@@ -320,7 +341,9 @@ const CASES: FaultCase[] = [
         // No correction went out after the refusal and before the date it named (the budget closed the keys till then).
         // A call of the other worker slot may already be past the budget as the refusal arrives: the budget learns of
         // the refusal when the engine has read it, so calls leaving in the next IN_FLIGHT_GRACE_MS are not counted.
-        const early = run.exchanges.filter((e) => e.target && e.sentAt > refusal.answeredAt! + IN_FLIGHT_GRACE_MS && e.sentAt < allowedAt);
+        const early = run.exchanges.filter(
+          (e) => e.target && e.sentAt > refusal.answeredAt! + IN_FLIGHT_GRACE_MS && e.sentAt < allowedAt,
+        );
         expect(early).toEqual([]);
       }
     },
@@ -344,7 +367,9 @@ const CASES: FaultCase[] = [
     job: "correction",
     databases: "postgres",
     on: (run) => run.dbProxy!.cut(),
-    until: (run) => run.runnerLog.some((l) => l.includes("database unavailable")) && run.runnerLog.some((l) => l.includes("could not record")),
+    until: (run) =>
+      run.runnerLog.some((l) => l.includes("database unavailable")) &&
+      run.runnerLog.some((l) => l.includes("could not record")),
     off: (run) => run.dbProxy!.restore(),
     uncertainSends: true,
   },
@@ -356,7 +381,13 @@ let nextLink = 0;
 const ITEMS = 6;
 
 async function auditRows(db: Db, jobId: string) {
-  const { rows } = await db.execute<{ outcome: string; target: string | null; verified: string | null; status: number | null; tag: string | null }>(sql`
+  const { rows } = await db.execute<{
+    outcome: string;
+    target: string | null;
+    verified: string | null;
+    status: number | null;
+    tag: string | null;
+  }>(sql`
     select outcome, target_id as target, input ->> 'verified' as verified, upstream_status as status, input ->> 'tag' as tag
     from audit_log where input ->> 'job' = ${jobId} order by id
   `);
@@ -377,7 +408,8 @@ function fleet(links: number): string {
 
 function linksTagged(tag: string): number {
   let n = 0;
-  for (const entry of (sandbox.state.store["byId"] as Map<string, { record: { link_tags: string[] } | null }>).values()) if (entry.record?.link_tags.includes(tag)) n++;
+  for (const entry of (sandbox.state.store["byId"] as Map<string, { record: { link_tags: string[] } | null }>).values())
+    if (entry.record?.link_tags.includes(tag)) n++;
   return n;
 }
 
@@ -426,12 +458,28 @@ async function runCase(c: FaultCase, target: TestDatabase) {
     let targets: string[];
     if (c.job === "correction") {
       const { transactions } = await api.getTransactions(link, { size: 100 });
-      const ids = transactions.filter((t) => t.enrichment?.category.value !== "charity").slice(0, ITEMS).map((t) => t.transaction_id);
+      const ids = transactions
+        .filter((t) => t.enrichment?.category.value !== "charity")
+        .slice(0, ITEMS)
+        .map((t) => t.transaction_id);
       expect(ids).toHaveLength(ITEMS);
-      jobId = (await startCorrectionJob(db, api, actor, link, ids.map((transactionId) => ({ transactionId, category: "charity", subcategory: "other_charity" })))).id;
+      jobId = (
+        await startCorrectionJob(
+          db,
+          api,
+          actor,
+          link,
+          ids.map((transactionId) => ({ transactionId, category: "charity", subcategory: "other_charity" })),
+        )
+      ).id;
       targets = ids;
     } else {
-      const started = await startImportJob(db, actor, { bytes: new TextEncoder().encode(fleet(ITEMS)), name: "fleet.ndjson" }, 2);
+      const started = await startImportJob(
+        db,
+        actor,
+        { bytes: new TextEncoder().encode(fleet(ITEMS)), name: "fleet.ndjson" },
+        2,
+      );
       if (started.outcome !== "started") throw new Error(`the fleet was not started: ${started.outcome}`);
       jobId = started.job.id;
       targets = Array.from({ length: ITEMS }, (_, position) => importTag(jobId, position));
@@ -462,7 +510,11 @@ async function runCase(c: FaultCase, target: TestDatabase) {
     let off = false;
     const deadline = Date.now() + 45_000;
     for (;;) {
-      const items = await db.select({ reason: jobItems.reason }).from(jobItems).where(eq(jobItems.jobId, jobId)).catch(() => []);
+      const items = await db
+        .select({ reason: jobItems.reason })
+        .from(jobItems)
+        .where(eq(jobItems.jobId, jobId))
+        .catch(() => []);
       for (const { reason } of items) if (reason) run.reasons.add(reason);
       if (on && !off && c.until?.(run)) {
         off = true;
@@ -470,7 +522,10 @@ async function runCase(c: FaultCase, target: TestDatabase) {
       }
       const view = await readJobView(db, jobId).catch(() => null);
       if (view?.finishedAt) break;
-      if (Date.now() > deadline) throw new Error(`the job did not finish; fault on: ${on}, off: ${off}; reasons: ${[...run.reasons].join(" | ")}; log: ${run.runnerLog.join(" | ")}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the job did not finish; fault on: ${on}, off: ${off}; reasons: ${[...run.reasons].join(" | ")}; log: ${run.runnerLog.join(" | ")}`,
+        );
       await new Promise((r) => setTimeout(r, 25));
     }
     await runner.stop(1_000);
@@ -505,7 +560,8 @@ async function runCase(c: FaultCase, target: TestDatabase) {
 
     // Every planned call applied exactly once (or never, for an item that failed), by the sandbox's own count.
     const applied = sandbox.state.stats.snapshot().applied;
-    const appliedOf = (t: string) => (c.job === "correction" ? (applied[`POST /links/${link}/transactions/${t}/enrichment`] ?? 0) : linksTagged(t));
+    const appliedOf = (t: string) =>
+      c.job === "correction" ? (applied[`POST /links/${link}/transactions/${t}/enrichment`] ?? 0) : linksTagged(t);
     expect(targets.map(appliedOf)).toEqual(targets.map((t) => (doneTargets.has(t) ? 1 : 0)));
 
     // One audit row per call that reached the upstream: ok for the applied one, "not applied" or 429 for the others.
@@ -513,8 +569,14 @@ async function runCase(c: FaultCase, target: TestDatabase) {
     for (const t of targets) {
       const calls = run.exchanges.filter((e) => e.target === t && e.failure !== "ECONNREFUSED" && e.status !== 401);
       const ofTarget = rows.filter((r) => (c.job === "correction" ? r.target === t : r.tag === t));
-      const unsent = c.uncertainSends ? ofTarget.filter((r) => r.outcome === "error" && r.verified?.startsWith("not applied")).length - calls.filter((e) => e.status === undefined || e.status >= 300).length : 0;
-      expect(ofTarget.length - Math.max(0, unsent), `audit rows of ${t}: ${JSON.stringify(ofTarget)}; calls: ${JSON.stringify(calls)}`).toBe(calls.length);
+      const unsent = c.uncertainSends
+        ? ofTarget.filter((r) => r.outcome === "error" && r.verified?.startsWith("not applied")).length -
+          calls.filter((e) => e.status === undefined || e.status >= 300).length
+        : 0;
+      expect(
+        ofTarget.length - Math.max(0, unsent),
+        `audit rows of ${t}: ${JSON.stringify(ofTarget)}; calls: ${JSON.stringify(calls)}`,
+      ).toBe(calls.length);
       expect(ofTarget.filter((r) => r.outcome === "ok")).toHaveLength(doneTargets.has(t) ? 1 : 0);
       for (const r of ofTarget.filter((row) => row.outcome !== "ok")) {
         expect(r.status === 429 || (r.verified ?? "").startsWith("not applied"), JSON.stringify(r)).toBe(true);
@@ -523,7 +585,11 @@ async function runCase(c: FaultCase, target: TestDatabase) {
 
     // What the person saw while it ran: words, and the fault named.
     for (const reason of run.reasons) expectWords(reason);
-    if (c.seen) expect([...run.reasons].some((r) => c.seen!.test(r)), [...run.reasons].join("\n")).toBe(true);
+    if (c.seen)
+      expect(
+        [...run.reasons].some((r) => c.seen!.test(r)),
+        [...run.reasons].join("\n"),
+      ).toBe(true);
     await c.check?.(run, jobId, items);
   } finally {
     clearFaults();
@@ -546,14 +612,36 @@ describe.each(databases)("faults survived on $kind", (target) => {
 describe("the words for each upstream fault", () => {
   it.each([
     ["timeout", { kind: "timeout" as const }],
-    ["connection refused", { kind: "network" as const, cause: Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } }) }],
+    [
+      "connection refused",
+      {
+        kind: "network" as const,
+        cause: Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } }),
+      },
+    ],
     ["503", { kind: "http" as const, status: 503, errorCode: "api_error.internal", errorMessage: "Internal error." }],
-    ["502 without an envelope", { kind: "http" as const, status: 502, errorMessage: "The error response carried no error envelope." }],
+    [
+      "502 without an envelope",
+      { kind: "http" as const, status: 502, errorMessage: "The error response carried no error envelope." },
+    ],
     ["malformed", { kind: "invalid_response" as const, status: 200, errorMessage: "the body is not valid JSON" }],
-    ["429 with a date", { kind: "http" as const, status: 429, errorCode: "api_error.rate_limit_exceeded", retryAfter: new Date("2026-11-20T10:05:00Z") }],
-    ["expired token not renewed", { kind: "http" as const, status: 401, errorCode: "api_error.auth.expired_access_token" }],
+    [
+      "429 with a date",
+      {
+        kind: "http" as const,
+        status: 429,
+        errorCode: "api_error.rate_limit_exceeded",
+        retryAfter: new Date("2026-11-20T10:05:00Z"),
+      },
+    ],
+    [
+      "expired token not renewed",
+      { kind: "http" as const, status: 401, errorCode: "api_error.auth.expired_access_token" },
+    ],
   ])("%s", (_, init) => {
-    const { title, detail } = describeUpstreamError(new UpstreamError({ endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment", ...init }));
+    const { title, detail } = describeUpstreamError(
+      new UpstreamError({ endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment", ...init }),
+    );
     expectWords(title);
     expectWords(detail);
   });

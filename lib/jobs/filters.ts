@@ -17,7 +17,10 @@ export interface JobListQuery {
   linkId?: string;
 }
 
-export function parseJobListFilters(input: RawParams | URLSearchParams): { filters: JobListQuery; dropped: DroppedParam[] } {
+export function parseJobListFilters(input: RawParams | URLSearchParams): {
+  filters: JobListQuery;
+  dropped: DroppedParam[];
+} {
   const { values, dropped } = parseFieldByField(fields, KEYS, input);
   return { filters: { state: values.state, kind: values.kind, linkId: values.link }, dropped };
 }

@@ -47,11 +47,18 @@ async function currentLink(ctx: ItemContext, linkId: string): Promise<WireLink |
   }
 }
 
-const describeState = (state: string | null, code: string | null | undefined) => (state === "error" && code ? `error (${code})` : (state ?? "unknown"));
+const describeState = (state: string | null, code: string | null | undefined) =>
+  state === "error" && code ? `error (${code})` : (state ?? "unknown");
 
 /** Whether a link changed since its import: its state or error code is no longer what the import call answered. */
-export function changedSinceImport(imported: { state: string | null; errorCode: string | null }, now: { state: string | null; errorCode: string | null }): boolean {
-  return imported.state !== null && (now.state !== imported.state || (now.errorCode ?? null) !== (imported.errorCode ?? null));
+export function changedSinceImport(
+  imported: { state: string | null; errorCode: string | null },
+  now: { state: string | null; errorCode: string | null },
+): boolean {
+  return (
+    imported.state !== null &&
+    (now.state !== imported.state || (now.errorCode ?? null) !== (imported.errorCode ?? null))
+  );
 }
 
 export const importUndoKind: JobKind<ImportUndoItem, ImportUndoResult> = {
@@ -67,7 +74,10 @@ export const importUndoKind: JobKind<ImportUndoItem, ImportUndoResult> = {
       await markImportedLinkDeleted(ctx.db, input.linkId);
       return { linkId: input.linkId, already: true };
     }
-    const changed = changedSinceImport({ state: input.importedState, errorCode: input.importedErrorCode }, { state: now.state, errorCode: now.error_code ?? null });
+    const changed = changedSinceImport(
+      { state: input.importedState, errorCode: input.importedErrorCode },
+      { state: now.state, errorCode: now.error_code ?? null },
+    );
     if (changed && !input.evenIfChanged) {
       throw new SkipItem(
         `Kept: it is ${describeState(now.state, now.error_code)} now, not ${describeState(input.importedState, input.importedErrorCode)} as imported (reconnected since). Tick it to delete it too.`,
@@ -94,7 +104,11 @@ export const importUndoKind: JobKind<ImportUndoItem, ImportUndoResult> = {
       targetType: "link",
       targetId: input.linkId,
       linkId: input.linkId,
-      input: { import: job.undoesJobId, evenIfChanged: input.evenIfChanged, imported: describeState(input.importedState, input.importedErrorCode) },
+      input: {
+        import: job.undoesJobId,
+        evenIfChanged: input.evenIfChanged,
+        imported: describeState(input.importedState, input.importedErrorCode),
+      },
     };
   },
   describeResult(result) {
@@ -120,7 +134,10 @@ export async function planImportUndo(db: Db, jobId: string): Promise<{ job: Job;
   const ids = created.map((c) => c.linkId!).filter(Boolean);
   const known = new Map<string, { state: string | null; errorCode: string | null }>();
   for (let i = 0; i < ids.length; i += 1_000) {
-    const rows = await db.select({ linkId: links.linkId, state: links.state, errorCode: links.errorCode }).from(links).where(inArray(links.linkId, ids.slice(i, i + 1_000)));
+    const rows = await db
+      .select({ linkId: links.linkId, state: links.state, errorCode: links.errorCode })
+      .from(links)
+      .where(inArray(links.linkId, ids.slice(i, i + 1_000)));
     for (const row of rows) known.set(row.linkId, row);
   }
   const candidates: UndoCandidate[] = [];
@@ -140,22 +157,34 @@ export async function planImportUndo(db: Db, jobId: string): Promise<{ job: Job;
   return { job, links: candidates };
 }
 
-export type StartUndoResult = { outcome: "started"; job: Job; deleting: number; keeping: number } | { outcome: "refused"; reason: string };
+export type StartUndoResult =
+  { outcome: "started"; job: Job; deleting: number; keeping: number } | { outcome: "refused"; reason: string };
 
 /**
  * Starts the undo of an import: one DELETE per link it created, except links changed since that ops did not tick
  * (`include`), which are planned as skipped with the reason. One undo of an import runs at a time.
  */
-export async function startImportUndo(db: Db, actor: Actor, jobId: string, include: readonly string[]): Promise<StartUndoResult> {
+export async function startImportUndo(
+  db: Db,
+  actor: Actor,
+  jobId: string,
+  include: readonly string[],
+): Promise<StartUndoResult> {
   const plan = await planImportUndo(db, jobId);
   if (!plan) return { outcome: "refused", reason: "There is no such import." };
   if (plan.job.state === "running" || plan.job.state === "paused") {
-    return { outcome: "refused", reason: "The import is still running: pause or cancel it, and let it finish its calls in flight, before undoing it." };
+    return {
+      outcome: "refused",
+      reason:
+        "The import is still running: pause or cancel it, and let it finish its calls in flight, before undoing it.",
+    };
   }
   const [running] = await db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.kind, IMPORT_UNDO_KIND), eq(jobs.undoesJobId, jobId), sql`${jobs.state} in ('running', 'paused')`));
+    .where(
+      and(eq(jobs.kind, IMPORT_UNDO_KIND), eq(jobs.undoesJobId, jobId), sql`${jobs.state} in ('running', 'paused')`),
+    );
   if (running) return { outcome: "refused", reason: `An undo of this import is already running (job ${running.id}).` };
   if (plan.links.length === 0) return { outcome: "refused", reason: "This import has no links left to delete." };
   const ticked = new Set(include);
@@ -175,8 +204,18 @@ export async function startImportUndo(db: Db, actor: Actor, jobId: string, inclu
       return {
         linkId: l.linkId,
         targetId: `line ${l.line}`,
-        input: { linkId: l.linkId, importedState: row?.importedState ?? null, importedErrorCode: row?.importedErrorCode ?? null, evenIfChanged: ticked.has(l.linkId) } satisfies ImportUndoItem,
-        ...(keep ? { state: "skipped" as const, reason: `Kept: it is ${l.now} now, not ${l.imported} as imported (reconnected since); not ticked.` } : {}),
+        input: {
+          linkId: l.linkId,
+          importedState: row?.importedState ?? null,
+          importedErrorCode: row?.importedErrorCode ?? null,
+          evenIfChanged: ticked.has(l.linkId),
+        } satisfies ImportUndoItem,
+        ...(keep
+          ? {
+              state: "skipped" as const,
+              reason: `Kept: it is ${l.now} now, not ${l.imported} as imported (reconnected since); not ticked.`,
+            }
+          : {}),
       };
     }),
   });

@@ -16,7 +16,14 @@ import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
 import { linkSchema, transactionsPageSchema } from "../upstream/schemas";
 import { JobRunner } from "./engine";
-import { IMPORT_KIND, createImportKind, readImportOutcomes, resumeCancelledImport, startImportJob, streamImportOutcomesCsv } from "./import";
+import {
+  IMPORT_KIND,
+  createImportKind,
+  readImportOutcomes,
+  resumeCancelledImport,
+  startImportJob,
+  streamImportOutcomesCsv,
+} from "./import";
 import { applyControl, readJob } from "./store";
 import { listJobItems, readJobView, streamJobItemsCsv } from "./view";
 
@@ -39,13 +46,30 @@ afterEach(async () => {
 
 function api(importTimeoutMs = 30_000) {
   const { clientId, clientSecret } = upstream.sandbox.state.options;
-  const budget = new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
-  return new UpstreamApi(new UpstreamClient({ baseUrl: upstream.base, clientId, clientSecret, gate: budget }), importTimeoutMs);
+  const budget = new Budget({
+    store: createMemoryStore(),
+    clientId,
+    appId: clientId,
+    shares: { app: 1, link: 1, user: 1, client: 1 },
+    interactiveMaxWaitMs: 0,
+  });
+  return new UpstreamApi(
+    new UpstreamClient({ baseUrl: upstream.base, clientId, clientSecret, gate: budget }),
+    importTimeoutMs,
+  );
 }
 
 function run(db: Db, opts: { importTimeoutMs?: number; settleMs?: number } = {}) {
   const kind = createImportKind({ settleMs: opts.settleMs ?? 60_000 });
-  const runner = new JobRunner({ db, api: api(opts.importTimeoutMs), kinds: new Map([[IMPORT_KIND, kind]]), pollMs: 50, leaseMs: 5_000, heartbeatMs: 1_000, log: process.env.DEBUG_JOBS ? { info: console.log, warn: console.log, error: console.log } : undefined });
+  const runner = new JobRunner({
+    db,
+    api: api(opts.importTimeoutMs),
+    kinds: new Map([[IMPORT_KIND, kind]]),
+    pollMs: 50,
+    leaseMs: 5_000,
+    heartbeatMs: 1_000,
+    log: process.env.DEBUG_JOBS ? { info: console.log, warn: console.log, error: console.log } : undefined,
+  });
   runners.push(runner);
   runner.start();
   return runner;
@@ -62,7 +86,12 @@ function fleet(sizes: number[], marker = randomUUID()) {
         customer_user: { id: `user-${marker}-${i}` },
         institution_id: "chase",
         accounts: [account("a1")],
-        transactions: Array.from({ length: n }, (_, k) => ({ account_id: "a1", transaction_id: `t${k}`, amount: "-1.00", date: `2024-0${1 + (k % 9)}-0${1 + (k % 9)}` })),
+        transactions: Array.from({ length: n }, (_, k) => ({
+          account_id: "a1",
+          transaction_id: `t${k}`,
+          amount: "-1.00",
+          date: `2024-0${1 + (k % 9)}-0${1 + (k % 9)}`,
+        })),
       }),
     )
     .join("\n");
@@ -81,25 +110,37 @@ async function until(db: Db, jobId: string, timeoutMs = 30_000) {
     if (job?.finishedAt) return job;
     if (Date.now() > deadline) {
       const items = await db.select().from(jobItems).where(eq(jobItems.jobId, jobId));
-      throw new Error(`job ${jobId} still ${job?.state}: ${items.map((i) => `${i.seq} ${i.state} ${i.attempts} ${i.reason ?? ""}`).join("; ")}`);
+      throw new Error(
+        `job ${jobId} still ${job?.state}: ${items.map((i) => `${i.seq} ${i.state} ${i.attempts} ${i.reason ?? ""}`).join("; ")}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
 async function stats(): Promise<Record<string, { requests: number; statuses: Record<string, number> }>> {
-  return ((await upstream.raw("GET", "/_sandbox/stats")).json as { byEndpoint: Record<string, { requests: number; statuses: Record<string, number> }> }).byEndpoint;
+  return (
+    (await upstream.raw("GET", "/_sandbox/stats")).json as {
+      byEndpoint: Record<string, { requests: number; statuses: Record<string, number> }>;
+    }
+  ).byEndpoint;
 }
 const requests = async (endpoint: string) => (await stats())[endpoint]?.requests ?? 0;
 
 async function linksTagged(tag: string): Promise<string[]> {
   const found: string[] = [];
-  for (const [id, entry] of upstream.sandbox.state.store["byId"] as Map<string, { record: { link_tags: string[] } | null }>) if (entry.record?.link_tags.includes(tag)) found.push(id);
+  for (const [id, entry] of upstream.sandbox.state.store["byId"] as Map<
+    string,
+    { record: { link_tags: string[] } | null }
+  >)
+    if (entry.record?.link_tags.includes(tag)) found.push(id);
   return found;
 }
 
 async function transactionsOf(linkId: string): Promise<number> {
-  const page = transactionsPageSchema.parse((await upstream.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1`)).json);
+  const page = transactionsPageSchema.parse(
+    (await upstream.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1`)).json,
+  );
   return page.total;
 }
 
@@ -107,7 +148,10 @@ describe.each(databases)("import jobs on $kind", (database) => {
   const db = () => database.database.db;
 
   it("imports every valid link of a fleet file with all its transactions, once each, with one audit row per call", async () => {
-    const before = { imports: await requests("POST /links/import"), batches: await requests("POST /links/{id}/import/transactions") };
+    const before = {
+      imports: await requests("POST /links/import"),
+      batches: await requests("POST /links/{id}/import/transactions"),
+    };
     const job = await start(db(), fleet([3, 9_000, 0]));
     expect(job.total).toBe(1 + 3 + 1);
     run(db());
@@ -126,7 +170,13 @@ describe.each(databases)("import jobs on $kind", (database) => {
     expect(await requests("POST /links/{id}/import/transactions")).toBe(before.batches + 2);
     const audit = await db().select().from(auditLog).where(eq(auditLog.actorId, actor.id));
     const ofJob = audit.filter((row) => (row.input as { job?: string } | null)?.job === job.id);
-    expect(ofJob.map((row) => row.action).sort()).toEqual(["link.import", "link.import", "link.import", "link.import_batch", "link.import_batch"]);
+    expect(ofJob.map((row) => row.action).sort()).toEqual([
+      "link.import",
+      "link.import",
+      "link.import",
+      "link.import_batch",
+      "link.import_batch",
+    ]);
     expect(ofJob.every((row) => row.outcome === "ok" && row.linkId !== null)).toBe(true);
     // The items know their links (the items table and the CSV show them).
     const items = await db().select().from(jobItems).where(eq(jobItems.jobId, job.id));
@@ -135,7 +185,10 @@ describe.each(databases)("import jobs on $kind", (database) => {
 
   it("an import whose answer is lost after the upstream applied it is found by its tag, not resent", async () => {
     // The first import call is applied, then its answer arrives broken (as a dropped proxy connection would).
-    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ malformed: true, paths: ["/links/import"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    await upstream.raw("POST", "/_sandbox/faults", {
+      body: JSON.stringify({ malformed: true, paths: ["/links/import"], count: 1 }),
+      headers: { "Content-Type": "application/json" },
+    });
     const before = await requests("POST /links/import");
     const job = await start(db(), fleet([5]));
     run(db());
@@ -145,13 +198,19 @@ describe.each(databases)("import jobs on $kind", (database) => {
     expect(await linksTagged(importTag(job.id, 0))).toHaveLength(1);
     const [item] = await db().select().from(jobItems).where(eq(jobItems.jobId, job.id));
     expect(item).toMatchObject({ state: "done", attempts: 1, linkId });
-    const [row] = await db().select().from(auditLog).where(and(eq(auditLog.action, "link.import"), eq(auditLog.linkId, linkId!)));
+    const [row] = await db()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "link.import"), eq(auditLog.linkId, linkId!)));
     expect(row?.input).toMatchObject({ verified: expect.stringContaining("applied") });
   });
 
   it("an import applied after the client timed out is waited for, then found: never sent twice", async () => {
     // The sandbox applies the import, then holds its answer beyond the client's timeout.
-    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ answerDelayMs: 2_500, paths: ["/links/import"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    await upstream.raw("POST", "/_sandbox/faults", {
+      body: JSON.stringify({ answerDelayMs: 2_500, paths: ["/links/import"], count: 1 }),
+      headers: { "Content-Type": "application/json" },
+    });
     const before = await requests("POST /links/import");
     const job = await start(db(), fleet([2]));
     run(db(), { importTimeoutMs: 300, settleMs: 20_000 });
@@ -161,7 +220,10 @@ describe.each(databases)("import jobs on $kind", (database) => {
   });
 
   it("a batch whose answer is lost is found by its transactions' original ids, not resent", async () => {
-    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ malformed: true, paths: ["/import/transactions"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    await upstream.raw("POST", "/_sandbox/faults", {
+      body: JSON.stringify({ malformed: true, paths: ["/import/transactions"], count: 1 }),
+      headers: { "Content-Type": "application/json" },
+    });
     const before = await requests("POST /links/{id}/import/transactions");
     const job = await start(db(), fleet([4_500]));
     run(db());
@@ -172,7 +234,10 @@ describe.each(databases)("import jobs on $kind", (database) => {
   });
 
   it("a batch the upstream failed (5xx) is checked, found missing, and sent again once", async () => {
-    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ status: 503, paths: ["/import/transactions"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    await upstream.raw("POST", "/_sandbox/faults", {
+      body: JSON.stringify({ status: 503, paths: ["/import/transactions"], count: 1 }),
+      headers: { "Content-Type": "application/json" },
+    });
     const before = await requests("POST /links/{id}/import/transactions");
     const job = await start(db(), fleet([4_100]));
     run(db(), { settleMs: 0 });
@@ -201,7 +266,11 @@ describe.each(databases)("import jobs on $kind", (database) => {
       const marker = randomUUID();
       const five = links(marker, 5);
       // The first file: five links, the fourth with a bad amount.
-      const first = [...five.slice(0, 3), { ...five[3]!, transactions: [{ account_id: "a1", amount: "twelve", date: "2024-01-02" }] }, five[4]!];
+      const first = [
+        ...five.slice(0, 3),
+        { ...five[3]!, transactions: [{ account_id: "a1", amount: "twelve", date: "2024-01-02" }] },
+        five[4]!,
+      ];
       const firstText = pretty(first);
       const job1 = await startText(firstText);
       if (job1.outcome !== "started") throw new Error(job1.outcome);
@@ -221,7 +290,12 @@ describe.each(databases)("import jobs on $kind", (database) => {
       const again = await startText(minified([five[0], five[1], five[2], five[4]]), "again.json");
       expect(again.outcome).toBe("nothing_new");
       if (again.outcome !== "nothing_new") return;
-      expect([...again.known.values()].map((k) => k.jobId)).toEqual([job1.job.id, job1.job.id, job1.job.id, job1.job.id]);
+      expect([...again.known.values()].map((k) => k.jobId)).toEqual([
+        job1.job.id,
+        job1.job.id,
+        job1.job.id,
+        job1.job.id,
+      ]);
 
       // The corrected file, extended by one new link and with one link listed twice (accounts in another order).
       const sixth = links(marker, 6)[5]!;
@@ -242,7 +316,11 @@ describe.each(databases)("import jobs on $kind", (database) => {
         [6, "created"],
         [7, "duplicate"],
       ]);
-      expect(rows[0]).toMatchObject({ customerUserId: `user-${marker}-0`, linkId: expect.stringMatching(/^mk_/), reason: expect.stringContaining("Already imported as link") });
+      expect(rows[0]).toMatchObject({
+        customerUserId: `user-${marker}-0`,
+        linkId: expect.stringMatching(/^mk_/),
+        reason: expect.stringContaining("Already imported as link"),
+      });
       expect(rows[6]?.reason).toContain("line 1");
       // At the upstream: each of the six links once, carrying its identity tag.
       const theirs = new Map<string, number>();
@@ -256,16 +334,30 @@ describe.each(databases)("import jobs on $kind", (database) => {
       for await (const chunk of streamImportOutcomesCsv(db(), job2.job.id)) csv.push(chunk);
       const records = parseCsv(csv.join(""));
       expect(records[0]).toEqual(["line", "identity_key", "customer_user_id", "tags", "outcome", "link_id", "reason"]);
-      expect(records.slice(1).map((r) => r[4])).toEqual(["already_imported", "already_imported", "already_imported", "created", "already_imported", "created", "duplicate"]);
+      expect(records.slice(1).map((r) => r[4])).toEqual([
+        "already_imported",
+        "already_imported",
+        "already_imported",
+        "created",
+        "already_imported",
+        "created",
+        "duplicate",
+      ]);
     });
 
     it("two overlapping imports started at the same moment create each link once", async () => {
       const marker = randomUUID();
       const all = links(marker, 6);
       const imports = await requests("POST /links/import");
-      const [a, b] = await Promise.all([startText(minified(all.slice(0, 4)), "a.json"), startText(pretty(all.slice(2)), "b.json")]);
+      const [a, b] = await Promise.all([
+        startText(minified(all.slice(0, 4)), "a.json"),
+        startText(pretty(all.slice(2)), "b.json"),
+      ]);
       const started = [a, b].filter((r) => r.outcome === "started");
-      const planned = started.reduce((sum, r) => sum + (r.outcome === "started" ? (r.job.params as { links: number }).links : 0), 0);
+      const planned = started.reduce(
+        (sum, r) => sum + (r.outcome === "started" ? (r.job.params as { links: number }).links : 0),
+        0,
+      );
       expect(planned).toBe(6);
       run(db());
       for (const r of started) if (r.outcome === "started") await until(db(), r.job.id);
@@ -273,9 +365,15 @@ describe.each(databases)("import jobs on $kind", (database) => {
     });
 
     it("a lost answer with the faithful listing is found under the customer, not through GET /links, and not resent", async () => {
-      await upstream.raw("POST", "/_sandbox/settings", { body: JSON.stringify({ linksListing: "active" }), headers: { "Content-Type": "application/json" } });
+      await upstream.raw("POST", "/_sandbox/settings", {
+        body: JSON.stringify({ linksListing: "active" }),
+        headers: { "Content-Type": "application/json" },
+      });
       try {
-        await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ malformed: true, paths: ["/links/import"], count: 1 }), headers: { "Content-Type": "application/json" } });
+        await upstream.raw("POST", "/_sandbox/faults", {
+          body: JSON.stringify({ malformed: true, paths: ["/links/import"], count: 1 }),
+          headers: { "Content-Type": "application/json" },
+        });
         const before = { imports: await requests("POST /links/import"), listings: await requests("GET /links") };
         const result = await startText(minified(links(randomUUID(), 1)));
         if (result.outcome !== "started") throw new Error(result.outcome);
@@ -287,7 +385,10 @@ describe.each(databases)("import jobs on $kind", (database) => {
         // The link was created disconnected (no credentials): the active listing never holds it.
         expect(row).toMatchObject({ outcome: "created", linkState: "error", errorCode: "auth_expired" });
       } finally {
-        await upstream.raw("POST", "/_sandbox/settings", { body: JSON.stringify({ linksListing: "all" }), headers: { "Content-Type": "application/json" } });
+        await upstream.raw("POST", "/_sandbox/settings", {
+          body: JSON.stringify({ linksListing: "all" }),
+          headers: { "Content-Type": "application/json" },
+        });
       }
     });
 
@@ -302,8 +403,12 @@ describe.each(databases)("import jobs on $kind", (database) => {
       run(db());
       if (later.outcome === "started") await until(db(), later.job.id);
       await until(db(), cancelled.job.id);
-      expect((await readImportOutcomes(db(), cancelled.job.id)).map((o) => o.outcome)).toEqual(["already_imported", "already_imported"]);
-      if (later.outcome === "started") expect((await readImportOutcomes(db(), later.job.id)).map((o) => o.outcome)).toEqual(["created", "created"]);
+      expect((await readImportOutcomes(db(), cancelled.job.id)).map((o) => o.outcome)).toEqual([
+        "already_imported",
+        "already_imported",
+      ]);
+      if (later.outcome === "started")
+        expect((await readImportOutcomes(db(), later.job.id)).map((o) => o.outcome)).toEqual(["created", "created"]);
     });
 
     it("undo deletes the links an import created, audited, keeping one reconnected since and naming it; their identities are free again", async () => {
@@ -343,14 +448,29 @@ describe.each(databases)("import jobs on $kind", (database) => {
       const states = created.map((id) => upstream.sandbox.state.store.getLink(id)!.state);
       expect(states).toEqual(["deleted", "connected", "deleted"]);
       const items = await db().select().from(jobItems).where(eq(jobItems.jobId, undo.job.id));
-      expect(items.find((i) => i.linkId === created[1])).toMatchObject({ state: "skipped", reason: expect.stringContaining("reconnected since") });
-      const audit = await db().select().from(auditLog).where(and(eq(auditLog.action, "link.delete"), eq(auditLog.outcome, "ok")));
-      expect(audit.filter((row) => created.includes(row.linkId!)).map((row) => row.linkId).sort()).toEqual([created[0], created[2]].sort());
+      expect(items.find((i) => i.linkId === created[1])).toMatchObject({
+        state: "skipped",
+        reason: expect.stringContaining("reconnected since"),
+      });
+      const audit = await db()
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "link.delete"), eq(auditLog.outcome, "ok")));
+      expect(
+        audit
+          .filter((row) => created.includes(row.linkId!))
+          .map((row) => row.linkId)
+          .sort(),
+      ).toEqual([created[0], created[2]].sort());
       // A second undo has nothing but the kept link; the deleted links' identities are free: the same file imports them again.
       expect((await planImportUndo(db(), imported.job.id))?.links.map((l) => l.linkId)).toEqual([created[1]]);
       const again = await startText(pretty(all), "again.json");
       if (again.outcome !== "started") throw new Error(again.outcome);
-      expect((await readImportOutcomes(db(), again.job.id)).map((o) => o.outcome)).toEqual(["pending", "already_imported", "pending"]);
+      expect((await readImportOutcomes(db(), again.job.id)).map((o) => o.outcome)).toEqual([
+        "pending",
+        "already_imported",
+        "pending",
+      ]);
     });
 
     it("legacy categories carried over as corrections (when chosen): the upstream's categories match the file's after the job", async () => {
@@ -363,23 +483,46 @@ describe.each(databases)("import jobs on $kind", (database) => {
         customer_user: { id: `user-${randomUUID()}` },
         institution_id: "chase",
         accounts: [account("a1")],
-        transactions: legacy.map((extra, k) => ({ account_id: "a1", transaction_id: `legacy-${k}`, amount: "-5.00", date: `2024-03-0${k + 1}`, ...extra })),
+        transactions: legacy.map((extra, k) => ({
+          account_id: "a1",
+          transaction_id: `legacy-${k}`,
+          amount: "-5.00",
+          date: `2024-03-0${k + 1}`,
+          ...extra,
+        })),
       };
-      const result = await startImportJob(db(), actor, { bytes: new TextEncoder().encode(JSON.stringify(link)), name: "legacy.json" }, 6, undefined, { carryCategories: true });
+      const result = await startImportJob(
+        db(),
+        actor,
+        { bytes: new TextEncoder().encode(JSON.stringify(link)), name: "legacy.json" },
+        6,
+        undefined,
+        { carryCategories: true },
+      );
       if (result.outcome !== "started") throw new Error(result.outcome);
       expect(result.job.params).toMatchObject({ corrections: 3 });
       run(db());
       expect((await until(db(), result.job.id)).state).toBe("done");
       const [row] = await readImportOutcomes(db(), result.job.id);
       expect(row?.outcome).toBe("created");
-      const page = transactionsPageSchema.parse((await upstream.api("GET", `/links/${row!.linkId}/transactions?start_date=1900-01-01&size=100`)).json);
+      const page = transactionsPageSchema.parse(
+        (await upstream.api("GET", `/links/${row!.linkId}/transactions?start_date=1900-01-01&size=100`)).json,
+      );
       const byOriginal = new Map(page.transactions.map((t) => [t.original_id, t.enrichment]));
-      expect([0, 1, 2].map((k) => [byOriginal.get(`legacy-${k}`)?.category?.value, byOriginal.get(`legacy-${k}`)?.subcategory?.value])).toEqual([
+      expect(
+        [0, 1, 2].map((k) => [
+          byOriginal.get(`legacy-${k}`)?.category?.value,
+          byOriginal.get(`legacy-${k}`)?.subcategory?.value,
+        ]),
+      ).toEqual([
         ["shopping", "clothing_and_accessories"],
         ["income", "pension_income"],
         ["travel", "flights_and_airport_expenses"],
       ]);
-      const audit = await db().select().from(auditLog).where(and(eq(auditLog.action, "transaction.correct"), eq(auditLog.linkId, row!.linkId!)));
+      const audit = await db()
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "transaction.correct"), eq(auditLog.linkId, row!.linkId!)));
       const items = await db().select().from(jobItems).where(eq(jobItems.jobId, result.job.id));
       const corrections = items.filter((i) => (i.input as { step: string }).step === "category");
       expect(corrections).toHaveLength(3);
@@ -405,13 +548,22 @@ describe.each(databases)("import jobs on $kind", (database) => {
 
   it("a batch whose link was deleted upstream before its check ends failed, with the reason in words, after one check", async () => {
     // The batch is applied but its answer arrives broken; before it is checked, the link is deleted upstream.
-    await upstream.raw("POST", "/_sandbox/faults", { body: JSON.stringify({ malformed: true, paths: ["/import/transactions"], count: 1 }), headers: { "Content-Type": "application/json" } });
+    await upstream.raw("POST", "/_sandbox/faults", {
+      body: JSON.stringify({ malformed: true, paths: ["/import/transactions"], count: 1 }),
+      headers: { "Content-Type": "application/json" },
+    });
     const before = await requests("POST /links/{id}/import/transactions");
     const job = await start(db(), fleet([4_500]));
     run(db());
     let linkId: string | null = null;
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline && !linkId; await new Promise((resolve) => setTimeout(resolve, 20))) {
-      const batch = (await db().select().from(jobItems).where(eq(jobItems.jobId, job.id))).find((item) => item.seq === 1);
+    for (
+      const deadline = Date.now() + 20_000;
+      Date.now() < deadline && !linkId;
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    ) {
+      const batch = (await db().select().from(jobItems).where(eq(jobItems.jobId, job.id))).find(
+        (item) => item.seq === 1,
+      );
       if (batch?.state === "sent" && batch.reason) linkId = batch.linkId;
     }
     expect(linkId).not.toBeNull();
@@ -432,7 +584,12 @@ describe.each(databases)("import jobs on $kind", (database) => {
       institution_id: "chase",
       provider_data: { user_id: "u-123", password: secret },
       accounts: [account("a1")],
-      transactions: Array.from({ length: 4_100 }, (_, k) => ({ account_id: "a1", transaction_id: `t${k}`, amount: "-1.00", date: "2024-02-02" })),
+      transactions: Array.from({ length: 4_100 }, (_, k) => ({
+        account_id: "a1",
+        transaction_id: `t${k}`,
+        amount: "-1.00",
+        date: "2024-02-02",
+      })),
     });
     const job = await start(db(), text);
     run(db());
@@ -443,7 +600,9 @@ describe.each(databases)("import jobs on $kind", (database) => {
     const rows = await db().select().from(jobItems).where(eq(jobItems.jobId, job.id));
     expect(rows).toHaveLength(2);
     expect(JSON.stringify(rows)).not.toContain(secret);
-    expect(JSON.stringify(await db().select().from(auditLog).where(eq(auditLog.actorId, actor.id)))).not.toContain(secret);
+    expect(JSON.stringify(await db().select().from(auditLog).where(eq(auditLog.actorId, actor.id)))).not.toContain(
+      secret,
+    );
     const seen = [
       JSON.stringify(await readJobView(db(), job.id)),
       JSON.stringify(await listJobItems(db(), job)),

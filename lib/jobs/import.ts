@@ -6,14 +6,36 @@ import { type ImportRowOutcome, type Job, importFileRows, jobItems, jobs, links 
 import { type FileReport, type LinkReport, analyzeImportFile, sha256Hex } from "../import/analyze";
 import { DEFAULT_IDENTITY, type IdentityRule } from "../import/identity";
 import { type PlannedLink, importTag, withImportTags } from "../import/plan";
-import { type ReconciliationOutcome, type ReconciliationRow, RECONCILIATION_HEADER, reconciliationRecord, validationRow } from "../import/reconcile";
+import {
+  type ReconciliationOutcome,
+  type ReconciliationRow,
+  RECONCILIATION_HEADER,
+  reconciliationRecord,
+  validationRow,
+} from "../import/reconcile";
 import { csvRecord } from "../http/csv";
 import { readAllTransactions } from "../transactions/read";
 import { isUpstreamError } from "../upstream/errors";
-import { categorySchema, importLinkRequestSchema, importTransactionSchema, subcategorySchema, type WireLink, type WireTransaction } from "../upstream/schemas";
+import {
+  categorySchema,
+  importLinkRequestSchema,
+  importTransactionSchema,
+  subcategorySchema,
+  type WireLink,
+  type WireTransaction,
+} from "../upstream/schemas";
 import type { LegacyCorrection } from "../import/analyze";
 import { hasPair, pairOf } from "../transactions/categories";
-import { type KnownIdentity, claimIdentity, heldReason, identityTag, lookupImported, recordImportedLink, recordedLinkOf, reserveIdentities } from "./imported-links";
+import {
+  type KnownIdentity,
+  claimIdentity,
+  heldReason,
+  identityTag,
+  lookupImported,
+  recordImportedLink,
+  recordedLinkOf,
+  reserveIdentities,
+} from "./imported-links";
 import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem, type Verification } from "./kind";
 import { type Actor, type NewJobItem, insertJobStreamed } from "./store";
 
@@ -70,7 +92,11 @@ export const importCategoryItemSchema = z.object({
   subcategory: subcategorySchema.optional(),
 });
 
-export const importItemSchema = z.discriminatedUnion("step", [importLinkItemSchema, importBatchItemSchema, importCategoryItemSchema]);
+export const importItemSchema = z.discriminatedUnion("step", [
+  importLinkItemSchema,
+  importBatchItemSchema,
+  importCategoryItemSchema,
+]);
 export type ImportItem = z.infer<typeof importItemSchema>;
 
 export interface ImportResult {
@@ -106,7 +132,10 @@ export interface ImportJobParams {
 class NotVisibleYet extends NotSettledYet {
   /** `what` with its verb: "The imported link is"; checked again within `retryInMs`, at most every 5 s. */
   constructor(whatIs: string, retryInMs: number) {
-    super(`${whatIs} not there yet; the call may still be applied upstream, so it is checked again before anything is resent.`, Math.max(0, Math.min(5_000, retryInMs)));
+    super(
+      `${whatIs} not there yet; the call may still be applied upstream, so it is checked again before anything is resent.`,
+      Math.max(0, Math.min(5_000, retryInMs)),
+    );
     this.name = "NotVisibleYet";
   }
 }
@@ -117,11 +146,17 @@ async function noteLink(ctx: ItemContext, linkId: string): Promise<void> {
   await ctx.db
     .update(jobItems)
     .set({ linkId })
-    .where(and(eq(jobItems.id, ctx.item.id), ctx.item.leaseOwner ? eq(jobItems.leaseOwner, ctx.item.leaseOwner) : undefined));
+    .where(
+      and(eq(jobItems.id, ctx.item.id), ctx.item.leaseOwner ? eq(jobItems.leaseOwner, ctx.item.leaseOwner) : undefined),
+    );
 }
 
 /** The item, and Linkdesk's record of its identity, now know the link. */
-async function recordImported(ctx: ItemContext, input: Extract<ImportItem, { step: "link" }>, link: WireLink): Promise<void> {
+async function recordImported(
+  ctx: ItemContext,
+  input: Extract<ImportItem, { step: "link" }>,
+  link: WireLink,
+): Promise<void> {
   await noteLink(ctx, link.link_id);
   if (input.identity) await recordImportedLink(ctx.db, input.identity.key, ctx.job.id, link);
 }
@@ -140,14 +175,18 @@ async function groupLinkId(ctx: ItemContext): Promise<string> {
 
 const sentLongAgo = (ctx: ItemContext, settleMs: number) => settleLeftMs(ctx, settleMs) < 0;
 /** How long until a call sent without an answer can no longer be applied late (negative once it cannot). */
-const settleLeftMs = (ctx: ItemContext, settleMs: number) => (ctx.item.sentAt ? ctx.item.sentAt.getTime() + settleMs - Date.now() : -1);
+const settleLeftMs = (ctx: ItemContext, settleMs: number) =>
+  ctx.item.sentAt ? ctx.item.sentAt.getTime() + settleMs - Date.now() : -1;
 
 /**
  * Finds the link an import call created, by its tags, without resending: Linkdesk's record of the identity, the read
  * model (every link an upstream answer carried is recorded there), then the customer's links at the upstream
  * (GET /users/{id}/links, which holds links in any state). Deleted links do not count: their identity is free again.
  */
-export async function findImportedLink(ctx: ItemContext, input: Extract<ImportItem, { step: "link" }>): Promise<WireLink | null> {
+export async function findImportedLink(
+  ctx: ItemContext,
+  input: Extract<ImportItem, { step: "link" }>,
+): Promise<WireLink | null> {
   const tags = input.identity ? [input.identity.tag] : [importTag(ctx.job.id, input.position)];
   const carries = (link: WireLink) => link.state !== "deleted" && tags.some((tag) => link.link_tags?.includes(tag));
   const recorded = input.identity ? await recordedLinkOf(ctx.db, input.identity.key, ctx.job.id) : null;
@@ -168,7 +207,10 @@ export async function findImportedLink(ctx: ItemContext, input: Extract<ImportIt
 }
 
 type CategoryItem = Extract<ImportItem, { step: "category" }>;
-const wireCategory = (input: Pick<CategoryItem, "category" | "subcategory">) => ({ category: input.category, ...(input.subcategory ? { subcategory: input.subcategory } : {}) });
+const wireCategory = (input: Pick<CategoryItem, "category" | "subcategory">) => ({
+  category: input.category,
+  ...(input.subcategory ? { subcategory: input.subcategory } : {}),
+});
 
 /**
  * An imported link's transactions by original id, read once per link for its category phase and kept a few minutes:
@@ -176,9 +218,15 @@ const wireCategory = (input: Pick<CategoryItem, "category" | "subcategory">) => 
  */
 const importedByLink = new Map<string, { at: number; byOriginalId: Map<string, WireTransaction> }>();
 const IMPORTED_KEEP_MS = 5 * 60_000;
-const forgetImportedTransactions = (jobId: string, linkId: string) => importedByLink.get(`${jobId}:${linkId}`)?.byOriginalId.clear();
+const forgetImportedTransactions = (jobId: string, linkId: string) =>
+  importedByLink.get(`${jobId}:${linkId}`)?.byOriginalId.clear();
 
-async function importedTransaction(ctx: ItemContext, linkId: string, input: CategoryItem, opts: { fresh: boolean }): Promise<WireTransaction> {
+async function importedTransaction(
+  ctx: ItemContext,
+  linkId: string,
+  input: CategoryItem,
+  opts: { fresh: boolean },
+): Promise<WireTransaction> {
   const key = `${ctx.job.id}:${linkId}`;
   let kept = importedByLink.get(key);
   if (opts.fresh || !kept || Date.now() - kept.at > IMPORTED_KEEP_MS || !kept.byOriginalId.has(input.originalId)) {
@@ -193,12 +241,16 @@ async function importedTransaction(ctx: ItemContext, linkId: string, input: Cate
     for (const t of read) if (t.original_id) kept.byOriginalId.set(t.original_id, t);
   }
   const found = kept.byOriginalId.get(input.originalId);
-  if (!found) throw new FailItem(`Transaction ${input.originalId} of the file is not on link ${linkId}: its category cannot be carried over.`);
+  if (!found)
+    throw new FailItem(
+      `Transaction ${input.originalId} of the file is not on link ${linkId}: its category cannot be carried over.`,
+    );
   return found;
 }
 
 const DAY_MS = 86_400_000;
-const shiftDay = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+const shiftDay = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
 export function createImportKind(opts: { settleMs?: number } = {}): JobKind<ImportItem, ImportResult> {
   const settleMs = opts.settleMs ?? IMPORT_SETTLE_MS;
@@ -218,7 +270,10 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
           // Another import may have taken the identity since this one was planned (this item was cancelled or failed,
           // then resumed or retried): that import creates the link, not this one.
           const holder = await claimIdentity(ctx.db, input.identity.key, ctx.job.id, input.position);
-          if (holder) throw new SkipItem(`Already imported${holder.linkId ? ` as link ${holder.linkId}` : ""} by another import (job ${holder.jobId}); not sent again.`);
+          if (holder)
+            throw new SkipItem(
+              `Already imported${holder.linkId ? ` as link ${holder.linkId}` : ""} by another import (job ${holder.jobId}); not sent again.`,
+            );
           // Found under the customer already (an earlier call landed, whatever Linkdesk recorded): not sent again.
           const existing = await findImportedLink(ctx, input);
           if (existing) {
@@ -235,7 +290,8 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
       await noteLink(ctx, linkId);
       if (input.step === "category") {
         const found = await importedTransaction(ctx, linkId, input, { fresh: false });
-        if (hasPair(pairOf(found), input)) throw new SkipItem("Already in the file's category upstream: nothing to correct.");
+        if (hasPair(pairOf(found), input))
+          throw new SkipItem("Already in the file's category upstream: nothing to correct.");
         await ctx.api.correctEnrichment(linkId, found.transaction_id, wireCategory(input), ctx.callOptions);
         forgetImportedTransactions(ctx.job.id, linkId);
         return { linkId, transactions: 0, corrected: found.transaction_id };
@@ -250,13 +306,15 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
           await recordImported(ctx, input, link);
           return { applied: true, result: linkResult(link, input.body.transactions.length) };
         }
-        if (!sentLongAgo(ctx, settleMs)) throw new NotVisibleYet("The imported link is", settleLeftMs(ctx, settleMs) + 1);
+        if (!sentLongAgo(ctx, settleMs))
+          throw new NotVisibleYet("The imported link is", settleLeftMs(ctx, settleMs) + 1);
         return { applied: false };
       }
       if (input.step === "category") {
         const linkId = await groupLinkId(ctx);
         const found = await importedTransaction(ctx, linkId, input, { fresh: true });
-        if (hasPair(pairOf(found), input)) return { applied: true, result: { linkId, transactions: 0, corrected: found.transaction_id } };
+        if (hasPair(pairOf(found), input))
+          return { applied: true, result: { linkId, transactions: 0, corrected: found.transaction_id } };
         if (!sentLongAgo(ctx, settleMs)) throw new NotVisibleYet("The correction is", settleLeftMs(ctx, settleMs) + 1);
         return { applied: false };
       }
@@ -265,17 +323,22 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
       const linkId = await groupLinkId(ctx);
       await noteLink(ctx, linkId);
       const wanted = new Set(input.transactions.map((t) => t.transaction_id).filter((id): id is string => Boolean(id)));
-      const found = await readAllTransactions(ctx.api, linkId, { startDate: shiftDay(input.firstDate, -1), endDate: shiftDay(input.lastDate, 1) }, ctx.readOptions).catch(
-        (error: unknown) => {
-          // The link is gone (deleted: 410; purged: 404): the batch can never land, and checking again would get the
-          // same answer for ever.
-          if (isUpstreamError(error) && (error.status === 410 || error.status === 404)) throw linkGone(linkId, input, error.status, error.errorCode ?? null);
-          throw error;
-        },
-      );
+      const found = await readAllTransactions(
+        ctx.api,
+        linkId,
+        { startDate: shiftDay(input.firstDate, -1), endDate: shiftDay(input.lastDate, 1) },
+        ctx.readOptions,
+      ).catch((error: unknown) => {
+        // The link is gone (deleted: 410; purged: 404): the batch can never land, and checking again would get the
+        // same answer for ever.
+        if (isUpstreamError(error) && (error.status === 410 || error.status === 404))
+          throw linkGone(linkId, input, error.status, error.errorCode ?? null);
+        throw error;
+      });
       const present = found.filter((t) => t.original_id && wanted.has(t.original_id)).length;
       if (present >= wanted.size) return { applied: true, result: { linkId, transactions: input.transactions.length } };
-      if (present === 0 && !sentLongAgo(ctx, settleMs)) throw new NotVisibleYet("The batch's transactions are", settleLeftMs(ctx, settleMs) + 1);
+      if (present === 0 && !sentLongAgo(ctx, settleMs))
+        throw new NotVisibleYet("The batch's transactions are", settleLeftMs(ctx, settleMs) + 1);
       // None (or, oddly, only some) are there: sending the batch again is safe, since the upstream keys imported
       // transactions by their original id and replaces rather than doubles those already there.
       return { applied: false };
@@ -314,7 +377,12 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
         targetType: "link",
         targetId: item.linkId ?? undefined,
         linkId: item.linkId ?? undefined,
-        input: { position: input.position, batch: input.batch, transactions: input.transactions.length, dates: `${input.firstDate}..${input.lastDate}` },
+        input: {
+          position: input.position,
+          batch: input.batch,
+          transactions: input.transactions.length,
+          dates: `${input.firstDate}..${input.lastDate}`,
+        },
       };
     },
     settledInput(input) {
@@ -329,7 +397,12 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
       if (r.corrected) return `${r.linkId}: transaction ${r.corrected} corrected to the file's category`;
       if (r.state === undefined) return `${r.linkId}: +${r.transactions} transactions`;
       if (r.found) return `${r.linkId}: found already imported under its customer; not sent again`;
-      const state = r.state === "error" && r.errorCode === "auth_expired" ? "disconnected (auth_expired)" : r.errorCode ? `${r.state} (${r.errorCode})` : r.state;
+      const state =
+        r.state === "error" && r.errorCode === "auth_expired"
+          ? "disconnected (auth_expired)"
+          : r.errorCode
+            ? `${r.state} (${r.errorCode})`
+            : r.state;
       return `${r.linkId}: ${state}, ${r.transactions} transactions`;
     },
   };
@@ -337,7 +410,12 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
 
 export const importKind = createImportKind();
 
-function linkGone(linkId: string, input: Extract<ImportItem, { step: "batch" }>, status: number, code: string | null): FailItem {
+function linkGone(
+  linkId: string,
+  input: Extract<ImportItem, { step: "batch" }>,
+  status: number,
+  code: string | null,
+): FailItem {
   const what = `batch ${input.batch} (${input.transactions.length.toLocaleString("en-US")} transactions, ${input.firstDate} to ${input.lastDate})`;
   return new FailItem(
     `Link ${linkId} was ${status === 410 ? "deleted" : "removed"} upstream after it was imported, so ${what} can no longer be added to it or checked. Nothing was resent; import the link again from a new file if it is still wanted.`,
@@ -349,36 +427,68 @@ function linkGone(linkId: string, input: Extract<ImportItem, { step: "batch" }>,
 export const groupKeyOf = (position: number) => `link-${position}`;
 
 /** Items of one valid link of a file: the import, then its batches (with their sizes, for writing them in chunks). */
-export function importItemsOf(position: number, plan: PlannedLink, identity?: { key: string; tag: string }, legacy: readonly LegacyCorrection[] = []): (NewJobItem & { bytes: number })[] {
+export function importItemsOf(
+  position: number,
+  plan: PlannedLink,
+  identity?: { key: string; tag: string },
+  legacy: readonly LegacyCorrection[] = [],
+): (NewJobItem & { bytes: number })[] {
   const groupKey = groupKeyOf(position);
   const label = `link ${position + 1}`;
   const dates = new Map<string, string>();
-  if (legacy.length > 0) for (const t of [...plan.body.transactions, ...plan.batches.flatMap((b) => b.transactions)]) dates.set(t.transaction_id!, t.date.slice(0, 10));
+  if (legacy.length > 0)
+    for (const t of [...plan.body.transactions, ...plan.batches.flatMap((b) => b.transactions)])
+      dates.set(t.transaction_id!, t.date.slice(0, 10));
   const corrections = legacy.map((c) => {
     const originalId = plan.transactionIds[c.index]!;
     return {
       groupKey,
       targetId: `${label} transaction ${originalId}`,
       bytes: 200,
-      input: { step: "category", position, originalId, date: dates.get(originalId) ?? "", category: c.category, ...(c.subcategory ? { subcategory: c.subcategory } : {}) } as ImportItem,
+      input: {
+        step: "category",
+        position,
+        originalId,
+        date: dates.get(originalId) ?? "",
+        category: c.category,
+        ...(c.subcategory ? { subcategory: c.subcategory } : {}),
+      } as ImportItem,
     };
   });
   return [
-    { groupKey, targetId: label, bytes: plan.bytes, input: { step: "link", position, body: plan.body, ...(identity ? { identity } : {}) } satisfies ImportItem },
+    {
+      groupKey,
+      targetId: label,
+      bytes: plan.bytes,
+      input: { step: "link", position, body: plan.body, ...(identity ? { identity } : {}) } satisfies ImportItem,
+    },
     ...plan.batches.map((batch, index) => ({
       groupKey,
       targetId: `${label} batch ${index + 1}`,
       bytes: batch.bytes,
-      input: { step: "batch", position, batch: index + 1, firstDate: batch.firstDate, lastDate: batch.lastDate, transactions: batch.transactions } satisfies ImportItem,
+      input: {
+        step: "batch",
+        position,
+        batch: index + 1,
+        firstDate: batch.firstDate,
+        lastDate: batch.lastDate,
+        transactions: batch.transactions,
+      } satisfies ImportItem,
     })),
     ...corrections,
   ];
 }
 
 /** Items in flight that keep the busiest limit busy when each answer takes `latencyS`. */
-export function importConcurrency(limits: { importsPerMinute: number; batchesPerMinute: number; hasBatches: boolean }, latencyS = 10): number {
+export function importConcurrency(
+  limits: { importsPerMinute: number; batchesPerMinute: number; hasBatches: boolean },
+  latencyS = 10,
+): number {
   const inFlight = (perMinute: number) => Math.ceil((perMinute / 60) * latencyS);
-  return Math.max(1, Math.min(16, inFlight(limits.importsPerMinute) + (limits.hasBatches ? inFlight(limits.batchesPerMinute) : 0) + 1));
+  return Math.max(
+    1,
+    Math.min(16, inFlight(limits.importsPerMinute) + (limits.hasBatches ? inFlight(limits.batchesPerMinute) : 0) + 1),
+  );
 }
 
 export type StartImportResult =
@@ -394,7 +504,6 @@ const RESERVE_CHUNK_BYTES = 4 * 1024 * 1024;
 const ROWS_CHUNK = 1_000;
 
 const plural = (n: number, one: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : `${one}s`}`;
-
 
 /**
  * Reads, checks and plans a file and writes its job. Each link is known by its identity (the rule `identity`): a
@@ -436,85 +545,98 @@ async function planImportJob(
   let report: FileReport | undefined;
   let planned = 0;
   let corrections = 0;
-  const job = await insertJobStreamed(db, { kind: IMPORT_KIND, title: `Import of ${file.name}`, concurrency: 1, createdBy: actor }, async (writer) => {
-    const { tx, jobId } = writer;
-    const held = new Map<number, KnownIdentity>();
-    let buffer: { position: number; plan: PlannedLink; link: LinkReport; legacy: LegacyCorrection[] }[] = [];
-    let bufferBytes = 0;
-    const flush = async () => {
-      const chunk = buffer;
-      buffer = [];
-      bufferBytes = 0;
-      const taken = await reserveIdentities(
-        tx,
-        jobId,
-        chunk.map(({ link }) => ({ identityKey: link.identityKey!, customerUserId: link.customerUserId ?? "", institutionId: link.institutionId, position: link.position, line: link.line })),
-      );
-      const heldHere = await lookupImported(tx, chunk.filter(({ link }) => !taken.has(link.identityKey!)).map(({ link }) => link.identityKey!));
-      for (const { position, plan, link, legacy } of chunk) {
-        const key = link.identityKey!;
-        if (taken.has(key)) {
-          planned++;
-          corrections += legacy.length;
-          await writer.add(importItemsOf(position, plan, { key, tag: identityTag(key) }, legacy));
-        } else {
-          const holder = heldHere.get(key);
-          if (holder) held.set(position, holder);
-        }
-      }
-    };
-    const analyzed = await analyzeImportFile(file.bytes, {
-      sha256,
-      identity,
-      legacyCategories: carryCategories,
-      onPlan: async (position, plan, link, legacy) => {
-        buffer.push({ position, plan, link, legacy });
-        bufferBytes += plan.bytes + plan.batches.reduce((sum, b) => sum + b.bytes, 0);
-        if (buffer.length >= RESERVE_CHUNK || bufferBytes >= RESERVE_CHUNK_BYTES) await flush();
-      },
-    });
-    await flush();
-    report = analyzed.report;
-    if (report.fileProblem || planned === 0) return null;
-    for (let i = 0; i < report.links.length; i += ROWS_CHUNK) {
-      await tx.insert(importFileRows).values(
-        report.links.slice(i, i + ROWS_CHUNK).map((link) => {
-          const holder = held.get(link.position);
-          const row = validationRow(link, holder ? { linkId: holder.linkId, reason: heldReason(holder) } : undefined);
-          return {
-            jobId,
+  const job = await insertJobStreamed(
+    db,
+    { kind: IMPORT_KIND, title: `Import of ${file.name}`, concurrency: 1, createdBy: actor },
+    async (writer) => {
+      const { tx, jobId } = writer;
+      const held = new Map<number, KnownIdentity>();
+      let buffer: { position: number; plan: PlannedLink; link: LinkReport; legacy: LegacyCorrection[] }[] = [];
+      let bufferBytes = 0;
+      const flush = async () => {
+        const chunk = buffer;
+        buffer = [];
+        bufferBytes = 0;
+        const taken = await reserveIdentities(
+          tx,
+          jobId,
+          chunk.map(({ link }) => ({
+            identityKey: link.identityKey!,
+            customerUserId: link.customerUserId ?? "",
+            institutionId: link.institutionId,
             position: link.position,
             line: link.line,
-            identityKey: link.identityKey,
-            customerUserId: link.customerUserId,
-            institutionId: link.institutionId,
-            tags: link.tags,
-            planned: (row.outcome === "to_import" ? "planned" : row.outcome) as ImportRowOutcome,
-            linkId: row.linkId,
-            reason: row.reason,
-          };
-        }),
-      );
-    }
-    const params: ImportJobParams = {
-      fileName: file.name,
-      bytes: report.bytes,
-      sha256,
-      format: report.format ?? "",
-      links: planned,
-      invalid: report.invalid,
-      duplicates: report.duplicates,
-      alreadyImported: held.size,
-      transactions: report.transactions,
-      identity,
-      corrections,
-    };
-    return {
-      title: `Import of ${file.name}: ${plural(planned, "link")}`,
-      params: { ...params },
-      concurrency: typeof concurrency === "number" ? concurrency : concurrency(report),
-    };
-  });
+          })),
+        );
+        const heldHere = await lookupImported(
+          tx,
+          chunk.filter(({ link }) => !taken.has(link.identityKey!)).map(({ link }) => link.identityKey!),
+        );
+        for (const { position, plan, link, legacy } of chunk) {
+          const key = link.identityKey!;
+          if (taken.has(key)) {
+            planned++;
+            corrections += legacy.length;
+            await writer.add(importItemsOf(position, plan, { key, tag: identityTag(key) }, legacy));
+          } else {
+            const holder = heldHere.get(key);
+            if (holder) held.set(position, holder);
+          }
+        }
+      };
+      const analyzed = await analyzeImportFile(file.bytes, {
+        sha256,
+        identity,
+        legacyCategories: carryCategories,
+        onPlan: async (position, plan, link, legacy) => {
+          buffer.push({ position, plan, link, legacy });
+          bufferBytes += plan.bytes + plan.batches.reduce((sum, b) => sum + b.bytes, 0);
+          if (buffer.length >= RESERVE_CHUNK || bufferBytes >= RESERVE_CHUNK_BYTES) await flush();
+        },
+      });
+      await flush();
+      report = analyzed.report;
+      if (report.fileProblem || planned === 0) return null;
+      for (let i = 0; i < report.links.length; i += ROWS_CHUNK) {
+        await tx.insert(importFileRows).values(
+          report.links.slice(i, i + ROWS_CHUNK).map((link) => {
+            const holder = held.get(link.position);
+            const row = validationRow(link, holder ? { linkId: holder.linkId, reason: heldReason(holder) } : undefined);
+            return {
+              jobId,
+              position: link.position,
+              line: link.line,
+              identityKey: link.identityKey,
+              customerUserId: link.customerUserId,
+              institutionId: link.institutionId,
+              tags: link.tags,
+              planned: (row.outcome === "to_import" ? "planned" : row.outcome) as ImportRowOutcome,
+              linkId: row.linkId,
+              reason: row.reason,
+            };
+          }),
+        );
+      }
+      const params: ImportJobParams = {
+        fileName: file.name,
+        bytes: report.bytes,
+        sha256,
+        format: report.format ?? "",
+        links: planned,
+        invalid: report.invalid,
+        duplicates: report.duplicates,
+        alreadyImported: held.size,
+        transactions: report.transactions,
+        identity,
+        corrections,
+      };
+      return {
+        title: `Import of ${file.name}: ${plural(planned, "link")}`,
+        params: { ...params },
+        concurrency: typeof concurrency === "number" ? concurrency : concurrency(report),
+      };
+    },
+  );
   if (job) return { outcome: "started", job, report: report! };
   if (report!.fileProblem || report!.valid === 0) return { outcome: "refused", report: report! };
   const keys = report!.links.filter((l) => l.problems.length === 0 && !l.duplicateOf).map((l) => l.identityKey!);
@@ -540,7 +662,10 @@ export async function resumeCancelledImport(db: Db, jobId: string): Promise<bool
       update job_items set state = 'pending', reason = null, not_before = null, finished_at = null, updated_at = now()
       where job_id = ${jobId} and state = 'cancelled'
     `);
-    await tx.update(jobs).set({ state: "running", finishedAt: null, updatedAt: sql`now()` }).where(eq(jobs.id, jobId));
+    await tx
+      .update(jobs)
+      .set({ state: "running", finishedAt: null, updatedAt: sql`now()` })
+      .where(eq(jobs.id, jobId));
     return true;
   });
 }
@@ -593,10 +718,18 @@ const GROUP_COLUMNS = sql`
  * Every link of an import job's file, in file order: the rows planning wrote (lib/db/schema.ts importFileRows) with
  * the outcome of the planned ones from their items. Jobs planned before those rows existed list their items' groups.
  */
-export async function readImportOutcomes(db: Db, jobId: string, opts: { limit?: number; offset?: number } = {}): Promise<ImportLinkOutcome[]> {
+export async function readImportOutcomes(
+  db: Db,
+  jobId: string,
+  opts: { limit?: number; offset?: number } = {},
+): Promise<ImportLinkOutcome[]> {
   const limit = opts.limit ?? 1000;
   const offset = opts.offset ?? 0;
-  const [hasRows] = await db.select({ jobId: importFileRows.jobId }).from(importFileRows).where(eq(importFileRows.jobId, jobId)).limit(1);
+  const [hasRows] = await db
+    .select({ jobId: importFileRows.jobId })
+    .from(importFileRows)
+    .where(eq(importFileRows.jobId, jobId))
+    .limit(1);
   const rows = hasRows
     ? await db.execute<GroupRow>(sql`
         select r.position, r.line, r.identity_key, r.customer_user_id, r.tags, r.planned, r.link_id as known_link_id, r.reason as row_reason, g.*

@@ -23,14 +23,19 @@ const FREE_STATES = ["released", "deleted"] as const;
 const isFree = (row: Pick<ImportedLink, "state">) => (FREE_STATES as readonly string[]).includes(row.state);
 
 /** What Linkdesk knows of an identity: imported (link known), being imported by a job, or free. */
-export type KnownIdentity = Pick<ImportedLink, "identityKey" | "state" | "linkId" | "jobId" | "position" | "line" | "createdAt">;
+export type KnownIdentity = Pick<
+  ImportedLink,
+  "identityKey" | "state" | "linkId" | "jobId" | "position" | "line" | "createdAt"
+>;
 
 const LOOKUP_CHUNK = 1_000;
 
 /** Why a link is not imported again, in words. */
 export function heldReason(held: Pick<KnownIdentity, "linkId" | "jobId" | "createdAt">): string {
   const when = held.createdAt.toISOString().slice(0, 10);
-  return held.linkId ? `Already imported as link ${held.linkId} (job ${held.jobId}, ${when}); skipped.` : `Being imported by job ${held.jobId} (since ${when}); skipped.`;
+  return held.linkId
+    ? `Already imported as link ${held.linkId} (job ${held.jobId}, ${when}); skipped.`
+    : `Being imported by job ${held.jobId} (since ${when}); skipped.`;
 }
 
 /** Identities held (imported or being imported) among `keys`; free ones are left out. */
@@ -69,9 +74,15 @@ export interface IdentityReservation {
  * row, so overlapping imports started at the same moment (two tabs, two instances) take each identity once. Keys are
  * taken in sorted order so two such transactions lock rows in the same order. Returns the keys taken.
  */
-export async function reserveIdentities(tx: Db, jobId: string, entries: readonly IdentityReservation[]): Promise<Set<string>> {
+export async function reserveIdentities(
+  tx: Db,
+  jobId: string,
+  entries: readonly IdentityReservation[],
+): Promise<Set<string>> {
   if (entries.length === 0) return new Set();
-  const sorted = [...entries].sort((a, b) => (a.identityKey < b.identityKey ? -1 : a.identityKey > b.identityKey ? 1 : 0));
+  const sorted = [...entries].sort((a, b) =>
+    a.identityKey < b.identityKey ? -1 : a.identityKey > b.identityKey ? 1 : 0,
+  );
   const rows = await tx
     .insert(importedLinks)
     .values(
@@ -110,7 +121,12 @@ export async function reserveIdentities(tx: Db, jobId: string, entries: readonly
  * Right before an import call: the identity is still this item's (or free again, after a cancel and a resume, or a
  * retry of a failed item). Returns null when it is, or who holds it now (another import took it meanwhile).
  */
-export async function claimIdentity(db: Db, identityKey: string, jobId: string, position: number): Promise<KnownIdentity | null> {
+export async function claimIdentity(
+  db: Db,
+  identityKey: string,
+  jobId: string,
+  position: number,
+): Promise<KnownIdentity | null> {
   const claimed = await db
     .update(importedLinks)
     .set({ jobId, position, state: "reserved", updatedAt: sql`now()` })
@@ -128,10 +144,21 @@ export async function claimIdentity(db: Db, identityKey: string, jobId: string, 
 }
 
 /** The link an identity's import created (the answer arrived, or a check found it). */
-export async function recordImportedLink(db: Db, identityKey: string, jobId: string, link: { link_id: string; state: string; error_code?: string | null }): Promise<void> {
+export async function recordImportedLink(
+  db: Db,
+  identityKey: string,
+  jobId: string,
+  link: { link_id: string; state: string; error_code?: string | null },
+): Promise<void> {
   await db
     .update(importedLinks)
-    .set({ linkId: link.link_id, state: "created", importedState: link.state, importedErrorCode: link.error_code ?? null, updatedAt: sql`now()` })
+    .set({
+      linkId: link.link_id,
+      state: "created",
+      importedState: link.state,
+      importedErrorCode: link.error_code ?? null,
+      updatedAt: sql`now()`,
+    })
     .where(and(eq(importedLinks.identityKey, identityKey), eq(importedLinks.jobId, jobId)));
 }
 
@@ -155,5 +182,8 @@ export async function linksCreatedBy(db: Db, jobId: string): Promise<ImportedLin
 
 /** The identity's link was deleted (an undo): a later file may import it again. */
 export async function markImportedLinkDeleted(db: Db, linkId: string): Promise<void> {
-  await db.update(importedLinks).set({ state: "deleted", updatedAt: sql`now()` }).where(and(eq(importedLinks.linkId, linkId), eq(importedLinks.state, "created")));
+  await db
+    .update(importedLinks)
+    .set({ state: "deleted", updatedAt: sql`now()` })
+    .where(and(eq(importedLinks.linkId, linkId), eq(importedLinks.state, "created")));
 }

@@ -41,7 +41,9 @@ async function outcomeOf(db: Db, job: Job): Promise<string> {
     if (s.cancelled) parts.push(plural(s.cancelled, "cancelled"));
     return parts.join(", ");
   }
-  const rows = await db.execute<{ state: string; n: number }>(sql`select state, count(*)::int as n from job_items where job_id = ${job.id} group by state`);
+  const rows = await db.execute<{ state: string; n: number }>(
+    sql`select state, count(*)::int as n from job_items where job_id = ${job.id} group by state`,
+  );
   const n = Object.fromEntries(rows.rows.map((r) => [r.state, Number(r.n)])) as Record<string, number | undefined>;
   const parts = [plural(n.done ?? 0, DONE_WORDS[job.kind] ?? "done")];
   for (const state of ["skipped", "failed", "cancelled"] as const) if (n[state]) parts.push(plural(n[state], state));
@@ -66,7 +68,9 @@ export async function readJobNotices(db: Db, staffId: string, now = Date.now()):
       const ended = job.finishedAt !== null && (job.state === "done" || job.state === "cancelled");
       const live = !ended && (job.state === "running" || job.state === "cancelled");
       const ranLong = ended && job.finishedAt!.getTime() - job.createdAt.getTime() >= LONG_JOB_S * 1000;
-      const message = ranLong ? `“${job.title}” ${job.state === "done" ? "finished" : "was cancelled"}: ${await outcomeOf(db, job)}.` : null;
+      const message = ranLong
+        ? `“${job.title}” ${job.state === "done" ? "finished" : "was cancelled"}: ${await outcomeOf(db, job)}.`
+        : null;
       return { id: job.id, live, ended, message };
     }),
   );

@@ -70,7 +70,6 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
     }
   }, 300_000);
 
-
   it("SIGTERM to one of two instances mid-job: it exits 0 holding no lease, the other settles what it held without a lease lapsing, each item once", async () => {
     const scratch = await createScratchPostgresDatabase();
     const dir = mkdtempSync(path.join(tmpdir(), "linkdesk-handover-"));
@@ -78,7 +77,11 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
       sandbox.state.stats.reset();
       const { file, ids } = await writePlan(dir, "handover-160", plainLinks.slice(46, 54), 20);
       // Answers may take longer than the stopping instance's drain (4 s at SHUTDOWN_TIMEOUT_S 10): the client waits.
-      const env = (name: string) => ({ DATABASE_URL: scratch.url, LINKDESK_DATA_DIR: path.join(dir, name), UPSTREAM_TIMEOUT_MS: "10000" });
+      const env = (name: string) => ({
+        DATABASE_URL: scratch.url,
+        LINKDESK_DATA_DIR: path.join(dir, name),
+        UPSTREAM_TIMEOUT_MS: "10000",
+      });
       const a = startWorker(env("a"), file);
       const b = startWorker(env("b"), file);
       const jobId = (await a.waitFor(/^job /, 60_000)).slice(4);
@@ -92,9 +95,14 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
       const database = await createDatabase({ url: scratch.url });
       try {
         const sentByA = async () =>
-          (await database.db.execute<{ n: number }>(sql`select count(*)::int as n from job_items where job_id = ${jobId} and state = 'sent' and lease_owner = ${aOwner}`)).rows[0]!.n;
+          (
+            await database.db.execute<{ n: number }>(
+              sql`select count(*)::int as n from job_items where job_id = ${jobId} and state = 'sent' and lease_owner = ${aOwner}`,
+            )
+          ).rows[0]!.n;
         await new Promise((r) => setTimeout(r, 500));
-        for (const deadline = Date.now() + 20_000; (await sentByA()) < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+        for (const deadline = Date.now() + 20_000; (await sentByA()) < 2 && Date.now() < deadline;)
+          await new Promise((r) => setTimeout(r, 50));
         a.child.kill("SIGTERM");
         const held = (await a.waitFor(/^held /, 5_000)).slice(5).split(",").filter(Boolean).map(Number);
         expect(held.length).toBeGreaterThan(0);
@@ -122,7 +130,9 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
         }
         const handoverMs = Date.now() - exitedAt;
         expect(settled.map((r) => r.state)).toEqual(held.map(() => "done"));
-        console.log(`handover: ${held.length} items held at SIGTERM (${unanswered} unanswered), all settled ${handoverMs} ms after the exit`);
+        console.log(
+          `handover: ${held.length} items held at SIGTERM (${unanswered} unanswered), all settled ${handoverMs} ms after the exit`,
+        );
 
         await b.waitFor(/^finished$/, 150_000);
         expect(await b.exited).toBe(0);
@@ -141,5 +151,4 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 240_000);
-
 });

@@ -99,7 +99,9 @@ describe("a dashboard process stopped with SIGTERM mid-job (embedded database)",
         );
         expect(rows.reduce((a, r) => a + r.leased, 0)).toBe(0);
         expect(rows.find((r) => r.state === "done")?.n).toBe(atStop);
-        const { rows: job } = await stopped.db.execute<{ state: string }>(sql`select state from jobs where id = ${jobId}`);
+        const { rows: job } = await stopped.db.execute<{ state: string }>(
+          sql`select state from jobs where id = ${jobId}`,
+        );
         expect(job[0]?.state).toBe("running");
       } finally {
         await stopped.close();

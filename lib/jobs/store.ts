@@ -77,7 +77,11 @@ class NotPlanned extends Error {
  * count and by size) as they come, so none of them needs to stay in memory, and the job is never seen half-planned.
  * When `plan` returns null nothing is written (the transaction is rolled back) and null is returned.
  */
-export async function insertJobStreamed(db: Db, job: Omit<NewJob, "items">, plan: (writer: JobItemWriter) => Promise<JobCompletion | null>): Promise<Job | null> {
+export async function insertJobStreamed(
+  db: Db,
+  job: Omit<NewJob, "items">,
+  plan: (writer: JobItemWriter) => Promise<JobCompletion | null>,
+): Promise<Job | null> {
   try {
     return await db.transaction(async (tx) => {
       const [row] = await tx
@@ -184,7 +188,13 @@ const workable = sql`
  * sent items whose outcome is unknown (to be checked), whose lease is free or lapsed, whose back-off is over, and whose
  * group has nothing unfinished before them.
  */
-export async function claimItems(db: Db, jobId: string, owner: string, limit: number, leaseMs = LEASE_TTL_MS): Promise<JobItem[]> {
+export async function claimItems(
+  db: Db,
+  jobId: string,
+  owner: string,
+  limit: number,
+  leaseMs = LEASE_TTL_MS,
+): Promise<JobItem[]> {
   if (limit <= 0) return [];
   const rows = await db.execute<{ id: number }>(sql`
     with candidates as (
@@ -211,7 +221,13 @@ export async function claimItems(db: Db, jobId: string, owner: string, limit: nu
  * items (running jobs only). The engine checks the first and calls for the second, so items waiting for a rate-limit
  * slot never stand in the way of a dead instance's unknown calls.
  */
-export async function claimWork(db: Db, jobId: string, owner: string, limits: { checks: number; calls: number }, leaseMs = LEASE_TTL_MS): Promise<JobItem[]> {
+export async function claimWork(
+  db: Db,
+  jobId: string,
+  owner: string,
+  limits: { checks: number; calls: number },
+  leaseMs = LEASE_TTL_MS,
+): Promise<JobItem[]> {
   const checks = Math.max(0, limits.checks);
   const calls = Math.max(0, limits.calls);
   if (checks === 0 && calls === 0) return [];
@@ -280,7 +296,14 @@ export async function recordWait(db: Db, itemId: number, owner: string, reason: 
   await db
     .update(jobItems)
     .set({ reason, updatedAt: sql`now()` })
-    .where(and(eq(jobItems.id, itemId), eq(jobItems.leaseOwner, owner), inArray(jobItems.state, ["pending", "sent"]), sql`${jobItems.leaseUntil} > now()`));
+    .where(
+      and(
+        eq(jobItems.id, itemId),
+        eq(jobItems.leaseOwner, owner),
+        inArray(jobItems.state, ["pending", "sent"]),
+        sql`${jobItems.leaseUntil} > now()`,
+      ),
+    );
 }
 
 export interface ItemSettlement {
@@ -334,9 +357,19 @@ export async function releaseItem(
   db: Db,
   itemId: number,
   owner: string,
-  opts: { state: "pending" | "sent"; retryInMs?: number; reason?: string | null; upstreamStatus?: number | null; upstreamErrorCode?: string | null; undoSend?: boolean },
+  opts: {
+    state: "pending" | "sent";
+    retryInMs?: number;
+    reason?: string | null;
+    upstreamStatus?: number | null;
+    upstreamErrorCode?: string | null;
+    undoSend?: boolean;
+  },
 ): Promise<"pending" | "sent" | "cancelled" | null> {
-  const cancelled = opts.state === "pending" ? sql`exists (select 1 from jobs j where j.id = ${jobItems.jobId} and j.state = 'cancelled')` : sql`false`;
+  const cancelled =
+    opts.state === "pending"
+      ? sql`exists (select 1 from jobs j where j.id = ${jobItems.jobId} and j.state = 'cancelled')`
+      : sql`false`;
   const rows = await db
     .update(jobItems)
     .set({
@@ -381,7 +414,11 @@ export async function releaseOrphanedLeases(db: Db): Promise<number> {
 }
 
 /** Marks later items of a group skipped after one of them failed for good: they depend on it. */
-export async function skipRestOfGroup(tx: Db, item: Pick<JobItem, "jobId" | "groupKey" | "seq">, reason: string): Promise<void> {
+export async function skipRestOfGroup(
+  tx: Db,
+  item: Pick<JobItem, "jobId" | "groupKey" | "seq">,
+  reason: string,
+): Promise<void> {
   if (item.groupKey === null) return;
   await tx.execute(sql`
     update job_items set state = 'skipped', reason = ${reason}, finished_at = now(), updated_at = now()
@@ -431,7 +468,7 @@ export async function applyControl(db: Db, jobId: string, control: JobControl, b
     const setJob = (state: JobState, finished: boolean) =>
       tx
         .update(jobs)
-        .set({ state, finishedAt: finished ? (sql`now()`) : null, updatedAt: sql`now()` })
+        .set({ state, finishedAt: finished ? sql`now()` : null, updatedAt: sql`now()` })
         .where(eq(jobs.id, jobId));
     switch (control) {
       case "pause":
@@ -446,7 +483,11 @@ export async function applyControl(db: Db, jobId: string, control: JobControl, b
             finished_at = now(), updated_at = now()
           where job_id = ${jobId} and state = 'pending'
         `);
-        const [open] = await tx.execute<{ n: number }>(sql`select count(*)::int as n from job_items where job_id = ${jobId} and state = 'sent'`).then((r) => r.rows);
+        const [open] = await tx
+          .execute<{ n: number }>(
+            sql`select count(*)::int as n from job_items where job_id = ${jobId} and state = 'sent'`,
+          )
+          .then((r) => r.rows);
         await setJob("cancelled", (open?.n ?? 0) === 0);
         return "cancelled";
       }
@@ -468,7 +509,9 @@ export async function applyControl(db: Db, jobId: string, control: JobControl, b
 }
 
 async function countItems(db: Db, jobId: string, state: JobItemState): Promise<number> {
-  const [row] = await db.execute<{ n: number }>(sql`select count(*)::int as n from job_items where job_id = ${jobId} and state = ${state}`).then((r) => r.rows);
+  const [row] = await db
+    .execute<{ n: number }>(sql`select count(*)::int as n from job_items where job_id = ${jobId} and state = ${state}`)
+    .then((r) => r.rows);
   return row?.n ?? 0;
 }
 
@@ -478,7 +521,9 @@ export async function groupResults(db: Db, item: Pick<JobItem, "jobId" | "groupK
   const rows = await db
     .select({ result: jobItems.result })
     .from(jobItems)
-    .where(and(eq(jobItems.jobId, item.jobId), eq(jobItems.groupKey, item.groupKey), sql`${jobItems.seq} < ${item.seq}`))
+    .where(
+      and(eq(jobItems.jobId, item.jobId), eq(jobItems.groupKey, item.groupKey), sql`${jobItems.seq} < ${item.seq}`),
+    )
     .orderBy(jobItems.seq);
   return rows.map((r) => r.result);
 }

@@ -15,7 +15,16 @@ import { CORRECTION_ENDPOINT, CORRECTION_KIND, createCorrectionKind } from "./co
 import { JobRunner } from "./engine";
 import type { JobKind } from "./kind";
 import { expectWords } from "./expect-words";
-import { type Actor, type NewJobItem, applyControl, claimItems, claimWork, insertJob, markSent, releaseItem } from "./store";
+import {
+  type Actor,
+  type NewJobItem,
+  applyControl,
+  claimItems,
+  claimWork,
+  insertJob,
+  markSent,
+  releaseItem,
+} from "./store";
 import { readJobView } from "./view";
 
 // A killed instance's calls whose outcome is unknown are checked by the survivor as soon as their leases lapse, even
@@ -42,7 +51,13 @@ beforeAll(async () => {
   plainLinks = store
     .listLinks(null, 1000)
     .links.map((l) => store.getLink(l.link_id)!)
-    .filter((l) => l.state === "connected" && l.products.transactions && l.products.enrichment && store.dataOf(l).transactions.length === 30)
+    .filter(
+      (l) =>
+        l.state === "connected" &&
+        l.products.transactions &&
+        l.products.enrichment &&
+        store.dataOf(l).transactions.length === 30,
+    )
     .map((l) => l.link_id);
 });
 
@@ -53,7 +68,12 @@ afterEach(async () => {
 
 afterAll(() => sandbox.close());
 
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -113,10 +133,24 @@ function countingFetch(sent: string[]): typeof fetch {
   };
 }
 
-function engine(db: Db, store: BudgetStore, fetchImpl: typeof fetch, timeoutMs: number, opts: Partial<ConstructorParameters<typeof JobRunner>[0]> = {}): JobRunner {
+function engine(
+  db: Db,
+  store: BudgetStore,
+  fetchImpl: typeof fetch,
+  timeoutMs: number,
+  opts: Partial<ConstructorParameters<typeof JobRunner>[0]> = {},
+): JobRunner {
   const { clientId, clientSecret } = sandbox.state.options;
-  const budget = new Budget({ store, clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
-  const api = new UpstreamApi(new UpstreamClient({ baseUrl, clientId, clientSecret, timeoutMs, gate: budget, fetch: fetchImpl }));
+  const budget = new Budget({
+    store,
+    clientId,
+    appId: clientId,
+    shares: { app: 1, link: 1, user: 1, client: 1 },
+    interactiveMaxWaitMs: 0,
+  });
+  const api = new UpstreamApi(
+    new UpstreamClient({ baseUrl, clientId, clientSecret, timeoutMs, gate: budget, fetch: fetchImpl }),
+  );
   const kind = createCorrectionKind({ settleMs: 0 });
   const runner = new JobRunner({ db, api, kinds: new Map([[kind.kind, kind as JobKind]]), ...opts });
   runners.push(runner);
@@ -126,9 +160,16 @@ function engine(db: Db, store: BudgetStore, fetchImpl: typeof fetch, timeoutMs: 
 /** Uses up the link's corrections of this minute, but for `leave` of them. */
 async function fillLinkBudget(store: BudgetStore, linkId: string, leave: number): Promise<number> {
   const { clientId } = sandbox.state.options;
-  const budget = new Budget({ store, clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
+  const budget = new Budget({
+    store,
+    clientId,
+    appId: clientId,
+    shares: { app: 1, link: 1, user: 1, client: 1 },
+    interactiveMaxWaitMs: 0,
+  });
   const limit = budget.keys(CORRECTION_ENDPOINT, { linkId }).find((k) => k.scope === "link")!.limit;
-  for (let i = 0; i < limit - leave; i++) await budget.reserve(CORRECTION_ENDPOINT, { linkId }, { mode: "interactive" });
+  for (let i = 0; i < limit - leave; i++)
+    await budget.reserve(CORRECTION_ENDPOINT, { linkId }, { mode: "interactive" });
   return limit;
 }
 
@@ -138,14 +179,18 @@ function corrections(linkId: string, count: number): NewJobItem[] {
     .dataOf(store.getLink(linkId)!)
     .transactions.filter((t) => t.enrichment?.category.value !== "taxes")
     .slice(0, count)
-    .map((t) => ({ input: { transactionId: t.transaction_id, date: t.date, before: null, after: { category: "taxes" } }, targetId: t.transaction_id }));
+    .map((t) => ({
+      input: { transactionId: t.transaction_id, date: t.date, before: null, after: { category: "taxes" } },
+      targetId: t.transaction_id,
+    }));
 }
 
 function appliedOf(linkId: string, transactionId: string): number {
   return sandbox.state.stats.snapshot().applied[`POST /links/${linkId}/transactions/${transactionId}/enrichment`] ?? 0;
 }
 
-const dbNow = async (db: Db) => new Date((await db.execute<{ now: string | Date }>(sql`select now() as now`)).rows[0]!.now);
+const dbNow = async (db: Db) =>
+  new Date((await db.execute<{ now: string | Date }>(sql`select now() as now`)).rows[0]!.now);
 
 async function auditOf(db: Db, jobId: string) {
   const { rows } = await db.execute<{ target: string; outcome: string; verified: string | null; at: string | Date }>(
@@ -168,7 +213,14 @@ describe.each(databases)("$kind", (target) => {
       const shared = target.kind === "postgres" ? undefined : createMemoryStore();
       const storeOf = (handle: Db) => shared ?? createPostgresStore(handle);
       const items = corrections(linkId, 10);
-      const job = await insertJob(db, { kind: CORRECTION_KIND, title: "takeover under a full budget", linkId, createdBy: actor, concurrency: CONCURRENCY, items });
+      const job = await insertJob(db, {
+        kind: CORRECTION_KIND,
+        title: "takeover under a full budget",
+        linkId,
+        createdBy: actor,
+        concurrency: CONCURRENCY,
+        items,
+      });
 
       // Someone used all but two of the link's corrections this minute: the doomed instance's first two calls get the
       // last slots, and every later call waits about a minute for one.
@@ -180,22 +232,33 @@ describe.each(databases)("$kind", (target) => {
       doomed.start();
       const held = await waitFor(
         "the doomed instance to hold two calls in flight and one waiting for its slot",
-        async () => (await db.select().from(jobItems).where(eq(jobItems.jobId, job.id))).filter((i) => i.leaseOwner === doomed.owner),
-        (rows) => rows.length === CONCURRENCY && rows.filter((i) => i.state === "sent").length === 2 && wire.lost.length === 1,
+        async () =>
+          (await db.select().from(jobItems).where(eq(jobItems.jobId, job.id))).filter(
+            (i) => i.leaseOwner === doomed.owner,
+          ),
+        (rows) =>
+          rows.length === CONCURRENCY && rows.filter((i) => i.state === "sent").length === 2 && wire.lost.length === 1,
       );
       const sentByDoomed = held.filter((i) => i.state === "sent");
 
       const survivorSent: string[] = [];
       const survivor = engine(db, storeOf(db), countingFetch(survivorSent), 2_000);
       survivor.start();
-      await waitFor("the survivor to hold its share of the job", async () => survivor.busy, (busy) => busy === CONCURRENCY);
+      await waitFor(
+        "the survivor to hold its share of the job",
+        async () => survivor.busy,
+        (busy) => busy === CONCURRENCY,
+      );
       const parked = survivor.heldItemIds();
 
       // Killed right after a heartbeat, the worst moment: its leases lapse a whole TTL later.
       const claimedUntil = Math.max(...held.map((i) => i.leaseUntil!.getTime()));
       const renewed = await waitFor(
         "a heartbeat of the doomed instance",
-        async () => (await db.select().from(jobItems).where(eq(jobItems.jobId, job.id))).filter((i) => i.leaseOwner === doomed.owner),
+        async () =>
+          (await db.select().from(jobItems).where(eq(jobItems.jobId, job.id))).filter(
+            (i) => i.leaseOwner === doomed.owner,
+          ),
         (rows) => rows.length === CONCURRENCY && rows.every((i) => i.leaseUntil!.getTime() > claimedUntil),
         3 * HEARTBEAT_MS,
       );
@@ -225,13 +288,24 @@ describe.each(databases)("$kind", (target) => {
       // The call that reached the upstream is found applied and not sent again; the lost one is found not applied and
       // waits for a slot like any call.
       const [applied, lost] = [wire.applied[0]!, wire.lost[0]!];
-      expect(checks.find((c) => c.target === applied)).toMatchObject({ outcome: "ok", verified: expect.stringMatching(/^applied: confirmed/) });
-      expect(checks.find((c) => c.target === lost)).toMatchObject({ outcome: "error", verified: expect.stringMatching(/^not applied/) });
+      expect(checks.find((c) => c.target === applied)).toMatchObject({
+        outcome: "ok",
+        verified: expect.stringMatching(/^applied: confirmed/),
+      });
+      expect(checks.find((c) => c.target === lost)).toMatchObject({
+        outcome: "error",
+        verified: expect.stringMatching(/^not applied/),
+      });
       expect(byTarget.get(applied)).toMatchObject({ state: "done", leaseOwner: survivor.owner, attempts: 1 });
       expect(byTarget.get(lost)).toMatchObject({ state: "pending", attempts: 1 });
       // Meanwhile the survivor's own calls were still waiting for their slots: held, never sent.
       for (const id of parked) {
-        expect(afterChecks.find((i) => i.id === id)).toMatchObject({ state: "pending", attempts: 0, sentAt: null, leaseOwner: survivor.owner });
+        expect(afterChecks.find((i) => i.id === id)).toMatchObject({
+          state: "pending",
+          attempts: 0,
+          sentAt: null,
+          leaseOwner: survivor.owner,
+        });
       }
       expect(survivor.heldItemIds()).toEqual(expect.arrayContaining(parked));
       expect(survivorSent).toEqual([]);
@@ -243,20 +317,33 @@ describe.each(databases)("$kind", (target) => {
       await Promise.all([survivor.stop(1_000), doomed.stop(1_000)]);
       const finisher = engine(db, createMemoryStore(), fetch, 2_000, { pollMs: 50 });
       finisher.start();
-      const done = await waitFor("the job to finish", () => readJobView(db, job.id, { budget: null }), (v) => v?.state === "done");
+      const done = await waitFor(
+        "the job to finish",
+        () => readJobView(db, job.id, { budget: null }),
+        (v) => v?.state === "done",
+      );
       expect(done!.counts).toMatchObject({ done: 10, failed: 0, pending: 0, sent: 0 });
       // Every call applied exactly once; one audit row per call, and one for the check that found the lost call missing.
       expect(items.map((i) => appliedOf(linkId, i.targetId!))).toEqual(items.map(() => 1));
       const rows = await auditOf(db, job.id);
       expect(rows.filter((r) => r.outcome === "ok")).toHaveLength(10);
-      expect(rows.filter((r) => r.outcome !== "ok")).toEqual([expect.objectContaining({ target: lost, verified: expect.stringMatching(/^not applied/) })]);
+      expect(rows.filter((r) => r.outcome !== "ok")).toEqual([
+        expect.objectContaining({ target: lost, verified: expect.stringMatching(/^not applied/) }),
+      ]);
     },
     HEARTBEAT_MS + LEASE_TTL_MS + TAKEOVER_POLL_MS + 60_000,
   );
 
   it("claims in two lanes: a dead holder's sent items to check beside pending items to call, each up to its own limit", async () => {
     const db = target.database.db;
-    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "lanes", linkId: `mk_${randomUUID()}`, createdBy: actor, concurrency: 2, items: unsent(6) });
+    const job = await insertJob(db, {
+      kind: CORRECTION_KIND,
+      title: "lanes",
+      linkId: `mk_${randomUUID()}`,
+      createdBy: actor,
+      concurrency: 2,
+      items: unsent(6),
+    });
     // A dead instance marked two calls sent; a live one holds two items waiting for their slots. The dead leases are
     // long enough to outlast the statements below on a busy machine (at 200 ms they once lapsed before the check).
     const deadLeaseMs = 1_500;
@@ -299,17 +386,34 @@ describe.each(databases)("$kind", (target) => {
         throw new Error("a cancelled item must not be called");
       },
     };
-    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "cancelled while checked", linkId: `mk_${randomUUID()}`, createdBy: actor, items: unsent(1) });
+    const job = await insertJob(db, {
+      kind: CORRECTION_KIND,
+      title: "cancelled while checked",
+      linkId: `mk_${randomUUID()}`,
+      createdBy: actor,
+      items: unsent(1),
+    });
     const [lost] = await claimItems(db, job.id, "dead-instance", 1, 100);
     expect(await markSent(db, lost!.id, "dead-instance", randomUUID())).toBe(true);
     await new Promise((r) => setTimeout(r, 200));
     const { clientId, clientSecret } = sandbox.state.options;
     const api = new UpstreamApi(new UpstreamClient({ baseUrl, clientId, clientSecret, timeoutMs: 2_000 }));
-    const runner = new JobRunner({ db, api, kinds: new Map([[CORRECTION_KIND, cancelling as JobKind]]), pollMs: 50, heartbeatMs: 200 });
+    const runner = new JobRunner({
+      db,
+      api,
+      kinds: new Map([[CORRECTION_KIND, cancelling as JobKind]]),
+      pollMs: 50,
+      heartbeatMs: 200,
+    });
     runners.push(runner);
     runner.start();
     // Before, the item went back to pending in the cancelled job: never worked again, and the job never ended.
-    const view = await waitFor("the job to end", () => readJobView(db, job.id, { budget: null }), (v) => Boolean(v?.finishedAt), 10_000);
+    const view = await waitFor(
+      "the job to end",
+      () => readJobView(db, job.id, { budget: null }),
+      (v) => Boolean(v?.finishedAt),
+      10_000,
+    );
     expect(view).toMatchObject({ state: "cancelled", counts: { cancelled: 1, pending: 0, sent: 0 } });
     const [item] = await db.select().from(jobItems).where(eq(jobItems.jobId, job.id));
     expect(item).toMatchObject({ state: "cancelled", attempts: 1 });
@@ -320,7 +424,13 @@ describe.each(databases)("$kind", (target) => {
 
   it("gives an item back as pending in a cancelled job as cancelled; one still sent stays to be checked", async () => {
     const db = target.database.db;
-    const job = await insertJob(db, { kind: CORRECTION_KIND, title: "given back", linkId: `mk_${randomUUID()}`, createdBy: actor, items: unsent(2) });
+    const job = await insertJob(db, {
+      kind: CORRECTION_KIND,
+      title: "given back",
+      linkId: `mk_${randomUUID()}`,
+      createdBy: actor,
+      items: unsent(2),
+    });
     const [checked, unknown] = await claimItems(db, job.id, "holder", 2);
     for (const item of [checked!, unknown!]) expect(await markSent(db, item.id, "holder", randomUUID())).toBe(true);
     expect(await applyControl(db, job.id, "cancel", actor.email)).toBe("cancelled");
@@ -328,17 +438,38 @@ describe.each(databases)("$kind", (target) => {
     expect(await releaseItem(db, unknown!.id, "holder", { state: "sent", retryInMs: 0 })).toBe("sent");
     expect(await releaseItem(db, unknown!.id, "someone-else", { state: "pending" })).toBeNull();
     const items = await db.select().from(jobItems).where(eq(jobItems.jobId, job.id)).orderBy(jobItems.seq);
-    expect(items[0]).toMatchObject({ state: "cancelled", leaseOwner: "holder", leaseUntil: null, notBefore: null, reason: "Cancelled with the job; its call was not made." });
+    expect(items[0]).toMatchObject({
+      state: "cancelled",
+      leaseOwner: "holder",
+      leaseUntil: null,
+      notBefore: null,
+      reason: "Cancelled with the job; its call was not made.",
+    });
     expect(items[0]!.finishedAt).not.toBeNull();
     expect(items[1]).toMatchObject({ state: "sent", leaseOwner: null, finishedAt: null });
     // In a running job, pending is pending.
-    const running = await insertJob(db, { kind: CORRECTION_KIND, title: "running", linkId: `mk_${randomUUID()}`, createdBy: actor, items: unsent(1) });
+    const running = await insertJob(db, {
+      kind: CORRECTION_KIND,
+      title: "running",
+      linkId: `mk_${randomUUID()}`,
+      createdBy: actor,
+      items: unsent(1),
+    });
     const [item] = await claimItems(db, running.id, "holder", 1);
-    expect(await releaseItem(db, item!.id, "holder", { state: "pending", retryInMs: 1_000, reason: "Not sent: the budget's store is away." })).toBe("pending");
+    expect(
+      await releaseItem(db, item!.id, "holder", {
+        state: "pending",
+        retryInMs: 1_000,
+        reason: "Not sent: the budget's store is away.",
+      }),
+    ).toBe("pending");
   });
 });
 
 /** Correction items for transactions that need not exist: these tests never reach the upstream with them. */
 function unsent(count: number): NewJobItem[] {
-  return Array.from({ length: count }, (_, i) => ({ input: { transactionId: `txn_${i}`, before: null, after: { category: "taxes" } }, targetId: `txn_${i}` }));
+  return Array.from({ length: count }, (_, i) => ({
+    input: { transactionId: `txn_${i}`, before: null, after: { category: "taxes" } },
+    targetId: `txn_${i}`,
+  }));
 }

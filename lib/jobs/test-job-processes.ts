@@ -34,7 +34,13 @@ export function withJobProcessSandbox(): void {
     plainLinks = store
       .listLinks(null, 1000)
       .links.map((l) => store.getLink(l.link_id)!)
-      .filter((l) => l.state === "connected" && l.products.transactions && l.products.enrichment && store.dataOf(l).transactions.length === 50)
+      .filter(
+        (l) =>
+          l.state === "connected" &&
+          l.products.transactions &&
+          l.products.enrichment &&
+          store.dataOf(l).transactions.length === 50,
+      )
       .map((l) => l.link_id);
   });
 
@@ -54,24 +60,28 @@ export interface Worker {
 }
 
 export function startWorker(env: Record<string, string>, planFile: string): Worker {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/jobs/test-worker-process.ts"), planFile], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      UPSTREAM_BASE_URL: baseUrl,
-      UPSTREAM_CLIENT_ID: sandbox.state.options.clientId,
-      UPSTREAM_CLIENT_SECRET: sandbox.state.options.clientSecret,
-      UPSTREAM_SANDBOX: "1",
-      UPSTREAM_TIMEOUT_MS: "3000",
-      AUTH_SECRET: "process-test-secret-0123456789abcdef0123",
-      // Every link's own limit, all of the app's: the test is about exactly once, and this keeps it short.
-      BUDGET_LINK_SHARE: "1",
-      BUDGET_APP_SHARE: "1",
-      LOG_LEVEL: "warn",
-      ...env,
-    } as unknown as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  }) as ChildProcess;
+  const child = spawn(
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/jobs/test-worker-process.ts"), planFile],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        UPSTREAM_BASE_URL: baseUrl,
+        UPSTREAM_CLIENT_ID: sandbox.state.options.clientId,
+        UPSTREAM_CLIENT_SECRET: sandbox.state.options.clientSecret,
+        UPSTREAM_SANDBOX: "1",
+        UPSTREAM_TIMEOUT_MS: "3000",
+        AUTH_SECRET: "process-test-secret-0123456789abcdef0123",
+        // Every link's own limit, all of the app's: the test is about exactly once, and this keeps it short.
+        BUDGET_LINK_SHARE: "1",
+        BUDGET_APP_SHARE: "1",
+        LOG_LEVEL: "warn",
+        ...env,
+      } as unknown as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  ) as ChildProcess;
   children.add(child);
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
@@ -93,7 +103,9 @@ export function startWorker(env: Record<string, string>, planFile: string): Work
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => (children.delete(child), resolve(code))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => (children.delete(child), resolve(code))),
+  );
   return {
     child,
     lines,
@@ -103,11 +115,23 @@ export function startWorker(env: Record<string, string>, planFile: string): Work
       const found = lines.find((l) => pattern.test(l));
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} in ${timeoutMs} ms; stdout:\n${lines.slice(-10).join("\n")}\nstderr:\n${stderr.slice(-2000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no line matching ${pattern} in ${timeoutMs} ms; stdout:\n${lines.slice(-10).join("\n")}\nstderr:\n${stderr.slice(-2000)}`,
+              ),
+            ),
+          timeoutMs,
+        );
         waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
         void exited.then((code) => {
           clearTimeout(timer);
-          reject(new Error(`the worker exited (${code}) before printing ${pattern}; stdout:\n${lines.slice(-10).join("\n")}\nstderr:\n${stderr.slice(-2000)}`));
+          reject(
+            new Error(
+              `the worker exited (${code}) before printing ${pattern}; stdout:\n${lines.slice(-10).join("\n")}\nstderr:\n${stderr.slice(-2000)}`,
+            ),
+          );
         });
       });
     },
@@ -115,12 +139,20 @@ export function startWorker(env: Record<string, string>, planFile: string): Work
 }
 
 /** A plan of `perLink` transactions on each of `links` links, written to a file for the workers. */
-export async function writePlan(dir: string, title: string, links: string[], perLink: number): Promise<{ file: string; ids: Map<string, string> }> {
+export async function writePlan(
+  dir: string,
+  title: string,
+  links: string[],
+  perLink: number,
+): Promise<{ file: string; ids: Map<string, string> }> {
   const ids = new Map<string, string>();
   const planLinks: { linkId: string; transactionIds: string[] }[] = [];
   for (const linkId of links) {
     const store = sandbox.state.store;
-    const txns = store.dataOf(store.getLink(linkId)!).transactions.filter((t) => t.enrichment?.category.value !== "utilities").slice(0, perLink);
+    const txns = store
+      .dataOf(store.getLink(linkId)!)
+      .transactions.filter((t) => t.enrichment?.category.value !== "utilities")
+      .slice(0, perLink);
     expect(txns.length).toBe(perLink);
     for (const t of txns) ids.set(t.transaction_id, linkId);
     planLinks.push({ linkId, transactionIds: txns.map((t) => t.transaction_id) });
@@ -148,7 +180,13 @@ export async function until(what: string, check: () => boolean, timeoutMs: numbe
 
 /** Audit rows of the job: ok rows are calls that were applied; the others are calls checked and found not applied. */
 export async function auditOf(database: Database, jobId: string) {
-  const { rows } = await database.db.execute<{ outcome: string; target_id: string; verified: string | null; at: Date | string; link_id: string }>(
+  const { rows } = await database.db.execute<{
+    outcome: string;
+    target_id: string;
+    verified: string | null;
+    at: Date | string;
+    link_id: string;
+  }>(
     sql`select outcome, target_id, input ->> 'verified' as verified, at, link_id from audit_log where input ->> 'job' = ${jobId} order by id`,
   );
   return rows;
@@ -176,14 +214,20 @@ const IMPORT_SETTLE_TEST_MS = 15_000;
 /** A fleet file (NDJSON): `sizes[i]` transactions for link i, thirty a day, so each batch covers a few days. */
 function fleetFile(sizes: number[]): string {
   const marker = randomUUID();
-  const day = (k: number) => new Date(Date.UTC(2024, 0, 1) + Math.floor(k / 30) * 86_400_000).toISOString().slice(0, 10);
+  const day = (k: number) =>
+    new Date(Date.UTC(2024, 0, 1) + Math.floor(k / 30) * 86_400_000).toISOString().slice(0, 10);
   return sizes
     .map((n, i) =>
       JSON.stringify({
         customer_user: { id: `kill-${marker}-${i}` },
         institution_id: "chase",
         accounts: [{ account_id: "a1", name: "Checking", type: "checking", balances: { current: 1 } }],
-        transactions: Array.from({ length: n }, (_, k) => ({ account_id: "a1", transaction_id: `t${k}`, amount: "-1.00", date: day(k) })),
+        transactions: Array.from({ length: n }, (_, k) => ({
+          account_id: "a1",
+          transaction_id: `t${k}`,
+          amount: "-1.00",
+          date: day(k),
+        })),
       }),
     )
     .join("\n");
@@ -227,18 +271,30 @@ async function startHoldingDoor(target: string) {
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       const path = (req.url ?? "/").split("?")[0]!;
-      const tags = req.method === "POST" && path === "/links/import" ? ((JSON.parse(body.toString()) as { link_tags?: string[] }).link_tags ?? []) : [];
-      const call: ProxiedCall = { method: req.method ?? "GET", path, tag: tags.find((t) => t.startsWith("linkdesk-import:")) ?? null, arrivedAt: Date.now(), held: false };
+      const tags =
+        req.method === "POST" && path === "/links/import"
+          ? ((JSON.parse(body.toString()) as { link_tags?: string[] }).link_tags ?? [])
+          : [];
+      const call: ProxiedCall = {
+        method: req.method ?? "GET",
+        path,
+        tag: tags.find((t) => t.startsWith("linkdesk-import:")) ?? null,
+        arrivedAt: Date.now(),
+        held: false,
+      };
       calls.push(call);
       // The door's own connection to the sandbox closes after each call.
       const headers = { ...req.headers };
       delete headers.connection;
       const pass = () => {
-        const onward = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers, agent: false }, (answer) => {
-          call.answeredAt = Date.now();
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
+        const onward = httpRequest(
+          { host: to.hostname, port: to.port, method: req.method, path: req.url, headers, agent: false },
+          (answer) => {
+            call.answeredAt = Date.now();
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
         onward.on("error", () => res.destroy());
         onward.end(body);
       };
@@ -282,7 +338,10 @@ const isBatchCall = (c: ProxiedCall) => c.method === "POST" && c.path.endsWith("
  * released once it has been checked and found missing, lands late and is found (not resent); the import call, dropped,
  * never lands, and is sent again once, after the settle window.
  */
-export async function importKilledMidCall(databaseEnv: (dir: string) => Record<string, string>, openDatabase: (dir: string) => Promise<Database>) {
+export async function importKilledMidCall(
+  databaseEnv: (dir: string) => Record<string, string>,
+  openDatabase: (dir: string) => Promise<Database>,
+) {
   const dir = mkdtempSync(path.join(tmpdir(), "linkdesk-kill-import-"));
   const door = await startHoldingDoor(baseUrl);
   const sizes = [8_100, 1, 2, 3, 4, 5];
@@ -292,14 +351,26 @@ export async function importKilledMidCall(databaseEnv: (dir: string) => Record<s
     const file = path.join(dir, "fleet.ndjson");
     writeFileSync(file, fleetFile(sizes));
     const planFile = path.join(dir, "import.json");
-    writeFileSync(planFile, JSON.stringify({ kind: "import", file, concurrency: 2, runner: { importSettleMs: IMPORT_SETTLE_TEST_MS, leaseMs: 4_000, heartbeatMs: 1_000 } }));
+    writeFileSync(
+      planFile,
+      JSON.stringify({
+        kind: "import",
+        file,
+        concurrency: 2,
+        runner: { importSettleMs: IMPORT_SETTLE_TEST_MS, leaseMs: 4_000, heartbeatMs: 1_000 },
+      }),
+    );
     const env = { ...databaseEnv(dir), UPSTREAM_BASE_URL: door.url };
 
     // The second batch, and every import call after it, are held at the door.
     door.hold((call, calls) => (isBatchCall(call) || isImportCall(call)) && calls.filter(isBatchCall).length >= 2);
     const first = startWorker(env, planFile);
     const jobId = (await first.waitFor(/^job /, 60_000)).slice(4);
-    await until("the second batch and an import call held", () => door.held().some(isBatchCall) && door.held().some(isImportCall), 60_000);
+    await until(
+      "the second batch and an import call held",
+      () => door.held().some(isBatchCall) && door.held().some(isImportCall),
+      60_000,
+    );
     first.child.kill("SIGKILL");
     await first.exited;
     door.hold(null);
@@ -319,11 +390,16 @@ export async function importKilledMidCall(databaseEnv: (dir: string) => Record<s
     expect(await second.exited).toBe(0);
 
     // The checks ran before the batch reached the upstream; it was not sent again, and the lost call was, once.
-    expect(door.calls.some((c) => c.method === "GET" && c.path.endsWith("/transactions") && c.arrivedAt < releasedAt)).toBe(true);
+    expect(
+      door.calls.some((c) => c.method === "GET" && c.path.endsWith("/transactions") && c.arrivedAt < releasedAt),
+    ).toBe(true);
     expect(door.calls.filter(isBatchCall)).toHaveLength(2);
-    expect(door.calls.filter(isImportCall).map((c) => c.tag).sort()).toEqual(
-      [...sizes.map((_, position) => importTag(jobId, position)), lost.tag].sort(),
-    );
+    expect(
+      door.calls
+        .filter(isImportCall)
+        .map((c) => c.tag)
+        .sort(),
+    ).toEqual([...sizes.map((_, position) => importTag(jobId, position)), lost.tag].sort());
     const applied = sandbox.state.stats.snapshot().applied;
     expect(applied["POST /links/import"]).toBe(sizes.length);
 
@@ -341,15 +417,24 @@ export async function importKilledMidCall(databaseEnv: (dir: string) => Record<s
     expect(sandbox.state.stats.snapshot().rateLimited).toBe(0);
 
     // Every reason either worker showed is words.
-    const reasons = [...first.lines, ...second.lines].filter((l) => l.startsWith("reason ")).map((l) => l.slice("reason ".length));
+    const reasons = [...first.lines, ...second.lines]
+      .filter((l) => l.startsWith("reason "))
+      .map((l) => l.slice("reason ".length));
     for (const reason of reasons) expectWords(reason);
 
     const database = await openDatabase(dir);
     try {
-      const { rows: items } = await database.db.execute<{ seq: number; state: string; reason: string | null; batch: number | null }>(
+      const { rows: items } = await database.db.execute<{
+        seq: number;
+        state: string;
+        reason: string | null;
+        batch: number | null;
+      }>(
         sql`select seq, state, reason, (input ->> 'batch')::int as batch from job_items where job_id = ${jobId} order by seq`,
       );
-      const { rows: job } = await database.db.execute<{ state: string }>(sql`select state from jobs where id = ${jobId}`);
+      const { rows: job } = await database.db.execute<{ state: string }>(
+        sql`select state from jobs where id = ${jobId}`,
+      );
       expect(job[0]?.state).toBe("done");
       expect(items.map((i) => i.state)).toEqual(Array<string>(items.length).fill("done"));
       expect(items).toHaveLength(sizes.length + 2);
@@ -357,16 +442,26 @@ export async function importKilledMidCall(databaseEnv: (dir: string) => Record<s
 
       // One audit row per call outcome: one "ok" per item; the lost call's row says it was checked and not applied.
       const rows = await auditOf(database, jobId);
-      const { rows: auditItems } = await database.db.execute<{ item: number; outcome: string; verified: string | null; tag: string | null }>(
+      const { rows: auditItems } = await database.db.execute<{
+        item: number;
+        outcome: string;
+        verified: string | null;
+        tag: string | null;
+      }>(
         sql`select (input ->> 'item')::int as item, outcome, input ->> 'verified' as verified, input ->> 'tag' as tag from audit_log where input ->> 'job' = ${jobId} order by id`,
       );
       expect(rows).toHaveLength(items.length + 1);
-      for (const item of items) expect(auditItems.filter((r) => r.item === Number(item.seq) && r.outcome === "ok")).toHaveLength(1);
+      for (const item of items)
+        expect(auditItems.filter((r) => r.item === Number(item.seq) && r.outcome === "ok")).toHaveLength(1);
       const notOk = auditItems.filter((r) => r.outcome !== "ok");
-      expect(notOk).toEqual([expect.objectContaining({ tag: lost.tag, verified: expect.stringMatching(/^not applied/) })]);
+      expect(notOk).toEqual([
+        expect.objectContaining({ tag: lost.tag, verified: expect.stringMatching(/^not applied/) }),
+      ]);
       expect(auditItems.find((r) => r.tag === lost.tag && r.outcome === "ok")?.verified).toBeNull();
       const heldBatch = items.find((i) => i.batch !== null && Number(i.batch) === 2)!;
-      expect(auditItems.find((r) => r.item === Number(heldBatch.seq) && r.outcome === "ok")?.verified).toMatch(/^applied: confirmed/);
+      expect(auditItems.find((r) => r.item === Number(heldBatch.seq) && r.outcome === "ok")?.verified).toMatch(
+        /^applied: confirmed/,
+      );
     } finally {
       await database.close();
     }
@@ -378,7 +473,9 @@ export async function importKilledMidCall(databaseEnv: (dir: string) => Record<s
 }
 
 /** A TCP proxy to the database that can drop every connection and refuse new ones, like a restarting server. */
-export async function startCuttableProxy(target: URL): Promise<{ port: number; cut(): void; restore(): void; close(): void }> {
+export async function startCuttableProxy(
+  target: URL,
+): Promise<{ port: number; cut(): void; restore(): void; close(): void }> {
   let open = true;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {

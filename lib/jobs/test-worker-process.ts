@@ -73,16 +73,29 @@ async function findOrPlan(): Promise<string> {
   if (existing) return existing.id;
   const perLink = await Promise.all(
     plan.links.map(async ({ linkId, transactionIds }) => {
-      const current = await findTransactions(upstream(), linkId, transactionIds.map((transactionId) => ({ transactionId })), { mode: "queued" });
+      const current = await findTransactions(
+        upstream(),
+        linkId,
+        transactionIds.map((transactionId) => ({ transactionId })),
+        { mode: "queued" },
+      );
       return transactionIds.map((transactionId) => {
         const t = current.get(transactionId);
-        const input: CorrectionItem = { transactionId, date: t?.date, before: pairOf(t), after: { category: plan.category } };
+        const input: CorrectionItem = {
+          transactionId,
+          date: t?.date,
+          before: pairOf(t),
+          after: { category: plan.category },
+        };
         return { input, linkId, targetId: transactionId };
       });
     }),
   );
   // Interleaved across links, so the per-link limits of all of them are used at once.
-  const items = perLink.flatMap((list, l) => list.map((item, i) => ({ item, order: i * perLink.length + l }))).sort((a, b) => a.order - b.order).map((x) => x.item);
+  const items = perLink
+    .flatMap((list, l) => list.map((item, i) => ({ item, order: i * perLink.length + l })))
+    .sort((a, b) => a.order - b.order)
+    .map((x) => x.item);
   try {
     const job = await insertJob(db, {
       kind: "correction",
@@ -103,7 +116,12 @@ async function findOrPlan(): Promise<string> {
 
 /** An import is planned as the upload does it; the same links again (by identity) answer the job already planned. */
 async function findOrPlanImport(importPlan: ImportPlan): Promise<string> {
-  const result = await startImportJob(db, actor, { bytes: readFileSync(importPlan.file), name: "fleet.ndjson" }, importPlan.concurrency);
+  const result = await startImportJob(
+    db,
+    actor,
+    { bytes: readFileSync(importPlan.file), name: "fleet.ndjson" },
+    importPlan.concurrency,
+  );
   if (result.outcome === "refused") throw new Error("the fleet file was refused");
   if (result.outcome === "started") return result.job.id;
   // Every link is held by the import another process planned a moment ago.
@@ -112,8 +130,10 @@ async function findOrPlanImport(importPlan: ImportPlan): Promise<string> {
 
 function runnerOverrides(runner: RunnerPlan = {}): JobRunnerOverrides {
   const kinds = new Map<string, JobKind>(JOB_KINDS);
-  if (runner.correctionSettleMs !== undefined) kinds.set(CORRECTION_KIND, createCorrectionKind({ settleMs: runner.correctionSettleMs }) as JobKind);
-  if (runner.importSettleMs !== undefined) kinds.set("import", createImportKind({ settleMs: runner.importSettleMs }) as JobKind);
+  if (runner.correctionSettleMs !== undefined)
+    kinds.set(CORRECTION_KIND, createCorrectionKind({ settleMs: runner.correctionSettleMs }) as JobKind);
+  if (runner.importSettleMs !== undefined)
+    kinds.set("import", createImportKind({ settleMs: runner.importSettleMs }) as JobKind);
   return { kinds, leaseMs: runner.leaseMs, heartbeatMs: runner.heartbeatMs };
 }
 
@@ -126,7 +146,11 @@ console.log(`job ${jobId}`);
 let last = -1;
 const reasons = new Set<string>();
 for (;;) {
-  const items = await db.select({ reason: jobItems.reason }).from(jobItems).where(eq(jobItems.jobId, jobId)).catch(() => []);
+  const items = await db
+    .select({ reason: jobItems.reason })
+    .from(jobItems)
+    .where(eq(jobItems.jobId, jobId))
+    .catch(() => []);
   for (const { reason } of items) {
     if (reason && !reasons.has(reason)) {
       reasons.add(reason);

@@ -5,7 +5,16 @@ import { type Budget, secondsUntil } from "../budget/budget";
 import { type KeyHeadroom, describeLimit, estimateTimeLeft, headroomOf } from "../budget/headroom";
 import type { BudgetUsage } from "../budget/types";
 import type { Db } from "../db/client";
-import { type Job, type JobItemState, type JobState, importFileRows, jobItemStates, jobItems, jobStates, jobs } from "../db/schema";
+import {
+  type Job,
+  type JobItemState,
+  type JobState,
+  importFileRows,
+  jobItemStates,
+  jobItems,
+  jobStates,
+  jobs,
+} from "../db/schema";
 import { csvRecord } from "../http/csv";
 import { formatAmount } from "../transactions/rows";
 import { CORRECTION_KIND } from "./correction";
@@ -79,7 +88,14 @@ interface BudgetOutlook {
 /** The pace is taken over the last minute, or since the job started when that is shorter (but at least this long). */
 const MIN_PACE_WINDOW_S = 5;
 
-function etaOf(job: Job, counts: ItemCounts, perMinute: number, outlook: BudgetOutlook | null, wait: JobWait | null, now: number): number | null {
+function etaOf(
+  job: Job,
+  counts: ItemCounts,
+  perMinute: number,
+  outlook: BudgetOutlook | null,
+  wait: JobWait | null,
+  now: number,
+): number | null {
   const left = counts.pending + counts.sent;
   if (job.state !== "running" || left === 0) return null;
   // The call that waits for a slot now is the next to settle: the pace of the minute before says nothing of it.
@@ -101,7 +117,8 @@ interface ViewInputs {
 
 function toView(job: Job, { counts, perMinute, outlook, recorded, undoneBy }: ViewInputs, now: number): JobView {
   const settled = counts.done + counts.failed + counts.skipped + counts.cancelled;
-  const wait = job.state === "running" && counts.pending + counts.sent > 0 ? (recorded ?? outlook?.waiting ?? null) : null;
+  const wait =
+    job.state === "running" && counts.pending + counts.sent > 0 ? (recorded ?? outlook?.waiting ?? null) : null;
   const kind = jobKind(job.kind);
   const finished = job.state === "done" || job.state === "cancelled";
   return {
@@ -147,7 +164,10 @@ async function countsOf(db: Db, jobIds: string[]): Promise<Map<string, { counts:
   const rows = await db.execute<{ job_id: string; state: JobItemState; n: number; recent: number }>(sql`
     select job_id, state, count(*)::int as n,
       count(*) filter (where finished_at > now() - interval '60 seconds')::int as recent
-    from job_items where job_id in ${sql`(${sql.join(jobIds.map((id) => sql`${id}::uuid`), sql`, `)})`}
+    from job_items where job_id in ${sql`(${sql.join(
+      jobIds.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    )})`}
     group by job_id, state
   `);
   for (const row of rows.rows) {
@@ -177,9 +197,15 @@ async function budgetFor(opts: JobViewOptions): Promise<Budget | null> {
  * of the kind's endpoint on the job's link. An unreadable budget (its database away) leaves the outlooks out: the page
  * still shows the counts and the pace.
  */
-async function outlooksOf(opts: JobViewOptions, entries: { job: Job; counts: ItemCounts }[], now: number): Promise<Map<string, BudgetOutlook>> {
+async function outlooksOf(
+  opts: JobViewOptions,
+  entries: { job: Job; counts: ItemCounts }[],
+  now: number,
+): Promise<Map<string, BudgetOutlook>> {
   const outlooks = new Map<string, BudgetOutlook>();
-  const open = entries.filter(({ job, counts }) => job.state === "running" && counts.pending > 0 && jobKind(job.kind) !== undefined);
+  const open = entries.filter(
+    ({ job, counts }) => job.state === "running" && counts.pending > 0 && jobKind(job.kind) !== undefined,
+  );
   if (open.length === 0) return outlooks;
   const budget = await budgetFor(opts);
   if (!budget) return outlooks;
@@ -207,7 +233,12 @@ function waitOf(headrooms: KeyHeadroom[], now: number): JobWait | null {
     if (h.remaining > 0 || !h.nextSlotAt) continue;
     if (!blocked || h.nextSlotAt.getTime() > blocked.nextSlotAt!.getTime()) blocked = h;
   }
-  return blocked ? { limit: describeLimit(blocked.key, blocked.closedUntil !== null), nextSlotInS: secondsUntil(blocked.nextSlotAt!, now) } : null;
+  return blocked
+    ? {
+        limit: describeLimit(blocked.key, blocked.closedUntil !== null),
+        nextSlotInS: secondsUntil(blocked.nextSlotAt!, now),
+      }
+    : null;
 }
 
 /**
@@ -219,7 +250,10 @@ async function recordedWaitsOf(db: Db, jobIds: string[], now: number): Promise<M
   if (jobIds.length === 0) return result;
   const rows = await db.execute<{ job_id: string; reason: string | null }>(sql`
     select job_id, reason from job_items
-    where job_id in ${sql`(${sql.join(jobIds.map((id) => sql`${id}::uuid`), sql`, `)})`}
+    where job_id in ${sql`(${sql.join(
+      jobIds.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    )})`}
       and state in ('pending', 'sent') and lease_until > now() and reason like 'Waiting for %'
   `);
   const firsts = new Map<string, { limit: string; until: Date }>();
@@ -229,7 +263,8 @@ async function recordedWaitsOf(db: Db, jobIds: string[], now: number): Promise<M
     const seen = firsts.get(row.job_id);
     if (!seen || wait.until < seen.until) firsts.set(row.job_id, wait);
   }
-  for (const [jobId, wait] of firsts) result.set(jobId, { limit: wait.limit, nextSlotInS: secondsUntil(wait.until, now) });
+  for (const [jobId, wait] of firsts)
+    result.set(jobId, { limit: wait.limit, nextSlotInS: secondsUntil(wait.until, now) });
   return result;
 }
 
@@ -248,7 +283,11 @@ export async function readJobView(db: Db, jobId: string, opts: JobViewOptions = 
 export type JobListFilters = JobListQuery & { limit?: number };
 
 /** Newest first, with when they were read (relative times in the list count from it). */
-export async function listJobs(db: Db, filters: JobListFilters = {}, opts: JobViewOptions = {}): Promise<{ jobs: JobView[]; readAt: Date }> {
+export async function listJobs(
+  db: Db,
+  filters: JobListFilters = {},
+  opts: JobViewOptions = {},
+): Promise<{ jobs: JobView[]; readAt: Date }> {
   const readAt = new Date();
   const conditions = [
     filters.state ? eq(jobs.state, filters.state) : undefined,
@@ -261,14 +300,38 @@ export async function listJobs(db: Db, filters: JobListFilters = {}, opts: JobVi
     .where(conditions.length ? and(...conditions) : undefined)
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(filters.limit ?? 100);
-  const counts = await countsOf(db, rows.map((r) => r.id));
-  const entries = rows.map((job) => ({ job, counts: counts.get(job.id)?.counts ?? zeroCounts(), perMinute: counts.get(job.id)?.perMinute ?? 0 }));
+  const counts = await countsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  const entries = rows.map((job) => ({
+    job,
+    counts: counts.get(job.id)?.counts ?? zeroCounts(),
+    perMinute: counts.get(job.id)?.perMinute ?? 0,
+  }));
   const now = opts.now ?? readAt.getTime();
   const outlooks = await outlooksOf(opts, entries, now);
-  const recorded = await recordedWaitsOf(db, rows.filter((r) => r.state === "running").map((r) => r.id), now);
-  const undone = await undoJobsOf(db, rows.map((r) => r.id));
+  const recorded = await recordedWaitsOf(
+    db,
+    rows.filter((r) => r.state === "running").map((r) => r.id),
+    now,
+  );
+  const undone = await undoJobsOf(
+    db,
+    rows.map((r) => r.id),
+  );
   const views = entries.map(({ job, counts, perMinute }) =>
-    toView(job, { counts, perMinute, outlook: outlooks.get(job.id) ?? null, recorded: recorded.get(job.id) ?? null, undoneBy: undone.get(job.id) ?? null }, now),
+    toView(
+      job,
+      {
+        counts,
+        perMinute,
+        outlook: outlooks.get(job.id) ?? null,
+        recorded: recorded.get(job.id) ?? null,
+        undoneBy: undone.get(job.id) ?? null,
+      },
+      now,
+    ),
   );
   return { jobs: views, readAt };
 }
@@ -310,23 +373,30 @@ export interface FileLine {
 }
 
 const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
-const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined);
+const count = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
 
 /** "2024-03-05 · Blue Bottle Coffee · −$4.50"; the transaction's id for items planned before these were recorded. */
 function correctionLabel(input: Record<string, unknown>): string | undefined {
   const amount = typeof input.amount === "number" && Number.isFinite(input.amount) ? input.amount : undefined;
   const currency = text(input.currency);
   const description = text(input.description);
-  const money = amount !== undefined && currency ? formatAmount({ amount, currency, direction: input.direction === "credit" ? "credit" : "debit" }) : undefined;
+  const money =
+    amount !== undefined && currency
+      ? formatAmount({ amount, currency, direction: input.direction === "credit" ? "credit" : "debit" })
+      : undefined;
   if (!description && !money) return text(input.transactionId);
-  return [text(input.date)?.slice(0, 10), description ?? "no description", money].filter((p) => p !== undefined).join(" · ");
+  return [text(input.date)?.slice(0, 10), description ?? "no description", money]
+    .filter((p) => p !== undefined)
+    .join(" · ");
 }
 
 /** The step of an import an item is: the import call, a batch of transactions, a category correction. */
 function importStep(input: Record<string, unknown>): string | undefined {
   if (input.step === "link") return "the import";
   if (input.step === "batch") return count(input.batch) !== undefined ? `batch ${count(input.batch)}` : "a batch";
-  if (input.step === "category") return text(input.originalId) ? `category correction of ${text(input.originalId)}` : "a category correction";
+  if (input.step === "category")
+    return text(input.originalId) ? `category correction of ${text(input.originalId)}` : "a category correction";
   return undefined;
 }
 
@@ -334,16 +404,25 @@ function importStep(input: Record<string, unknown>): string | undefined {
 function importLabel(input: Record<string, unknown>, file: FileLine | null): string | undefined {
   const position = count(input.position);
   const where = file
-    ? [`Line ${file.line}`, text(file.customerUserId) && `customer ${text(file.customerUserId)}`, text(file.institutionId) && `institution ${text(file.institutionId)}`]
+    ? [
+        `Line ${file.line}`,
+        text(file.customerUserId) && `customer ${text(file.customerUserId)}`,
+        text(file.institutionId) && `institution ${text(file.institutionId)}`,
+      ]
     : [position !== undefined ? `Link ${position + 1} of the file` : undefined];
   const parts = [...where, importStep(input)].filter((p): p is string => typeof p === "string" && p !== "");
   return parts.length > 0 ? parts.join(" · ") : undefined;
 }
 
 /** What a job's item is called on its page and in its CSV (`file` for an import's item: the line it came from). */
-export function itemLabel(kind: string, item: { seq: number; targetId: string | null; input: unknown }, file: FileLine | null = null): string {
+export function itemLabel(
+  kind: string,
+  item: { seq: number; targetId: string | null; input: unknown },
+  file: FileLine | null = null,
+): string {
   const input = item.input !== null && typeof item.input === "object" ? (item.input as Record<string, unknown>) : {};
-  const label = kind === CORRECTION_KIND ? correctionLabel(input) : kind === IMPORT_KIND ? importLabel(input, file) : undefined;
+  const label =
+    kind === CORRECTION_KIND ? correctionLabel(input) : kind === IMPORT_KIND ? importLabel(input, file) : undefined;
   return label ?? text(item.targetId) ?? `Item ${item.seq + 1}`;
 }
 
@@ -352,15 +431,27 @@ export const ITEMS_PAGE_SIZE = 100;
 type ItemsJob = Pick<Job, "id" | "kind"> & { linkId?: string | null };
 
 /** One page of a job's items in order, optionally of one state; `after` is the last seq of the previous page. */
-export async function listJobItems(db: Db, job: ItemsJob, opts: { state?: JobItemState; after?: number; limit?: number } = {}): Promise<JobItemView[]> {
+export async function listJobItems(
+  db: Db,
+  job: ItemsJob,
+  opts: { state?: JobItemState; after?: number; limit?: number } = {},
+): Promise<JobItemView[]> {
   const kind = jobKind(job.kind);
   // An import's items name the file's line they came from: joined by the item's position in the file.
   const fileLine =
     job.kind === IMPORT_KIND
-      ? and(eq(importFileRows.jobId, jobItems.jobId), eq(importFileRows.position, sql`(${jobItems.input}->>'position')::int`))
+      ? and(
+          eq(importFileRows.jobId, jobItems.jobId),
+          eq(importFileRows.position, sql`(${jobItems.input}->>'position')::int`),
+        )
       : sql`false`;
   const rows = await db
-    .select({ item: jobItems, line: importFileRows.line, customerUserId: importFileRows.customerUserId, institutionId: importFileRows.institutionId })
+    .select({
+      item: jobItems,
+      line: importFileRows.line,
+      customerUserId: importFileRows.customerUserId,
+      institutionId: importFileRows.institutionId,
+    })
     .from(jobItems)
     .leftJoin(importFileRows, fileLine)
     .where(
@@ -391,10 +482,27 @@ export async function listJobItems(db: Db, job: ItemsJob, opts: { state?: JobIte
   }));
 }
 
-const CSV_HEADER = ["seq", "item", "state", "link_id", "target", "attempts", "upstream_status", "upstream_error_code", "reason", "result", "correlation_id", "finished_at"];
+const CSV_HEADER = [
+  "seq",
+  "item",
+  "state",
+  "link_id",
+  "target",
+  "attempts",
+  "upstream_status",
+  "upstream_error_code",
+  "reason",
+  "result",
+  "correlation_id",
+  "finished_at",
+];
 
 /** Every item of a job (or of one state) as CSV lines, a thousand at a time. */
-export async function* streamJobItemsCsv(db: Db, job: ItemsJob, state?: JobItemState): AsyncGenerator<string, void, unknown> {
+export async function* streamJobItemsCsv(
+  db: Db,
+  job: ItemsJob,
+  state?: JobItemState,
+): AsyncGenerator<string, void, unknown> {
   yield csvRecord(CSV_HEADER);
   let after: number | undefined;
   for (;;) {
@@ -402,7 +510,20 @@ export async function* streamJobItemsCsv(db: Db, job: ItemsJob, state?: JobItemS
     if (page.length === 0) return;
     yield page
       .map((i) =>
-        csvRecord([i.seq, i.label, i.state, i.linkId, i.targetId, i.attempts, i.upstreamStatus, i.upstreamErrorCode, i.reason, i.result, i.correlationId, i.finishedAt]),
+        csvRecord([
+          i.seq,
+          i.label,
+          i.state,
+          i.linkId,
+          i.targetId,
+          i.attempts,
+          i.upstreamStatus,
+          i.upstreamErrorCode,
+          i.reason,
+          i.result,
+          i.correlationId,
+          i.finishedAt,
+        ]),
       )
       .join("");
     after = page[page.length - 1]!.seq;

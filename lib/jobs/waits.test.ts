@@ -25,23 +25,46 @@ describe("waitReason", () => {
   const now = Date.parse("2026-11-25T12:00:00.000Z");
 
   it("records the limit and the slot's time, and reads them back; nothing from any other reason", () => {
-    const reason = waitReason({ endpoint: "GET /links/{id}/transactions", scope: "link", reason: "full", nextSlotAt: at });
-    expect(reason).toBe("Waiting for the per-link limit of GET /links/{id}/transactions until 2026-11-25T12:00:12.000Z.");
+    const reason = waitReason({
+      endpoint: "GET /links/{id}/transactions",
+      scope: "link",
+      reason: "full",
+      nextSlotAt: at,
+    });
+    expect(reason).toBe(
+      "Waiting for the per-link limit of GET /links/{id}/transactions until 2026-11-25T12:00:12.000Z.",
+    );
     expect(readWaitReason(reason)).toEqual({ limit: "the per-link limit of GET /links/{id}/transactions", until: at });
     const closed = waitReason({ endpoint: "POST /links/import", scope: "app", reason: "closed", nextSlotAt: at });
-    expect(readWaitReason(closed)?.limit).toBe("the per-app limit of POST /links/import (closed after a 429 from the upstream)");
-    for (const other of [null, "", "Cancelled by support@demo.linkdesk.test", "Waiting for Godot.", "Waiting for the per-link limit of X until never.", "Not sent: the budget is away."]) {
+    expect(readWaitReason(closed)?.limit).toBe(
+      "the per-app limit of POST /links/import (closed after a 429 from the upstream)",
+    );
+    for (const other of [
+      null,
+      "",
+      "Cancelled by support@demo.linkdesk.test",
+      "Waiting for Godot.",
+      "Waiting for the per-link limit of X until never.",
+      "Not sent: the budget is away.",
+    ]) {
       expect(readWaitReason(other)).toBeNull();
     }
   });
 
   it("words an item's wait while it lasts, and leaves any other reason as it is", () => {
-    const reason = waitReason({ endpoint: "GET /links/{id}/transactions", scope: "link", reason: "full", nextSlotAt: at });
+    const reason = waitReason({
+      endpoint: "GET /links/{id}/transactions",
+      scope: "link",
+      reason: "full",
+      nextSlotAt: at,
+    });
     expect(itemReasonNow(reason, true, now)).toBe("Waiting for the per-link limit of GET /links/{id}/transactions.");
     // The slot has come, or nobody holds the item any more: the wait is over, and no time in ISO form reaches a page.
     expect(itemReasonNow(reason, true, at.getTime() + 1)).toBeNull();
     expect(itemReasonNow(reason, false, now)).toBeNull();
-    expect(itemReasonNow("Service unavailable. The upstream answered 503.", true, now)).toBe("Service unavailable. The upstream answered 503.");
+    expect(itemReasonNow("Service unavailable. The upstream answered 503.", true, now)).toBe(
+      "Service unavailable. The upstream answered 503.",
+    );
     expect(itemReasonNow(null, true, now)).toBeNull();
   });
 });
@@ -76,7 +99,13 @@ function gatedApi(): UpstreamApi {
     windowMs: 3_000,
   });
   return new UpstreamApi(
-    new UpstreamClient({ baseUrl, clientId: sandbox.state.options.clientId, clientSecret: sandbox.state.options.clientSecret, timeoutMs: 2_000, gate: budget }),
+    new UpstreamClient({
+      baseUrl,
+      clientId: sandbox.state.options.clientId,
+      clientSecret: sandbox.state.options.clientSecret,
+      timeoutMs: 2_000,
+      gate: budget,
+    }),
   );
 }
 
@@ -96,13 +125,32 @@ describe.each(databases)("$kind", (target) => {
     const linkId = links[target.kind === "pglite" ? 0 : 1]!;
     const api = gatedApi();
     const { transactions } = await new UpstreamApi(
-      new UpstreamClient({ baseUrl, clientId: sandbox.state.options.clientId, clientSecret: sandbox.state.options.clientSecret }),
+      new UpstreamClient({
+        baseUrl,
+        clientId: sandbox.state.options.clientId,
+        clientSecret: sandbox.state.options.clientSecret,
+      }),
     ).getTransactions(linkId, { size: 100 });
-    const ids = transactions.filter((t) => t.enrichment?.category.value !== "charity").slice(0, 3).map((t) => t.transaction_id);
+    const ids = transactions
+      .filter((t) => t.enrichment?.category.value !== "charity")
+      .slice(0, 3)
+      .map((t) => t.transaction_id);
     expect(ids).toHaveLength(3);
-    const job = await startCorrectionJob(db, api, actor, linkId, ids.map((transactionId) => ({ transactionId, category: "charity", subcategory: "other_charity" })));
+    const job = await startCorrectionJob(
+      db,
+      api,
+      actor,
+      linkId,
+      ids.map((transactionId) => ({ transactionId, category: "charity", subcategory: "other_charity" })),
+    );
     const kind = createCorrectionKind({ settleMs: 0 });
-    const runner = new JobRunner({ db, api, kinds: new Map([[CORRECTION_KIND, kind as JobKind]]), pollMs: 50, heartbeatMs: 200 });
+    const runner = new JobRunner({
+      db,
+      api,
+      kinds: new Map([[CORRECTION_KIND, kind as JobKind]]),
+      pollMs: 50,
+      heartbeatMs: 200,
+    });
     runner.start();
     try {
       const waiting = await viewUntil(db, job.id, "the job to wait for a slot", (v) => v.waiting !== null);
@@ -111,17 +159,26 @@ describe.each(databases)("$kind", (target) => {
       expect(waiting.waiting!.nextSlotInS).toBeLessThanOrEqual(3);
       expect(waiting.etaSeconds).not.toBeNull();
       expect(waiting.etaSeconds!).toBeGreaterThanOrEqual(waiting.waiting!.nextSlotInS);
-      expect(summary(waiting)).toMatch(/Waiting for the per-link limit of POST \/links\/\{id\}\/transactions\/\{txn_id\}\/enrichment, next slot in [1-3] s; a few seconds left\.$/);
+      expect(summary(waiting)).toMatch(
+        /Waiting for the per-link limit of POST \/links\/\{id\}\/transactions\/\{txn_id\}\/enrichment, next slot in [1-3] s; a few seconds left\.$/,
+      );
       // The waiting item's row says so; no id of the link, client or app is in the words.
-      const reasons = (await db.select({ reason: jobItems.reason }).from(jobItems).where(eq(jobItems.jobId, job.id))).map((r) => r.reason);
-      expect(reasons.map((r) => readWaitReason(r)?.limit)).toContain("the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment");
+      const reasons = (
+        await db.select({ reason: jobItems.reason }).from(jobItems).where(eq(jobItems.jobId, job.id))
+      ).map((r) => r.reason);
+      expect(reasons.map((r) => readWaitReason(r)?.limit)).toContain(
+        "the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment",
+      );
       expect(reasons.join(" ")).not.toContain(linkId);
       expect(reasons.join(" ")).not.toContain(sandbox.state.options.clientId);
 
       const done = await viewUntil(db, job.id, "the job to finish", (v) => v.state === "done");
       expect(done).toMatchObject({ waiting: null, etaSeconds: null, counts: { done: 3, pending: 0, sent: 0 } });
       // No wait left on any item, nor a time to hold a later holder back.
-      const after = await db.select({ reason: jobItems.reason, notBefore: jobItems.notBefore }).from(jobItems).where(eq(jobItems.jobId, job.id));
+      const after = await db
+        .select({ reason: jobItems.reason, notBefore: jobItems.notBefore })
+        .from(jobItems)
+        .where(eq(jobItems.jobId, job.id));
       expect(after).toEqual(ids.map(() => ({ reason: null, notBefore: null })));
     } finally {
       await runner.stop(2_000);

@@ -7,7 +7,8 @@ import type { BudgetWait } from "../upstream/client";
 // budget rather than wait for a time another instance was told.
 
 const PREFIX = "Waiting for ";
-const RECORDED = /^Waiting for (the per-(?:link|app|client|user) limit of \S.*) until (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)\.$/s;
+const RECORDED =
+  /^Waiting for (the per-(?:link|app|client|user) limit of \S.*) until (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)\.$/s;
 
 /** "Waiting for the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment until 2026-11-25T12:00:05.000Z." */
 export function waitReason(wait: BudgetWait): string {

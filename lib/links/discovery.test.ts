@@ -24,7 +24,8 @@ beforeAll(async () => {
 afterAll(() => sandbox?.close());
 
 /** Ids shaped like the upstream's (mk_ and 22 letters or digits), unique to one test by `tag`. */
-const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `mk_${tag}${String(i).padStart(22 - tag.length, "0")}`);
+const ids = (tag: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `mk_${tag}${String(i).padStart(22 - tag.length, "0")}`);
 
 describe.each(databases)("discovery on $kind", (target) => {
   const db = () => target.database.db;
@@ -39,7 +40,15 @@ describe.each(databases)("discovery on $kind", (target) => {
     expect(rows).toHaveLength(2500);
     for (const row of rows) {
       // Nothing but the id and where it came from: the sync reads the details.
-      expect(row).toMatchObject({ learnedFrom: "registration", learnedAt: at, seenAt: null, state: null, listedAt: null, createdAt: null, raw: null });
+      expect(row).toMatchObject({
+        learnedFrom: "registration",
+        learnedAt: at,
+        seenAt: null,
+        state: null,
+        listedAt: null,
+        createdAt: null,
+        raw: null,
+      });
     }
   });
 
@@ -47,14 +56,26 @@ describe.each(databases)("discovery on $kind", (target) => {
     const [listed, answered, unknown] = ids("known", 3);
     const listedAt = new Date("2026-11-01T00:00:00.000Z");
     await upsertListedLinks(db(), [{ link_id: listed!, created_at: "2026-10-01T00:00:00Z" }], listedAt);
-    await recordLinks(db(), [wireLink({ link_id: answered!, state: "error", error_code: "auth_expired" })], listedAt, "upstream_answer");
+    await recordLinks(
+      db(),
+      [wireLink({ link_id: answered!, state: "error", error_code: "auth_expired" })],
+      listedAt,
+      "upstream_answer",
+    );
     const before = await rowsOf([listed!, answered!]);
 
-    expect(await registerLinkIds(db(), [listed!, answered!, unknown!], "registration")).toEqual({ registered: 1, alreadyKnown: 2 });
+    expect(await registerLinkIds(db(), [listed!, answered!, unknown!], "registration")).toEqual({
+      registered: 1,
+      alreadyKnown: 2,
+    });
     expect(await rowsOf([listed!, answered!])).toEqual(expect.arrayContaining(before));
     const byId = new Map((await rowsOf([listed!, answered!, unknown!])).map((row) => [row.linkId, row]));
     expect(byId.get(listed!)).toMatchObject({ learnedFrom: "listing", learnedAt: listedAt });
-    expect(byId.get(answered!)).toMatchObject({ learnedFrom: "upstream_answer", state: "error", errorCode: "auth_expired" });
+    expect(byId.get(answered!)).toMatchObject({
+      learnedFrom: "upstream_answer",
+      state: "error",
+      errorCode: "auth_expired",
+    });
     expect(byId.get(unknown!)).toMatchObject({ learnedFrom: "registration" });
   });
 
@@ -62,10 +83,23 @@ describe.each(databases)("discovery on $kind", (target) => {
     const [id] = ids("kept", 1);
     const registeredAt = new Date("2026-11-02T00:00:00.000Z");
     await registerLinkIds(db(), [id!], "registration", registeredAt);
-    await recordLinks(db(), [wireLink({ link_id: id!, state: "error", error_code: "user_error" })], new Date("2026-11-03T00:00:00Z"));
-    await upsertListedLinks(db(), [{ link_id: id!, created_at: "2026-10-01T00:00:00Z" }], new Date("2026-11-04T00:00:00Z"));
+    await recordLinks(
+      db(),
+      [wireLink({ link_id: id!, state: "error", error_code: "user_error" })],
+      new Date("2026-11-03T00:00:00Z"),
+    );
+    await upsertListedLinks(
+      db(),
+      [{ link_id: id!, created_at: "2026-10-01T00:00:00Z" }],
+      new Date("2026-11-04T00:00:00Z"),
+    );
     const [row] = await rowsOf([id!]);
-    expect(row).toMatchObject({ learnedFrom: "registration", learnedAt: registeredAt, state: "error", errorCode: "user_error" });
+    expect(row).toMatchObject({
+      learnedFrom: "registration",
+      learnedAt: registeredAt,
+      state: "error",
+      errorCode: "user_error",
+    });
     expect(row!.listedAt).toEqual(new Date("2026-11-04T00:00:00Z"));
     expect(row!.createdAt).toEqual(new Date("2026-10-01T00:00:00Z"));
   });
@@ -90,10 +124,17 @@ describe.each(databases)("discovery on $kind", (target) => {
     await markLinkDeleted(db(), recent!, daysAgo(1));
 
     expect(await purgeDeletedLinks(db(), now)).toBe(1);
-    expect((await rowsOf([gone!, kept!, recent!, connected!])).map((row) => row.linkId).sort()).toEqual([kept!, recent!, connected!].sort());
+    expect((await rowsOf([gone!, kept!, recent!, connected!])).map((row) => row.linkId).sort()).toEqual(
+      [kept!, recent!, connected!].sort(),
+    );
     expect(await purgeDeletedLinks(db(), now)).toBe(0);
     // Ninety days after it was seen deleted, the next one goes too.
-    expect(await purgeDeletedLinks(db(), new Date(daysAgo(DELETED_RETENTION_DAYS - 1).getTime() + DELETED_RETENTION_DAYS * DAY_MS + 1))).toBe(1);
+    expect(
+      await purgeDeletedLinks(
+        db(),
+        new Date(daysAgo(DELETED_RETENTION_DAYS - 1).getTime() + DELETED_RETENTION_DAYS * DAY_MS + 1),
+      ),
+    ).toBe(1);
     expect((await rowsOf([kept!])).length).toBe(0);
   });
 
@@ -101,8 +142,10 @@ describe.each(databases)("discovery on $kind", (target) => {
     const api = () => {
       const { clientId, clientSecret } = sandbox.sandbox.state.options;
       // Wired as the app wires the door: every Link in an answer goes to the read model, with where it was learned.
-      return new UpstreamApi(new UpstreamClient({ baseUrl: sandbox.base, clientId, clientSecret }), 30_000, (found, learnedFrom) =>
-        recordLinks(db(), found, new Date(), learnedFrom),
+      return new UpstreamApi(
+        new UpstreamClient({ baseUrl: sandbox.base, clientId, clientSecret }),
+        30_000,
+        (found, learnedFrom) => recordLinks(db(), found, new Date(), learnedFrom),
       );
     };
 
@@ -111,10 +154,15 @@ describe.each(databases)("discovery on $kind", (target) => {
     });
 
     /** A seeded customer (user_1 … user_40) whose links' states pass `wanted`, as the sandbox answers for them. */
-    async function customerWith(wanted: (states: string[]) => boolean): Promise<{ id: string; links: Record<string, { state: string }> }> {
+    async function customerWith(
+      wanted: (states: string[]) => boolean,
+    ): Promise<{ id: string; links: Record<string, { state: string }> }> {
       for (let n = 1; n <= 40; n++) {
-        const answer = (await sandbox.api("GET", `/users/user_${n}/links`)).json as { links: Record<string, { state: string }> };
-        if (wanted(Object.values(answer.links).map((link) => link.state))) return { id: `user_${n}`, links: answer.links };
+        const answer = (await sandbox.api("GET", `/users/user_${n}/links`)).json as {
+          links: Record<string, { state: string }>;
+        };
+        if (wanted(Object.values(answer.links).map((link) => link.state)))
+          return { id: `user_${n}`, links: answer.links };
       }
       throw new Error("no seeded customer fits");
     }
@@ -130,7 +178,12 @@ describe.each(databases)("discovery on $kind", (target) => {
       expect(rows).toHaveLength(found.links.length);
       for (const row of rows) {
         const link = found.links.find((l) => l.linkId === row.linkId)!;
-        expect(row).toMatchObject({ learnedFrom: "customer_lookup", state: link.state, errorCode: link.errorCode, institutionName: link.institutionName });
+        expect(row).toMatchObject({
+          learnedFrom: "customer_lookup",
+          state: link.state,
+          errorCode: link.errorCode,
+          institutionName: link.institutionName,
+        });
       }
 
       // Looked up again: the same links, now known to Linkdesk.
@@ -146,7 +199,12 @@ describe.each(databases)("discovery on $kind", (target) => {
       const [known, ...others] = found.links.map((l) => l.linkId);
       await registerLinkIds(db(), [known!], "registration");
       const again = await lookUpCustomerLinks(db(), api(), customer.id);
-      expect(again.links.filter((l) => l.newToLinkdesk).map((l) => l.linkId).sort()).toEqual([...others].sort());
+      expect(
+        again.links
+          .filter((l) => l.newToLinkdesk)
+          .map((l) => l.linkId)
+          .sort(),
+      ).toEqual([...others].sort());
       expect((await rowsOf([known!]))[0]).toMatchObject({ learnedFrom: "registration", state: expect.any(String) });
     });
 

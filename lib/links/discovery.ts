@@ -34,12 +34,23 @@ export interface Registration {
  * reads its details, never-read links first); a known one is left alone, first source included. Ids given twice
  * count once.
  */
-export async function registerLinkIds(db: Db, ids: readonly string[], source: LinkSource, at = new Date()): Promise<Registration> {
+export async function registerLinkIds(
+  db: Db,
+  ids: readonly string[],
+  source: LinkSource,
+  at = new Date(),
+): Promise<Registration> {
   const unique = [...new Set(ids)];
   let registered = 0;
   for (let start = 0; start < unique.length; start += INSERT_CHUNK) {
-    const rows = unique.slice(start, start + INSERT_CHUNK).map((linkId) => ({ linkId, learnedFrom: source, learnedAt: at, updatedAt: at }));
-    const inserted = await db.insert(links).values(rows).onConflictDoNothing({ target: links.linkId }).returning({ linkId: links.linkId });
+    const rows = unique
+      .slice(start, start + INSERT_CHUNK)
+      .map((linkId) => ({ linkId, learnedFrom: source, learnedAt: at, updatedAt: at }));
+    const inserted = await db
+      .insert(links)
+      .values(rows)
+      .onConflictDoNothing({ target: links.linkId })
+      .returning({ linkId: links.linkId });
     registered += inserted.length;
   }
   return { registered, alreadyKnown: unique.length - registered };
@@ -91,7 +102,11 @@ export async function lookUpCustomerLinks(
 ): Promise<CustomerLookup> {
   // A millisecond before: the read model's clock (learned_at) and this one agree to the millisecond at best.
   const startedAt = new Date(Date.now() - 1);
-  const answer = await api.getUserLinks(customerId, { mode: "interactive", learnedFrom: "customer_lookup", correlationId: opts.correlationId });
+  const answer = await api.getUserLinks(customerId, {
+    mode: "interactive",
+    learnedFrom: "customer_lookup",
+    correlationId: opts.correlationId,
+  });
   const found = Object.values(answer.links);
   const ids = found.map((link) => link.link_id);
   const learnedNow = new Set<string>();
@@ -99,21 +114,29 @@ export async function lookUpCustomerLinks(
     const rows = await db
       .select({ linkId: links.linkId })
       .from(links)
-      .where(and(inArray(links.linkId, ids.slice(start, start + INSERT_CHUNK)), eq(links.learnedFrom, "customer_lookup"), gte(links.learnedAt, startedAt)));
+      .where(
+        and(
+          inArray(links.linkId, ids.slice(start, start + INSERT_CHUNK)),
+          eq(links.learnedFrom, "customer_lookup"),
+          gte(links.learnedAt, startedAt),
+        ),
+      );
     for (const row of rows) learnedNow.add(row.linkId);
   }
-  const items = found.map(
-    (link): CustomerLink => ({
-      linkId: link.link_id,
-      institutionId: link.institution_id,
-      institutionName: link.institution_name,
-      institutionAvatar: link.institution_avatar ?? null,
-      state: link.state,
-      errorCode: link.error_code ?? null,
-      newToLinkdesk: learnedNow.has(link.link_id),
-    }),
+  const items = found.map((link): CustomerLink => ({
+    linkId: link.link_id,
+    institutionId: link.institution_id,
+    institutionName: link.institution_name,
+    institutionAvatar: link.institution_avatar ?? null,
+    state: link.state,
+    errorCode: link.error_code ?? null,
+    newToLinkdesk: learnedNow.has(link.link_id),
+  }));
+  items.sort(
+    (a, b) =>
+      Number(b.state === "error") - Number(a.state === "error") ||
+      (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0),
   );
-  items.sort((a, b) => Number(b.state === "error") - Number(a.state === "error") || (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0));
   return { customerId, links: items };
 }
 

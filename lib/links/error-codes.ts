@@ -102,7 +102,8 @@ export const DELETED_RETENTION_DAYS = 90;
 /** What a link's state means for staff, in a sentence (the list's state chips, the Health page). */
 export const LINK_STATE_MEANINGS: Record<LinkState, string> = {
   connecting: "The end user has not finished linking yet; nothing to do on our side.",
-  awaiting_token_exchange: "The user finished linking; the front end's exchangeable token is not exchanged yet (Ops can do it on Exchange token).",
+  awaiting_token_exchange:
+    "The user finished linking; the front end's exchangeable token is not exchanged yet (Ops can do it on Exchange token).",
   connected: "Working: its products refresh on the institution's schedule.",
   deleted: `Deleted: the upstream keeps it readable for ${DELETED_RETENTION_DAYS} days, then removes it.`,
   error: "Something stops its data: the error code says what, and who must act.",

@@ -4,7 +4,18 @@ import { links, linkSnapshots } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
 import { wireLink } from "../upstream/fixtures";
 import { LINK_STATES, type WireLink } from "../upstream/schemas";
-import { cachedHealthTrend, errorCodeBands, healthSummary, healthTrend, STALE_DAYS, staleBefore, storedLink, TOP_ERROR_SOURCES, type TrendPoint, whoActsOverTime } from "./health";
+import {
+  cachedHealthTrend,
+  errorCodeBands,
+  healthSummary,
+  healthTrend,
+  STALE_DAYS,
+  staleBefore,
+  storedLink,
+  TOP_ERROR_SOURCES,
+  type TrendPoint,
+  whoActsOverTime,
+} from "./health";
 import type { LinkListParams } from "../schemas/links";
 import { listLinks } from "./query";
 import { recordLinks } from "./read-model";
@@ -31,7 +42,13 @@ const errorLink = (errorCode: NonNullable<WireLink["error_code"]>, overrides: Pa
 
 /** Trend points with the given error code counts, a day apart. */
 const pointsOf = (counts: TrendPoint["byErrorCode"][]): TrendPoint[] =>
-  counts.map((byErrorCode, i) => ({ at: new Date(NOW.getTime() + i * DAY_MS), total: 1_000, byState: {}, byErrorCode, source: "sync" }));
+  counts.map((byErrorCode, i) => ({
+    at: new Date(NOW.getTime() + i * DAY_MS),
+    total: 1_000,
+    byState: {},
+    byErrorCode,
+    source: "sync",
+  }));
 const peak = (values: number[]) => Math.max(...values);
 
 describe("errorCodeBands", () => {
@@ -54,8 +71,28 @@ describe("errorCodeBands", () => {
 
   it("never lets a remainder peak above a code drawn alone, and counts every link once", () => {
     const points = pointsOf([
-      { auth_expired: 3, invalid_credentials: 3, user_error: 3, incomplete: 3, no_accounts: 3, user_oauth_denied: 3, user_setup_required: 3, user_input_incorrect: 3, system_error: 1 },
-      { auth_expired: 2, invalid_credentials: 2, user_error: 2, incomplete: 2, no_accounts: 2, user_oauth_denied: 2, user_setup_required: 2, user_input_incorrect: 2, provider_error: 9 },
+      {
+        auth_expired: 3,
+        invalid_credentials: 3,
+        user_error: 3,
+        incomplete: 3,
+        no_accounts: 3,
+        user_oauth_denied: 3,
+        user_setup_required: 3,
+        user_input_incorrect: 3,
+        system_error: 1,
+      },
+      {
+        auth_expired: 2,
+        invalid_credentials: 2,
+        user_error: 2,
+        incomplete: 2,
+        no_accounts: 2,
+        user_oauth_denied: 2,
+        user_setup_required: 2,
+        user_input_incorrect: 2,
+        provider_error: 9,
+      },
     ]);
     const bands = errorCodeBands(points);
     const floor = Math.min(...bands.filter((b) => b.kind === "code").map((b) => peak(b.values)));
@@ -88,7 +125,16 @@ describe.each(databases)("$kind", (target) => {
   describe("healthSummary", () => {
     it("reports an empty read model as zeros with no freshness", async () => {
       const summary = await healthSummary(db, { now: NOW });
-      expect(summary).toMatchObject({ total: 0, unread: 0, withErrorCode: 0, byErrorCode: [], topInstitutions: [], topProviders: [], productErrors: [], asOf: null });
+      expect(summary).toMatchObject({
+        total: 0,
+        unread: 0,
+        withErrorCode: 0,
+        byErrorCode: [],
+        topInstitutions: [],
+        topProviders: [],
+        productErrors: [],
+        asOf: null,
+      });
       expect(summary.byState).toEqual(LINK_STATES.map((state) => ({ state, count: 0 })));
       expect(summary.stale).toEqual(STALE_DAYS.map((days) => ({ days, count: 0 })));
       expect(summary.whoActs.map((w) => [w.whoActs, w.count, w.share])).toEqual([
@@ -114,7 +160,10 @@ describe.each(databases)("$kind", (target) => {
         ],
         NOW,
       );
-      await db.insert(links).values([{ linkId: "mk_listed_only_1", listedAt: NOW }, { linkId: "mk_listed_only_2", listedAt: NOW }]);
+      await db.insert(links).values([
+        { linkId: "mk_listed_only_1", listedAt: NOW },
+        { linkId: "mk_listed_only_2", listedAt: NOW },
+      ]);
 
       const summary = await healthSummary(db, { now: NOW });
       expect(summary.total).toBe(11);
@@ -168,16 +217,27 @@ describe.each(databases)("$kind", (target) => {
       // Institution i has i+1 error links; twelve institutions, so the two smallest drop off.
       for (let i = 0; i < 12; i++) {
         for (let n = 0; n <= i; n++) {
-          batch.push(errorLink("institution_error", { institution_id: `inst_${i}`, institution_name: `<b>Bank ${i}</b>`, provider: i % 2 ? "plaid" : "mx" }));
+          batch.push(
+            errorLink("institution_error", {
+              institution_id: `inst_${i}`,
+              institution_name: `<b>Bank ${i}</b>`,
+              provider: i % 2 ? "plaid" : "mx",
+            }),
+          );
         }
       }
       // Healthy links of a big institution do not make it an error source.
-      for (let n = 0; n < 30; n++) batch.push(link({ institution_id: "big_and_fine", institution_name: "Big", provider: "finicity" }));
+      for (let n = 0; n < 30; n++)
+        batch.push(link({ institution_id: "big_and_fine", institution_name: "Big", provider: "finicity" }));
       await recordLinks(db, batch, NOW);
 
       const summary = await healthSummary(db, { now: NOW });
       expect(summary.topInstitutions).toHaveLength(TOP_ERROR_SOURCES);
-      expect(summary.topInstitutions[0]).toEqual({ institutionId: "inst_11", institutionName: "<b>Bank 11</b>", count: 12 });
+      expect(summary.topInstitutions[0]).toEqual({
+        institutionId: "inst_11",
+        institutionName: "<b>Bank 11</b>",
+        count: 12,
+      });
       expect(summary.topInstitutions.map((i) => i.institutionId)).not.toContain("big_and_fine");
       expect(summary.topInstitutions.at(-1)).toMatchObject({ institutionId: "inst_2", count: 3 });
       // plaid: odd i → 2+4+…+12 = 42; mx: even i → 1+3+…+11 = 36.
@@ -240,10 +300,24 @@ describe.each(databases)("$kind", (target) => {
       const codes = ["auth_expired", "institution_error", "system_error", "user_error"] as const;
       for (let i = 0; i < 40; i++) {
         const products = {
-          transactions: { refreshed_at: i % 9 === 0 ? null : daysAgo(i), error_code: i % 3 === 0 ? "rate_limit" : i % 5 === 0 ? "timeout" : null },
+          transactions: {
+            refreshed_at: i % 9 === 0 ? null : daysAgo(i),
+            error_code: i % 3 === 0 ? "rate_limit" : i % 5 === 0 ? "timeout" : null,
+          },
         };
-        const overrides: Partial<WireLink> = { institution_id: `inst_${i % 4}`, institution_name: `Bank ${i % 4}`, provider: i % 2 ? "plaid" : "mx", products };
-        batch.push(i % 4 === 0 ? link({ ...overrides, state: i % 8 === 0 ? "deleted" : "connecting" }) : i % 3 === 0 ? errorLink(codes[i % 4]!, overrides) : link(overrides));
+        const overrides: Partial<WireLink> = {
+          institution_id: `inst_${i % 4}`,
+          institution_name: `Bank ${i % 4}`,
+          provider: i % 2 ? "plaid" : "mx",
+          products,
+        };
+        batch.push(
+          i % 4 === 0
+            ? link({ ...overrides, state: i % 8 === 0 ? "deleted" : "connecting" })
+            : i % 3 === 0
+              ? errorLink(codes[i % 4]!, overrides)
+              : link(overrides),
+        );
       }
       await recordLinks(db, batch, NOW);
       await db.insert(links).values({ linkId: "mk_listed_only", listedAt: NOW });
@@ -252,11 +326,15 @@ describe.each(databases)("$kind", (target) => {
       const listed = async (params: LinkListParams) => (await listLinks(db, params, { now: NOW })).total;
       expect(await listed({})).toBe(summary.total);
       for (const { state, count } of summary.byState) expect([state, await listed({ state })]).toEqual([state, count]);
-      for (const { errorCode, count } of summary.byErrorCode) expect([errorCode, await listed({ error_code: errorCode })]).toEqual([errorCode, count]);
-      for (const { institutionId, count } of summary.topInstitutions) expect(await listed({ state: "error", institution: institutionId })).toBe(count);
-      for (const { provider, count } of summary.topProviders) expect(await listed({ state: "error", provider })).toBe(count);
+      for (const { errorCode, count } of summary.byErrorCode)
+        expect([errorCode, await listed({ error_code: errorCode })]).toEqual([errorCode, count]);
+      for (const { institutionId, count } of summary.topInstitutions)
+        expect(await listed({ state: "error", institution: institutionId })).toBe(count);
+      for (const { provider, count } of summary.topProviders)
+        expect(await listed({ state: "error", provider })).toBe(count);
       for (const { days, count } of summary.stale) expect([days, await listed({ stale: days })]).toEqual([days, count]);
-      for (const { code, count } of summary.productErrors) expect([code, await listed({ product_error: code })]).toEqual([code, count]);
+      for (const { code, count } of summary.productErrors)
+        expect([code, await listed({ product_error: code })]).toEqual([code, count]);
       expect(summary.byErrorCode.length).toBeGreaterThan(1);
       expect(summary.productErrors.length).toBe(2);
     });
@@ -278,18 +356,32 @@ describe.each(databases)("$kind", (target) => {
     });
 
     it("returns the window's snapshots oldest first, without older or future ones", async () => {
-      await db.insert(linkSnapshots).values([
-        snapshot(new Date(NOW.getTime() - 40 * DAY_MS), 1, 1),
-        snapshot(new Date(NOW.getTime() - 2 * DAY_MS), 5, 2),
-        snapshot(new Date(NOW.getTime() - 20 * DAY_MS), 3, 3),
-        snapshot(new Date(NOW.getTime() + DAY_MS), 9, 9),
-      ]);
+      await db
+        .insert(linkSnapshots)
+        .values([
+          snapshot(new Date(NOW.getTime() - 40 * DAY_MS), 1, 1),
+          snapshot(new Date(NOW.getTime() - 2 * DAY_MS), 5, 2),
+          snapshot(new Date(NOW.getTime() - 20 * DAY_MS), 3, 3),
+          snapshot(new Date(NOW.getTime() + DAY_MS), 9, 9),
+        ]);
       const trend = await healthTrend(db, { days: 30, now: NOW });
       expect(trend.from).toEqual(new Date(NOW.getTime() - 30 * DAY_MS));
       expect(trend.to).toEqual(NOW);
       expect(trend.points).toEqual([
-        { at: new Date(NOW.getTime() - 20 * DAY_MS), total: 6, byState: { connected: 3, error: 3 }, byErrorCode: { auth_expired: 3 }, source: "sync" },
-        { at: new Date(NOW.getTime() - 2 * DAY_MS), total: 7, byState: { connected: 5, error: 2 }, byErrorCode: { auth_expired: 2 }, source: "sync" },
+        {
+          at: new Date(NOW.getTime() - 20 * DAY_MS),
+          total: 6,
+          byState: { connected: 3, error: 3 },
+          byErrorCode: { auth_expired: 3 },
+          source: "sync",
+        },
+        {
+          at: new Date(NOW.getTime() - 2 * DAY_MS),
+          total: 7,
+          byState: { connected: 5, error: 2 },
+          byErrorCode: { auth_expired: 2 },
+          source: "sync",
+        },
       ]);
     });
 
@@ -314,7 +406,9 @@ describe.each(databases)("$kind", (target) => {
         byErrorCode: { auth_expired: 1, not_a_code: 4 },
       });
       const { points } = await healthTrend(db, { days: 1, now: NOW });
-      expect(points).toEqual([{ at: NOW, total: 3, byState: { connected: 2 }, byErrorCode: { auth_expired: 1 }, source: "sync" }]);
+      expect(points).toEqual([
+        { at: NOW, total: 3, byState: { connected: 2 }, byErrorCode: { auth_expired: 1 }, source: "sync" },
+      ]);
     });
 
     it("is shared by the views of a few seconds, one read per window", async () => {
@@ -333,7 +427,12 @@ describe.each(databases)("$kind", (target) => {
       await recordLinks(db, [deleted], new Date(NOW.getTime() - DAY_MS));
       await recordLinks(db, [deleted], NOW);
       const stored = await storedLink(db, deleted.link_id);
-      expect(stored).toMatchObject({ linkId: deleted.link_id, link: deleted, seenAt: NOW, deletedSeenAt: new Date(NOW.getTime() - DAY_MS) });
+      expect(stored).toMatchObject({
+        linkId: deleted.link_id,
+        link: deleted,
+        seenAt: NOW,
+        deletedSeenAt: new Date(NOW.getTime() - DAY_MS),
+      });
       expect(await storedLink(db, "mk_never_seen")).toBeNull();
     });
 

@@ -3,7 +3,14 @@ import { and, count, desc, eq, gte, isNotNull, max, sql } from "drizzle-orm";
 import { cachedRead } from "../db/cached-read";
 import type { Db } from "../db/client";
 import { type LinkSnapshotSource, links, linkSnapshots } from "../db/schema";
-import { LINK_ERROR_CODES, LINK_STATES, type LinkErrorCode, type LinkState, linkSchema, type WireLink } from "../upstream/schemas";
+import {
+  LINK_ERROR_CODES,
+  LINK_STATES,
+  type LinkErrorCode,
+  type LinkState,
+  linkSchema,
+  type WireLink,
+} from "../upstream/schemas";
 import { LINK_ERROR_INFO, type WhoActs } from "./error-codes";
 
 // What the Health page shows, read from the links read model in a few aggregate queries (never row by row), so it
@@ -97,7 +104,8 @@ export interface HealthSummary {
 }
 
 const isState = (value: unknown): value is LinkState => (LINK_STATES as readonly unknown[]).includes(value);
-const isErrorCode = (value: unknown): value is LinkErrorCode => (LINK_ERROR_CODES as readonly unknown[]).includes(value);
+const isErrorCode = (value: unknown): value is LinkErrorCode =>
+  (LINK_ERROR_CODES as readonly unknown[]).includes(value);
 
 /**
  * The start of the stale window: a link is stale for `days` when no product of it refreshed since then. As in the
@@ -125,12 +133,15 @@ export async function healthSummary(db: Db, { now = new Date() }: { now?: Date }
     total += group.count;
     if (group.state === null) unread += group.count;
     else if (isState(group.state)) byStateMap.set(group.state, (byStateMap.get(group.state) ?? 0) + group.count);
-    if (isErrorCode(group.errorCode)) byErrorMap.set(group.errorCode, (byErrorMap.get(group.errorCode) ?? 0) + group.count);
+    if (isErrorCode(group.errorCode))
+      byErrorMap.set(group.errorCode, (byErrorMap.get(group.errorCode) ?? 0) + group.count);
     group.stale.forEach((n, i) => (stale[i]!.count += n));
     if (group.asOf && (!asOf || group.asOf > asOf)) asOf = group.asOf;
   }
 
-  const byErrorCode = [...byErrorMap].map(([errorCode, n]) => ({ errorCode, count: n })).sort(largestFirst((e) => e.errorCode));
+  const byErrorCode = [...byErrorMap]
+    .map(([errorCode, n]) => ({ errorCode, count: n }))
+    .sort(largestFirst((e) => e.errorCode));
   const withErrorCode = byErrorCode.reduce((sum, e) => sum + e.count, 0);
   const whoActs = WHO_ACTS_ORDER.map((group): WhoActsShare => {
     const codes = byErrorCode.filter((e) => LINK_ERROR_INFO[e.errorCode].whoActs === group);
@@ -170,11 +181,19 @@ async function countByStateAndErrorCode(db: Db, now: Date) {
   const staleColumns = Object.fromEntries(
     STALE_DAYS.map((days) => [
       `stale${days}`,
-      sql<number>`count(*) filter (where ${links.lastRefreshedAt} is null or ${links.lastRefreshedAt} < ${staleBefore(days, now).toISOString()}::timestamptz)`.mapWith(Number),
+      sql<number>`count(*) filter (where ${links.lastRefreshedAt} is null or ${links.lastRefreshedAt} < ${staleBefore(days, now).toISOString()}::timestamptz)`.mapWith(
+        Number,
+      ),
     ]),
   );
   const rows = await db
-    .select({ state: links.state, errorCode: links.errorCode, count: count(), asOf: max(links.seenAt), ...staleColumns })
+    .select({
+      state: links.state,
+      errorCode: links.errorCode,
+      count: count(),
+      asOf: max(links.seenAt),
+      ...staleColumns,
+    })
     .from(links)
     .groupBy(links.state, links.errorCode);
   return rows.map((row) => ({
@@ -208,7 +227,11 @@ async function errorSources(db: Db): Promise<{ institutions: InstitutionErrors[]
       .limit(TOP_ERROR_SOURCES),
   ]);
   return {
-    institutions: institutions.map((r) => ({ institutionId: r.institutionId!, institutionName: r.institutionName, count: r.count })),
+    institutions: institutions.map((r) => ({
+      institutionId: r.institutionId!,
+      institutionName: r.institutionName,
+      count: r.count,
+    })),
     providers: providers.map((r) => ({ provider: r.provider!, count: r.count })),
   };
 }
@@ -221,7 +244,10 @@ async function countProductErrors(db: Db): Promise<{ rows: ProductErrorCount[]; 
     group by code
     order by count(*) desc, code`);
   const rows = result.rows.map((r) => ({ code: r.code, count: Number(r.count) }));
-  return { rows: rows.slice(0, PRODUCT_ERROR_ROWS), other: rows.slice(PRODUCT_ERROR_ROWS).reduce((sum, r) => sum + r.count, 0) };
+  return {
+    rows: rows.slice(0, PRODUCT_ERROR_ROWS),
+    other: rows.slice(PRODUCT_ERROR_ROWS).reduce((sum, r) => sum + r.count, 0),
+  };
 }
 
 // --- trends ---
@@ -310,7 +336,10 @@ export function cachedHealthTrend(db: Db, days: number): Promise<HealthTrend> {
 
 /** Each party's links per point of a trend: the sum of the counts of the error codes it must act on. */
 export function whoActsOverTime(points: readonly TrendPoint[]): Record<WhoActs, number[]> {
-  const out = Object.fromEntries(WHO_ACTS_ORDER.map((group) => [group, points.map(() => 0)])) as Record<WhoActs, number[]>;
+  const out = Object.fromEntries(WHO_ACTS_ORDER.map((group) => [group, points.map(() => 0)])) as Record<
+    WhoActs,
+    number[]
+  >;
   points.forEach((p, i) => {
     for (const code of LINK_ERROR_CODES) out[LINK_ERROR_INFO[code].whoActs][i]! += p.byErrorCode[code] ?? 0;
   });
@@ -345,7 +374,8 @@ export function errorCodeBands(points: readonly TrendPoint[], codesDrawn: number
   const drawn = ranked.slice(0, Math.max(1, codesDrawn));
   let rest = ranked.slice(drawn.length);
   const restOf = (group: WhoActs) => rest.filter((code) => LINK_ERROR_INFO[code].whoActs === group);
-  const restValues = (codes: LinkErrorCode[]) => points.map((_, i) => codes.reduce((sum, code) => sum + values.get(code)![i]!, 0));
+  const restValues = (codes: LinkErrorCode[]) =>
+    points.map((_, i) => codes.reduce((sum, code) => sum + values.get(code)![i]!, 0));
   for (;;) {
     const floor = Math.min(...drawn.map((code) => peakOf(values.get(code)!)));
     const over = WHO_ACTS_ORDER.map(restOf).find((codes) => codes.length > 0 && peakOf(restValues(codes)) > floor);
@@ -369,7 +399,8 @@ export function errorCodeBands(points: readonly TrendPoint[], codesDrawn: number
 function pickCounts<K extends string>(value: unknown, known: (key: unknown) => key is K): Partial<Record<K, number>> {
   const out: Partial<Record<K, number>> = {};
   if (value && typeof value === "object") {
-    for (const [key, n] of Object.entries(value)) if (known(key) && typeof n === "number" && Number.isFinite(n)) out[key] = n;
+    for (const [key, n] of Object.entries(value))
+      if (known(key) && typeof n === "number" && Number.isFinite(n)) out[key] = n;
   }
   return out;
 }

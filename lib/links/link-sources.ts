@@ -15,7 +15,8 @@ export const LINK_SOURCE_ORDER = Object.keys(LINK_SOURCE_LABELS) as LinkSource[]
 
 export const LINK_SOURCE_MEANINGS: Record<LinkSource, string> = {
   listing: "The upstream's list of links (GET /links), which holds active links only.",
-  upstream_answer: "An answer of the upstream that carried the link: an import, a token exchange, a link read by its id.",
+  upstream_answer:
+    "An answer of the upstream that carried the link: an import, a token exchange, a link read by its id.",
   webhook: "A webhook from the upstream that named the link.",
   customer_lookup: "A look-up of the customer's links (GET /users/{id}/links) by staff.",
   registration: "The product's back end registered the link's id (by file or through POST /api/links/register).",

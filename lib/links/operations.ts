@@ -98,14 +98,19 @@ const later = (a: number, b: string | null | undefined) => {
  * When each granted product of `link` may be refreshed: its last refresh (or attempt: one under way or failed counts
  * too) plus its interval, and what Linkdesk's budget holds (its own refresh, or a Retry-After the upstream gave).
  */
-export async function refreshSchedule(link: WireLink, options: { budget?: Budget; now?: number } = {}): Promise<ProductRefreshSlot[]> {
+export async function refreshSchedule(
+  link: WireLink,
+  options: { budget?: Budget; now?: number } = {},
+): Promise<ProductRefreshSlot[]> {
   const now = options.now ?? Date.now();
   const budget = options.budget ?? (await getBudget());
   const granted = PRODUCTS.filter((product) => link.products[product]);
   const keys = budget.keys(REFRESH_ENDPOINT, { linkId: link.link_id, products: granted });
   // One read of the counts per interval: a key counts over its own window.
   const windows = [...new Set(keys.map((key) => key.windowMs))];
-  const usages = new Map(await Promise.all(windows.map(async (windowMs) => [windowMs, await budget.store.usage(windowMs)] as const)));
+  const usages = new Map(
+    await Promise.all(windows.map(async (windowMs) => [windowMs, await budget.store.usage(windowMs)] as const)),
+  );
   const linkBlocked = refreshBlockedBy(link);
   return granted.map((product) => {
     const status = link.products[product]!;
@@ -120,7 +125,8 @@ export async function refreshSchedule(link: WireLink, options: { budget?: Budget
       const room = headroomOf(key, usage, now);
       if (room.closedUntil) waits.push({ until: room.closedUntil.getTime(), waitFor: "upstream", askedAt: null });
       else if (room.nextSlotAt && room.nextSlotAt.getTime() > now) {
-        const asked = usage.used.find((u) => u.key.endpoint === key.endpoint && u.key.scopeId === key.scopeId)?.oldestAt ?? null;
+        const asked =
+          usage.used.find((u) => u.key.endpoint === key.endpoint && u.key.scopeId === key.scopeId)?.oldestAt ?? null;
         waits.push({ until: room.nextSlotAt.getTime(), waitFor: "linkdesk", askedAt: asked?.toISOString() ?? null });
       }
     }
@@ -149,7 +155,8 @@ export function describeSlot(slot: ProductRefreshSlot): string {
         : "never refreshed";
   if (slot.blocked) return `${slot.label}: cannot be refreshed now. ${slot.blocked}`;
   if (!slot.nextAt) return `${slot.label}: may be refreshed now (${since}).`;
-  if (slot.waitFor === "upstream") return `${slot.label}: the upstream asked Linkdesk to wait; may be tried again at ${atText(slot.nextAt)} (${since}).`;
+  if (slot.waitFor === "upstream")
+    return `${slot.label}: the upstream asked Linkdesk to wait; may be tried again at ${atText(slot.nextAt)} (${since}).`;
   return `${slot.label}: may be refreshed again at ${atText(slot.nextAt)} (${since}).`;
 }
 
@@ -158,14 +165,22 @@ export interface RefreshOffer extends ProductRefreshSlot {
   sentence: string;
 }
 
-export async function refreshOffers(link: WireLink, options: { budget?: Budget; now?: number } = {}): Promise<RefreshOffer[]> {
+export async function refreshOffers(
+  link: WireLink,
+  options: { budget?: Budget; now?: number } = {},
+): Promise<RefreshOffer[]> {
   return (await refreshSchedule(link, options)).map((slot) => ({ ...slot, sentence: describeSlot(slot) }));
 }
 
 // --- the three verbs ---
 
 /** Has the upstream send the link's webhook a test event under a fresh idempotency key; answers the delivery's token. */
-export async function sendLinkTestWebhook(api: UpstreamApi, linkId: string, event: TestWebhookEvent, options: OperationOptions = {}) {
+export async function sendLinkTestWebhook(
+  api: UpstreamApi,
+  linkId: string,
+  event: TestWebhookEvent,
+  options: OperationOptions = {},
+) {
   const idempotencyKey = `linkdesk-test-${randomUUID()}`;
   options.report?.({ input: { event, idempotencyKey } });
   const answer = await api.sendTestWebhook(
@@ -183,15 +198,25 @@ const productList = (products: readonly Product[]) => products.map((product) => 
  * Refreshes products of a link. Refused without a call when the read model already shows one of them refreshed within
  * its interval, or Linkdesk's budget holds it: the upstream would answer 429.
  */
-export async function refreshLinkProducts(api: UpstreamApi, linkId: string, products: readonly Product[], options: OperationOptions = {}) {
+export async function refreshLinkProducts(
+  api: UpstreamApi,
+  linkId: string,
+  products: readonly Product[],
+  options: OperationOptions = {},
+) {
   const budget = await getBudget();
   const stored = await storedLink((await getDb()).db, linkId).catch(() => null);
   if (stored?.link) {
     const slots = await refreshSchedule(stored.link, { budget });
     const missing = products.filter((product) => !slots.some((slot) => slot.product === product));
-    if (missing.length > 0) throw new LinkOperationRefused(`The link has no ${productList(missing)} product to refresh.`);
+    if (missing.length > 0)
+      throw new LinkOperationRefused(`The link has no ${productList(missing)} product to refresh.`);
     const asked = slots.filter((slot) => products.includes(slot.product));
-    options.report?.({ before: Object.fromEntries(asked.map((slot) => [slot.product, { refreshedAt: slot.refreshedAt, lastAttemptedAt: slot.lastAttemptedAt }])) });
+    options.report?.({
+      before: Object.fromEntries(
+        asked.map((slot) => [slot.product, { refreshedAt: slot.refreshedAt, lastAttemptedAt: slot.lastAttemptedAt }]),
+      ),
+    });
     const held = asked.filter((slot) => slot.blocked || slot.nextAt);
     if (held.length > 0) throw new LinkOperationRefused(`Not sent. ${held.map(describeSlot).join(" ")}`);
   }
@@ -201,12 +226,22 @@ export async function refreshLinkProducts(api: UpstreamApi, linkId: string, prod
   } catch (error) {
     const product = isBudgetExceeded(error) ? refreshProductOf(error.blockedBy) : null;
     if (isBudgetExceeded(error) && product) {
-      throw new LinkOperationRefused(`Not sent: ${PRODUCT_LABELS[product]} was refreshed through Linkdesk a moment ago; it may be refreshed again at ${atText(error.nextSlotAt)}.`);
+      throw new LinkOperationRefused(
+        `Not sent: ${PRODUCT_LABELS[product]} was refreshed through Linkdesk a moment ago; it may be refreshed again at ${atText(error.nextSlotAt)}.`,
+      );
     }
     throw error;
   }
   options.report?.({
-    after: Object.fromEntries(products.map((product) => [product, { refreshedAt: link.products[product]?.refreshed_at ?? null, lastAttemptedAt: link.products[product]?.last_attempted_at ?? null }])),
+    after: Object.fromEntries(
+      products.map((product) => [
+        product,
+        {
+          refreshedAt: link.products[product]?.refreshed_at ?? null,
+          lastAttemptedAt: link.products[product]?.last_attempted_at ?? null,
+        },
+      ]),
+    ),
   });
   return { products: [...products], state: link.state, slots: await refreshOffers(link, { budget }) };
 }
@@ -216,7 +251,8 @@ export interface LinkSettings {
   tags: string[];
 }
 
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((value, i) => value === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value, i) => value === b[i]);
 
 /**
  * Sets a link's webhook and tags. The link is read first (the audit's "before" comes from the upstream, never the
@@ -226,7 +262,8 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 export async function updateLinkSettings(api: UpstreamApi, input: UpdateLinkInput, options: OperationOptions = {}) {
   const call = { correlationId: options.correlationId, mode: "interactive" as const };
   const current = await api.getLink(input.linkId, call);
-  if (current.state === "deleted") throw new LinkOperationRefused("The link is deleted: its tags and webhook can no longer be changed.");
+  if (current.state === "deleted")
+    throw new LinkOperationRefused("The link is deleted: its tags and webhook can no longer be changed.");
   const before: LinkSettings = { webhook: current.webhook ?? null, tags: current.link_tags ?? [] };
   options.report?.({ before });
   if (before.webhook !== input.seen.webhook || !sameList(before.tags, input.seen.tags)) {
@@ -234,12 +271,18 @@ export async function updateLinkSettings(api: UpstreamApi, input: UpdateLinkInpu
       `The link's tags or webhook changed since the page showed them (webhook now ${before.webhook ? `“${before.webhook}”` : "none"}, tags now ${before.tags.length ? before.tags.map((t) => `“${t}”`).join(", ") : "none"}). Nothing was sent: reload the page and make your change again.`,
     );
   }
-  const wanted: LinkSettings = { webhook: input.webhook === "" ? null : input.webhook, tags: parseTagLines(input.tags) };
+  const wanted: LinkSettings = {
+    webhook: input.webhook === "" ? null : input.webhook,
+    tags: parseTagLines(input.tags),
+  };
   const body: { webhook?: string | null; link_tags?: string[] } = {};
   if (wanted.webhook !== before.webhook) body.webhook = wanted.webhook;
   if (!sameList(wanted.tags, before.tags)) body.link_tags = wanted.tags;
-  const changed = (["webhook", "tags"] as const).filter((field) => (field === "webhook" ? "webhook" in body : "link_tags" in body));
-  if (changed.length === 0) throw new LinkOperationRefused("Nothing to save: the tags and webhook are already as given.");
+  const changed = (["webhook", "tags"] as const).filter((field) =>
+    field === "webhook" ? "webhook" in body : "link_tags" in body,
+  );
+  if (changed.length === 0)
+    throw new LinkOperationRefused("Nothing to save: the tags and webhook are already as given.");
   options.report?.({ input: { changed, ...body } });
   const updated = await api.updateLink(input.linkId, body, call);
   const after: LinkSettings = { webhook: updated.webhook ?? null, tags: updated.link_tags ?? [] };
@@ -255,14 +298,24 @@ export type LinkOperation = "test_webhook" | "refresh_products" | "update";
  * The upstream's answer to one of these operations in words, where Linkdesk knows better words than the generic ones
  * (describeUpstreamError); null otherwise. Upstream text is quoted as text.
  */
-export function describeOperationError(operation: LinkOperation, error: UpstreamError, products: readonly Product[] = [], now = Date.now()): string | null {
+export function describeOperationError(
+  operation: LinkOperation,
+  error: UpstreamError,
+  products: readonly Product[] = [],
+  now = Date.now(),
+): string | null {
   if (error.kind !== "http") return null;
-  const retry = error.retryAfter ? ` It allows another try at ${atText(error.retryAfter)} (in ${waitText(error.retryAfter.getTime() - now)}).` : " Try again later.";
+  const retry = error.retryAfter
+    ? ` It allows another try at ${atText(error.retryAfter)} (in ${waitText(error.retryAfter.getTime() - now)}).`
+    : " Try again later.";
   if (error.status === 429) {
     if (operation === "refresh_products") {
       return `The upstream will not refresh ${productList(products) || "these products"} yet: it refreshes accounts at most once an hour and every other product once a day, and some institutions only at certain hours of the day.${retry}`;
     }
-    const what = operation === "test_webhook" ? "test webhooks (5 a minute per link, 20 per app)" : "changes to a link (4 a minute per link)";
+    const what =
+      operation === "test_webhook"
+        ? "test webhooks (5 a minute per link, 20 per app)"
+        : "changes to a link (4 a minute per link)";
     return `The upstream's rate limit for ${what} was reached.${retry}`;
   }
   if (error.status === 400 && error.errorCode === "link_error.bad_config") {

@@ -70,7 +70,15 @@ function fixtureLinks(): { wire: WireLink[]; createdAt: Map<string, string | nul
         tags: i % 4 === 0 ? ["old-tag"] : [],
         products: {
           accounts: { refreshed_at: refreshed, error_code: i % 6 === 1 ? "rate_limit" : null },
-          ...(i % 3 === 0 ? { transactions: { refreshed_at: null, error_code: i % 2 === 0 ? "timeout" : null, unavailable: i % 2 === 0 ? null : "not_supported" } } : {}),
+          ...(i % 3 === 0
+            ? {
+                transactions: {
+                  refreshed_at: null,
+                  error_code: i % 2 === 0 ? "timeout" : null,
+                  unavailable: i % 2 === 0 ? null : "not_supported",
+                },
+              }
+            : {}),
         },
       }),
     );
@@ -87,16 +95,21 @@ async function seed(db: Db): Promise<void> {
   const { wire, createdAt } = fixtureLinks();
   await recordLinks(db, wire, new Date(NOW.getTime() - 60_000));
   for (const [linkId, at] of createdAt) {
-    await db.execute(sql`update links set created_at = ${at}::timestamptz, listed_at = ${NOW.toISOString()}::timestamptz where link_id = ${linkId}`);
+    await db.execute(
+      sql`update links set created_at = ${at}::timestamptz, listed_at = ${NOW.toISOString()}::timestamptz where link_id = ${linkId}`,
+    );
   }
-  await db.insert(links).values(UNREAD.map((linkId, i) => ({ linkId, createdAt: i === 0 ? null : new Date(daysAgo(1)), listedAt: NOW })));
+  await db
+    .insert(links)
+    .values(UNREAD.map((linkId, i) => ({ linkId, createdAt: i === 0 ? null : new Date(daysAgo(1)), listedAt: NOW })));
 }
 
 /** The fixture as the list should show it, to filter and sort in plain JavaScript. */
 function expectedItems(): Map<string, { row: ReturnType<typeof linkRowOf> | null; createdAt: string | null }> {
   const { wire, createdAt } = fixtureLinks();
   const items = new Map<string, { row: ReturnType<typeof linkRowOf> | null; createdAt: string | null }>();
-  for (const link of wire) items.set(link.link_id, { row: linkRowOf(link, NOW), createdAt: createdAt.get(link.link_id) ?? null });
+  for (const link of wire)
+    items.set(link.link_id, { row: linkRowOf(link, NOW), createdAt: createdAt.get(link.link_id) ?? null });
   items.set(UNREAD[0]!, { row: null, createdAt: null });
   for (const id of UNREAD.slice(1)) items.set(id, { row: null, createdAt: daysAgo(1) });
   return items;
@@ -109,19 +122,37 @@ function expectedIds(params: LinkListParams): string[] {
     const r = row;
     if (params.state && r?.state !== params.state) continue;
     if (params.error_code && r?.errorCode !== params.error_code) continue;
-    if (params.who_acts && !(r?.errorCode && LINK_ERROR_INFO[r.errorCode as LinkErrorCode]?.whoActs === params.who_acts)) continue;
-    if (params.institution && r?.institutionId !== params.institution && r?.institutionName?.toLowerCase() !== params.institution.toLowerCase()) continue;
+    if (
+      params.who_acts &&
+      !(r?.errorCode && LINK_ERROR_INFO[r.errorCode as LinkErrorCode]?.whoActs === params.who_acts)
+    )
+      continue;
+    if (
+      params.institution &&
+      r?.institutionId !== params.institution &&
+      r?.institutionName?.toLowerCase() !== params.institution.toLowerCase()
+    )
+      continue;
     if (params.provider && r?.provider !== params.provider) continue;
     if (params.tag && !r?.linkTags.includes(params.tag)) continue;
     if (params.product_error && !r?.productErrorCodes.includes(params.product_error)) continue;
-    if (params.stale !== undefined && r?.lastRefreshedAt && r.lastRefreshedAt.getTime() >= NOW.getTime() - params.stale * DAY) continue;
+    if (
+      params.stale !== undefined &&
+      r?.lastRefreshedAt &&
+      r.lastRefreshedAt.getTime() >= NOW.getTime() - params.stale * DAY
+    )
+      continue;
     if (params.q && !id.startsWith(params.q) && !r?.linkTags.includes(params.q)) continue;
     ids.push(id);
   }
   return ids.sort();
 }
 
-async function allPages(db: Db, params: LinkListParams, pageSize: number): Promise<{ rows: LinkListItem[]; total: number; pages: number }> {
+async function allPages(
+  db: Db,
+  params: LinkListParams,
+  pageSize: number,
+): Promise<{ rows: LinkListItem[]; total: number; pages: number }> {
   const rows: LinkListItem[] = [];
   const first = await listLinks(db, params, { pageSize, now: NOW });
   rows.push(...first.rows);
@@ -169,7 +200,9 @@ async function csvOf(db: Db, params: LinkListParams, batchSize?: number): Promis
 describe("parseLinkListParams", () => {
   it("reads every parameter of the URL contract", () => {
     const { params, dropped } = parseLinkListParams(
-      new URLSearchParams("state=error&error_code=auth_expired&institution=chase&provider=plaid&tag=vip&product_error=timeout&stale=7&q=lk_0&sort=provider&dir=desc&page=3"),
+      new URLSearchParams(
+        "state=error&error_code=auth_expired&institution=chase&provider=plaid&tag=vip&product_error=timeout&stale=7&q=lk_0&sort=provider&dir=desc&page=3",
+      ),
     );
     expect(dropped).toEqual([]);
     expect(params).toEqual({
@@ -216,13 +249,18 @@ describe("parseLinkListParams", () => {
     const search = linkListSearchParams(params);
     expect(search.toString()).toBe("state=error&stale=30&q=lk&sort=state");
     expect(parseLinkListParams(search).params).toEqual({ q: "lk", state: "error", stale: 30, sort: "state" });
-    expect(linkListSearchParams(params, { page: 4, state: undefined }).toString()).toBe("stale=30&q=lk&sort=state&page=4");
+    expect(linkListSearchParams(params, { page: 4, state: undefined }).toString()).toBe(
+      "stale=30&q=lk&sort=state&page=4",
+    );
   });
 
   it("defaults to newest first, and each sort to its own direction", () => {
     expect(resolveLinkSort({})).toEqual({ sort: DEFAULT_LINK_SORT, dir: "desc" });
     expect(resolveLinkSort({ sort: "institution_name" })).toEqual({ sort: "institution_name", dir: "asc" });
-    expect(resolveLinkSort({ sort: "last_refreshed_at", dir: "asc" })).toEqual({ sort: "last_refreshed_at", dir: "asc" });
+    expect(resolveLinkSort({ sort: "last_refreshed_at", dir: "asc" })).toEqual({
+      sort: "last_refreshed_at",
+      dir: "asc",
+    });
   });
 });
 
@@ -274,7 +312,12 @@ describe.each(databases)("links list on $kind", (target) => {
     const [old] = (await listLinks(db, { q: "lk_004" }, { now: NOW })).rows;
     expect(old?.deprecated.tags).toEqual(["old-tag"]);
     const [unread] = (await listLinks(db, { q: "lk_900" }, { now: NOW })).rows;
-    expect(unread).toMatchObject({ state: null, institutionName: null, products: [], deprecated: { tags: null, lastSyncedAt: null } });
+    expect(unread).toMatchObject({
+      state: null,
+      institutionName: null,
+      products: [],
+      deprecated: { tags: null, lastSyncedAt: null },
+    });
   });
 
   const single: [string, LinkListParams][] = [
@@ -312,8 +355,10 @@ describe.each(databases)("links list on $kind", (target) => {
     ["contradicting filters", { state: "connected", error_code: "auth_expired" }],
   ];
   it("filters meaningfully: every filter narrows, and the fixture covers each", async () => {
-    for (const [, params] of single.slice(0, 13)) expect(expectedIds(params).length, JSON.stringify(params)).toBeGreaterThan(0);
-    for (const [, params] of combos.slice(0, -1)) expect(expectedIds(params).length, JSON.stringify(params)).toBeGreaterThan(0);
+    for (const [, params] of single.slice(0, 13))
+      expect(expectedIds(params).length, JSON.stringify(params)).toBeGreaterThan(0);
+    for (const [, params] of combos.slice(0, -1))
+      expect(expectedIds(params).length, JSON.stringify(params)).toBeGreaterThan(0);
     expect(expectedIds({ q: "lk_0" })).not.toContain("lkx01");
     expect(expectedIds({ q: "team" })).toEqual([]);
     // "stale" counts a link never refreshed as stale.
@@ -349,7 +394,12 @@ describe.each(databases)("links list on $kind", (target) => {
     expect(total).toBe(expected.length);
     expect(rows.map((r) => r.linkId).sort()).toEqual(expected);
     const past = await listLinks(db, { ...params, page: 99 }, { pageSize: 4, now: NOW });
-    expect(past).toMatchObject({ rows: [], total: expected.length, page: 99, pageCount: Math.ceil(expected.length / 4) });
+    expect(past).toMatchObject({
+      rows: [],
+      total: expected.length,
+      page: 99,
+      pageCount: Math.ceil(expected.length / 4),
+    });
     const empty = await listLinks(db, { provider: "nobody" }, { now: NOW });
     expect(empty).toMatchObject({ rows: [], total: 0, pageCount: 1 });
   });
@@ -406,12 +456,14 @@ describe.each(databases)("links list on $kind", (target) => {
 
   it("offers the filter options with counts, most used first", async () => {
     const facets = await facetOptions(db);
-    expect(facets.institutions).toEqual([
-      { id: "chase", name: "Chase", count: 10 },
-      { id: "ally", name: "=Ally", count: 10 },
-      { id: "boa", name: "Bank of America", count: 10 },
-      { id: "wells", name: "Wells Fargo", count: 10 },
-    ].sort((a, b) => a.id.localeCompare(b.id)));
+    expect(facets.institutions).toEqual(
+      [
+        { id: "chase", name: "Chase", count: 10 },
+        { id: "ally", name: "=Ally", count: 10 },
+        { id: "boa", name: "Bank of America", count: 10 },
+        { id: "wells", name: "Wells Fargo", count: 10 },
+      ].sort((a, b) => a.id.localeCompare(b.id)),
+    );
     expect(facets.providers.map((p) => p.value).sort()).toEqual(["finicity", "mx", "plaid"]);
     expect(facets.productErrors.map((p) => p.value).sort()).toEqual(["rate_limit", "timeout"]);
     expect(facets.tags[0]).toEqual({ value: "vip", count: 16 });
@@ -420,6 +472,10 @@ describe.each(databases)("links list on $kind", (target) => {
   });
 
   it("says how fresh and how big the read model is, and how many of its links were never read", async () => {
-    expect(await readModelSummary(db)).toEqual({ asOf: new Date(NOW.getTime() - 60_000), total: 40 + UNREAD.length, unread: UNREAD.length });
+    expect(await readModelSummary(db)).toEqual({
+      asOf: new Date(NOW.getTime() - 60_000),
+      total: 40 + UNREAD.length,
+      unread: UNREAD.length,
+    });
   });
 });

@@ -1,5 +1,23 @@
 import "server-only";
-import { and, arrayContains, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, max, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  arrayContains,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  max,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { errorCodesActedOnBy } from "./error-codes";
 import { csvRecord } from "../http/csv";
@@ -33,7 +51,10 @@ export type DroppedLinkParam = DroppedParam<LinkListParam>;
  * The URL's search parameters to the list's parameters, forgivingly (see lib/http/url-params.ts); the `id` of the
  * open-by-id box is not a list parameter and is ignored.
  */
-export function parseLinkListParams(input: RawParams | URLSearchParams): { params: LinkListParams; dropped: DroppedLinkParam[] } {
+export function parseLinkListParams(input: RawParams | URLSearchParams): {
+  params: LinkListParams;
+  dropped: DroppedLinkParam[];
+} {
   const { values, dropped } = parseFieldByField(linkListParamsSchema.shape, LINK_LIST_PARAMS, input, reasonOf);
   return { params: values as LinkListParams, dropped };
 }
@@ -54,12 +75,14 @@ function reasonOf(issue: { code: string; message: string } | undefined): string 
   }
 }
 
-
 /**
  * The parameters back to a query string in a fixed order (the order of linkListParamsSchema), without page 1, so one
  * view has one address. `changes` set (or, with undefined, remove) parameters: the next page, another sort.
  */
-export function linkListSearchParams(params: LinkListParams, changes: Partial<Record<LinkListParam, string | number | undefined>> = {}): URLSearchParams {
+export function linkListSearchParams(
+  params: LinkListParams,
+  changes: Partial<Record<LinkListParam, string | number | undefined>> = {},
+): URLSearchParams {
   const merged: Partial<Record<LinkListParam, unknown>> = { ...params, ...changes };
   const search = new URLSearchParams();
   for (const param of LINK_LIST_PARAMS) {
@@ -71,7 +94,17 @@ export function linkListSearchParams(params: LinkListParams, changes: Partial<Re
   return search;
 }
 
-const FILTER_PARAMS = ["state", "error_code", "who_acts", "institution", "provider", "tag", "product_error", "stale", "q"] as const satisfies readonly LinkListParam[];
+const FILTER_PARAMS = [
+  "state",
+  "error_code",
+  "who_acts",
+  "institution",
+  "provider",
+  "tag",
+  "product_error",
+  "stale",
+  "q",
+] as const satisfies readonly LinkListParam[];
 
 /** Whether any filter (not sort or page) is set. */
 export function hasLinkFilters(params: LinkListParams): boolean {
@@ -119,8 +152,10 @@ function orderOf(sort: LinkSort, dir: SortDir): { columnDir: SortDir; tieDir: So
 }
 
 const by = (column: AnyPgColumn | SQL, dir: SortDir) => (dir === "asc" ? asc(column) : desc(column));
-const after = (column: AnyPgColumn, dir: SortDir, value: unknown) => (dir === "asc" ? gt(column, value) : lt(column, value));
-const notBefore = (column: AnyPgColumn, dir: SortDir, value: unknown) => (dir === "asc" ? gte(column, value) : lte(column, value));
+const after = (column: AnyPgColumn, dir: SortDir, value: unknown) =>
+  dir === "asc" ? gt(column, value) : lt(column, value);
+const notBefore = (column: AnyPgColumn, dir: SortDir, value: unknown) =>
+  dir === "asc" ? gte(column, value) : lte(column, value);
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Filters
@@ -148,12 +183,17 @@ async function whereOf(db: Db, params: LinkListParams, now: Date): Promise<SQL |
     const cutoff = new Date(now.getTime() - params.stale * DAY_MS);
     conditions.push(or(isNull(links.lastRefreshedAt), lt(links.lastRefreshedAt, cutoff)));
   }
-  if (params.q) conditions.push(or(sql`${links.linkId} like ${likePrefix(params.q)}`, arrayContains(links.linkTags, [params.q])));
+  if (params.q)
+    conditions.push(or(sql`${links.linkId} like ${likePrefix(params.q)}`, arrayContains(links.linkTags, [params.q])));
   return and(...conditions);
 }
 
 async function institutionCondition(db: Db, institution: string): Promise<SQL> {
-  const [known] = await db.select({ one: sql`1` }).from(links).where(eq(links.institutionId, institution)).limit(1);
+  const [known] = await db
+    .select({ one: sql`1` })
+    .from(links)
+    .where(eq(links.institutionId, institution))
+    .limit(1);
   return known ? eq(links.institutionId, institution) : sql`lower(${links.institutionName}) = lower(${institution})`;
 }
 
@@ -220,7 +260,10 @@ const listColumns = {
 };
 
 type LinkRow = typeof links.$inferSelect;
-type SelectedRow = Pick<LinkRow, Exclude<keyof typeof listColumns, "products" | "deprecatedTags" | "deprecatedLastSyncedAt">> & {
+type SelectedRow = Pick<
+  LinkRow,
+  Exclude<keyof typeof listColumns, "products" | "deprecatedTags" | "deprecatedLastSyncedAt">
+> & {
   products: unknown;
   deprecatedTags: unknown;
   deprecatedLastSyncedAt: unknown;
@@ -228,7 +271,8 @@ type SelectedRow = Pick<LinkRow, Exclude<keyof typeof listColumns, "products" | 
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const textOrNull = (value: unknown) => (typeof value === "string" ? value : null);
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function productsOf(value: unknown): LinkProductStatus[] {
   if (!isRecord(value)) return [];
@@ -267,7 +311,9 @@ function itemOf(row: SelectedRow): LinkListItem {
     learnedFrom: row.learnedFrom,
     learnedAt: iso(row.learnedAt),
     deprecated: {
-      tags: Array.isArray(row.deprecatedTags) ? row.deprecatedTags.map((t) => (typeof t === "string" ? t : JSON.stringify(t))) : null,
+      tags: Array.isArray(row.deprecatedTags)
+        ? row.deprecatedTags.map((t) => (typeof t === "string" ? t : JSON.stringify(t)))
+        : null,
       lastSyncedAt: textOrNull(row.deprecatedLastSyncedAt),
     },
   };
@@ -300,7 +346,10 @@ async function selectPart(
     if (SORTS[sort].nullable) conditions.push(isNotNull(column));
     if (position && sort !== "link_id") {
       // The redundant bound lets the index scan start at the position rather than filter its way there.
-      conditions.push(notBefore(column, columnDir, position.value), or(after(column, columnDir, position.value), after(links.linkId, tieDir, position.linkId)));
+      conditions.push(
+        notBefore(column, columnDir, position.value),
+        or(after(column, columnDir, position.value), after(links.linkId, tieDir, position.linkId)),
+      );
     } else if (position) {
       conditions.push(after(links.linkId, columnDir, position.linkId));
     }
@@ -340,7 +389,11 @@ export const LINK_PAGE_SIZE = 50;
  * One page of the view, counted with the same filter. Offset paging, so any page can be linked to by number; the
  * first pages cost an index scan of a page or two, a far page the rows before it.
  */
-export async function listLinks(db: Db, params: LinkListParams, { pageSize = LINK_PAGE_SIZE, now = new Date() }: { pageSize?: number; now?: Date } = {}): Promise<LinkListPage> {
+export async function listLinks(
+  db: Db,
+  params: LinkListParams,
+  { pageSize = LINK_PAGE_SIZE, now = new Date() }: { pageSize?: number; now?: Date } = {},
+): Promise<LinkListPage> {
   const { sort, dir } = resolveLinkSort(params);
   const page = params.page ?? 1;
   const offset = (page - 1) * pageSize;
@@ -361,10 +414,22 @@ export async function listLinks(db: Db, params: LinkListParams, { pageSize = LIN
   const withValue = counts?.withValue ?? 0;
   let rows = values;
   if (nullable && rows.length < pageSize && total > withValue) {
-    const nulls = await selectPart(db, where, sort, dir, "nulls", { limit: pageSize - rows.length, offset: Math.max(0, offset - withValue) });
+    const nulls = await selectPart(db, where, sort, dir, "nulls", {
+      limit: pageSize - rows.length,
+      offset: Math.max(0, offset - withValue),
+    });
     rows = [...rows, ...nulls];
   }
-  return { rows: rows.map(itemOf), total, page, pageCount: Math.max(1, Math.ceil(total / pageSize)), pageSize, sort, dir, readAt: now };
+  return {
+    rows: rows.map(itemOf),
+    total,
+    page,
+    pageCount: Math.max(1, Math.ceil(total / pageSize)),
+    pageSize,
+    sort,
+    dir,
+    readAt: now,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -450,7 +515,11 @@ export interface ReadModelSummary {
  */
 export async function readModelSummary(db: Db): Promise<ReadModelSummary> {
   const [row] = await db
-    .select({ at: sql<Date | null>`(select max(${links.seenAt}) from ${links})`.mapWith(links.seenAt), total: count(), read: count(links.state) })
+    .select({
+      at: sql<Date | null>`(select max(${links.seenAt}) from ${links})`.mapWith(links.seenAt),
+      total: count(),
+      read: count(links.state),
+    })
     .from(links);
   return { asOf: row?.at ?? null, total: row?.total ?? 0, unread: (row?.total ?? 0) - (row?.read ?? 0) };
 }
@@ -494,7 +563,6 @@ const CSV_COLUMNS: readonly [string, (row: LinkListItem) => string | null][] = [
 
 export const LINKS_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);
 
-
 /**
  * Every row of the view as CSV text chunks (header first, then one chunk per batch), in the view's order; `page` is
  * ignored: an export is of the view, not of one page. Batches page by keyset on (sort value, link_id), so memory stays
@@ -513,7 +581,8 @@ export async function* streamLinksCsv(
     let position: Position | undefined;
     for (;;) {
       const rows = await selectPart(db, where, sort, dir, part, { limit: batchSize, position });
-      if (rows.length > 0) yield rows.map((row) => csvRecord(CSV_COLUMNS.map(([, cell]) => cell(itemOf(row))))).join("");
+      if (rows.length > 0)
+        yield rows.map((row) => csvRecord(CSV_COLUMNS.map(([, cell]) => cell(itemOf(row))))).join("");
       if (rows.length < batchSize) break;
       const last = rows[rows.length - 1]!;
       position = { part, value: sortValue(last, sort), linkId: last.linkId };

@@ -37,7 +37,11 @@ describe.each(databases)("read model on $kind", (target) => {
   it("keeps the first time a link was seen deleted, and forgets it if the link comes back", async () => {
     const first = new Date("2026-11-01T00:00:00Z");
     await recordLinks(target.database.db, [wireLink({ link_id: "mk_deleted", state: "deleted" })], first);
-    await recordLinks(target.database.db, [wireLink({ link_id: "mk_deleted", state: "deleted" })], new Date("2026-11-10T00:00:00Z"));
+    await recordLinks(
+      target.database.db,
+      [wireLink({ link_id: "mk_deleted", state: "deleted" })],
+      new Date("2026-11-10T00:00:00Z"),
+    );
     expect((await row("mk_deleted"))?.deletedSeenAt).toEqual(first);
     await recordLinks(target.database.db, [wireLink({ link_id: "mk_deleted", state: "connected" })]);
     expect((await row("mk_deleted"))?.deletedSeenAt).toBeNull();
@@ -45,7 +49,9 @@ describe.each(databases)("read model on $kind", (target) => {
 
   it("updates a link in place with the latest answer", async () => {
     await recordLinks(target.database.db, [wireLink({ link_id: "mk_update", state: "connected" })]);
-    await recordLinks(target.database.db, [wireLink({ link_id: "mk_update", state: "error", error_code: "auth_expired" })]);
+    await recordLinks(target.database.db, [
+      wireLink({ link_id: "mk_update", state: "error", error_code: "auth_expired" }),
+    ]);
     expect(await row("mk_update")).toMatchObject({ state: "error", errorCode: "auth_expired" });
   });
 });

@@ -8,7 +8,9 @@ import type { WireLink } from "../upstream/schemas";
 /** The columns Linkdesk derives from one Link object. */
 export function linkRowOf(link: WireLink, seenAt: Date, learnedFrom: LinkSource = "upstream_answer") {
   const products = Object.values(link.products);
-  const refreshed = products.map((p) => (p?.refreshed_at ? Date.parse(p.refreshed_at) : Number.NaN)).filter((t) => !Number.isNaN(t));
+  const refreshed = products
+    .map((p) => (p?.refreshed_at ? Date.parse(p.refreshed_at) : Number.NaN))
+    .filter((t) => !Number.isNaN(t));
   return {
     linkId: link.link_id,
     institutionId: link.institution_id,
@@ -34,7 +36,12 @@ export function linkRowOf(link: WireLink, seenAt: Date, learnedFrom: LinkSource 
  * A deleted link keeps the first time it was seen deleted: its removal date counts from there. A link new to the read
  * model records `learnedFrom` as where Linkdesk learned of it; a known link keeps where it was first learned.
  */
-export async function recordLinks(db: Db, wireLinks: WireLink[], seenAt = new Date(), learnedFrom: LinkSource = "upstream_answer"): Promise<void> {
+export async function recordLinks(
+  db: Db,
+  wireLinks: WireLink[],
+  seenAt = new Date(),
+  learnedFrom: LinkSource = "upstream_answer",
+): Promise<void> {
   if (wireLinks.length === 0) return;
   const rows = wireLinks.map((l) => linkRowOf(l, seenAt, learnedFrom));
   await db
@@ -65,5 +72,7 @@ export async function recordLinks(db: Db, wireLinks: WireLink[], seenAt = new Da
  * said): wired once where the app starts. A failed write is logged by the door and never fails the call.
  */
 export function recordUpstreamAnswers(): void {
-  observeLinkAnswers("read model", async (wireLinks, learnedFrom) => recordLinks((await getDb()).db, wireLinks, new Date(), learnedFrom));
+  observeLinkAnswers("read model", async (wireLinks, learnedFrom) =>
+    recordLinks((await getDb()).db, wireLinks, new Date(), learnedFrom),
+  );
 }

@@ -16,7 +16,11 @@ describe("a link page's accounts", () => {
     const other = await accountsForView(api, "mk_acc_2");
     expect(calls.map((call) => call.linkId)).toEqual(["mk_acc_1", "mk_acc_2"]);
     expect(calls.every((call) => call.opts.mode === "view")).toBe(true);
-    expect([a, b, c].map((read) => read.accounts)).toEqual([[{ account_id: "mk_acc_1-acc" }], [{ account_id: "mk_acc_1-acc" }], [{ account_id: "mk_acc_1-acc" }]]);
+    expect([a, b, c].map((read) => read.accounts)).toEqual([
+      [{ account_id: "mk_acc_1-acc" }],
+      [{ account_id: "mk_acc_1-acc" }],
+      [{ account_id: "mk_acc_1-acc" }],
+    ]);
     expect(c.readAt).toBe(a.readAt);
     expect(c.now).toBeGreaterThanOrEqual(c.readAt);
     expect(other.accounts).toEqual([{ account_id: "mk_acc_2-acc" }]);

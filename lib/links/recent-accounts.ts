@@ -20,12 +20,18 @@ const shared: Shared = ((globalThis as { [key: symbol]: Shared })[Symbol.for("li
 
 /** This process's recent account reads, reading through `api`. */
 export function recentAccounts(api: UpstreamApi): RecentReads<Accounts> {
-  shared.cache ??= new RecentReads((linkId, opts) => api.getAccounts(linkId, {}, opts), { maxAgeMs: ACCOUNTS_MAX_AGE_MS, maxKeys: MAX_LINKS });
+  shared.cache ??= new RecentReads((linkId, opts) => api.getAccounts(linkId, {}, opts), {
+    maxAgeMs: ACCOUNTS_MAX_AGE_MS,
+    maxKeys: MAX_LINKS,
+  });
   return shared.cache;
 }
 
 /** A link's accounts for its page: a read of the last 30 s or a new one, never waiting for the budget ("view"). */
-export async function accountsForView(api: UpstreamApi, linkId: string): Promise<Accounts & { readAt: number; now: number }> {
+export async function accountsForView(
+  api: UpstreamApi,
+  linkId: string,
+): Promise<Accounts & { readAt: number; now: number }> {
   const read = await recentAccounts(api).get(linkId, { mode: "view" });
   return { ...read, now: Date.now() };
 }

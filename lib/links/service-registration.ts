@@ -4,7 +4,13 @@ import type { AuditRecord } from "../audit/append";
 import type { Db } from "../db/client";
 import { jsonProblem } from "../http/request-guard";
 import { storableDeep } from "../http/storable-input";
-import { REGISTER_REQUEST_MAX_IDS, checkLinkIds, describeRegisterRequestIssues, registerRequestSchema, type InvalidLinkId } from "../schemas/discovery";
+import {
+  REGISTER_REQUEST_MAX_IDS,
+  checkLinkIds,
+  describeRegisterRequestIssues,
+  registerRequestSchema,
+  type InvalidLinkId,
+} from "../schemas/discovery";
 import { type Registration, registerLinkIds } from "./discovery";
 
 // POST /api/links/register: the product's back end registers the link ids it knows (every link it made, whatever
@@ -98,35 +104,63 @@ export async function handleServiceRegistration(request: ServiceRequest, deps: S
   if (!slot.allowed) {
     return {
       status: 429,
-      body: { error: `More than ${REGISTER_CALLS_PER_MINUTE} registration calls in a minute from this address. Wait ${slot.retryAfterS} s, then send larger calls (up to ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids each).` },
+      body: {
+        error: `More than ${REGISTER_CALLS_PER_MINUTE} registration calls in a minute from this address. Wait ${slot.retryAfterS} s, then send larger calls (up to ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids each).`,
+      },
       headers: { "Retry-After": String(slot.retryAfterS) },
     };
   }
   if (!deps.token) {
-    return { status: 403, body: { error: "Registration by the back end is off on this instance: LINKDESK_SERVICE_TOKEN is not set." } };
+    return {
+      status: 403,
+      body: { error: "Registration by the back end is off on this instance: LINKDESK_SERVICE_TOKEN is not set." },
+    };
   }
   const given = request.authorization === null ? null : (BEARER.exec(request.authorization)?.[1] ?? "");
-  if (given === null) return { status: 401, body: { error: "Send the service token: Authorization: Bearer <LINKDESK_SERVICE_TOKEN>." }, headers: bearerChallenge };
+  if (given === null)
+    return {
+      status: 401,
+      body: { error: "Send the service token: Authorization: Bearer <LINKDESK_SERVICE_TOKEN>." },
+      headers: bearerChallenge,
+    };
   if (given === "" || !sameToken(given, deps.token)) {
     deps.log.warn({ sourceAddress: request.sourceAddress }, "link registration refused: wrong service token");
-    return { status: 401, body: { error: "The service token is wrong: Authorization must be Bearer <LINKDESK_SERVICE_TOKEN>." }, headers: bearerChallenge };
+    return {
+      status: 401,
+      body: { error: "The service token is wrong: Authorization must be Bearer <LINKDESK_SERVICE_TOKEN>." },
+      headers: bearerChallenge,
+    };
   }
 
   // From here the caller is the back end: what it sent is audited, refused or not.
   const correlationId = randomUUID();
   const audit = async (record: Omit<AuditRecord, "actor" | "action" | "correlationId" | "ip">) => {
     try {
-      await deps.audit({ actor: { ...SERVICE_ACTOR }, action: "link.register", correlationId, ip: request.sourceAddress, targetType: "link_ids", ...(storableDeep(record) as typeof record) });
+      await deps.audit({
+        actor: { ...SERVICE_ACTOR },
+        action: "link.register",
+        correlationId,
+        ip: request.sourceAddress,
+        targetType: "link_ids",
+        ...(storableDeep(record) as typeof record),
+      });
     } catch (error) {
       deps.log.error({ err: error, correlationId }, "audit row of a link registration not written");
     }
   };
   const refuse = async (status: number, error: string, issues?: string[]): Promise<ServiceReply> => {
-    await audit({ outcome: "invalid", input: { reason: error, ...(issues ? { issues: issues.slice(0, 10) } : {}), bytes: request.body.length } });
+    await audit({
+      outcome: "invalid",
+      input: { reason: error, ...(issues ? { issues: issues.slice(0, 10) } : {}), bytes: request.body.length },
+    });
     return { status, body: issues ? { error, issues } : { error } };
   };
 
-  if (request.overLimit) return refuse(413, `The body is over ${REGISTER_BODY_LIMIT_BYTES / 1024 / 1024} MB: send at most ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids a call.`);
+  if (request.overLimit)
+    return refuse(
+      413,
+      `The body is over ${REGISTER_BODY_LIMIT_BYTES / 1024 / 1024} MB: send at most ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids a call.`,
+    );
   const expected = 'Send {"link_ids": ["mk_…", …]} with Content-Type: application/json.';
   let text: string;
   try {
@@ -152,7 +186,13 @@ export async function handleServiceRegistration(request: ServiceRequest, deps: S
   } catch (error) {
     // Not the caller's fault: the database is away. Nothing was half done that a second call would not finish.
     deps.log.error({ err: error, correlationId }, "link registration failed");
-    return { status: 503, body: { error: `Linkdesk could not record the ids just now; send the same call again later. Reference: ${correlationId}` }, headers: { "Retry-After": "30" } };
+    return {
+      status: 503,
+      body: {
+        error: `Linkdesk could not record the ids just now; send the same call again later. Reference: ${correlationId}`,
+      },
+      headers: { "Retry-After": "30" },
+    };
   }
   await audit({
     outcome: "ok",

@@ -49,8 +49,14 @@ describe.each(databases)("$kind", (target) => {
   });
 
   it("seeds the demo history on a first start, once, and the trend marks it as demo", async () => {
-    expect(await takeStartSnapshots(db, { demo: DEMO, now: NOW })).toEqual({ demoSeeded: DEMO_HISTORY_DAYS, startSnapshot: false });
-    expect(await takeStartSnapshots(db, { demo: DEMO, now: new Date(NOW.getTime() + DAY_MS) })).toEqual({ demoSeeded: 0, startSnapshot: false });
+    expect(await takeStartSnapshots(db, { demo: DEMO, now: NOW })).toEqual({
+      demoSeeded: DEMO_HISTORY_DAYS,
+      startSnapshot: false,
+    });
+    expect(await takeStartSnapshots(db, { demo: DEMO, now: new Date(NOW.getTime() + DAY_MS) })).toEqual({
+      demoSeeded: 0,
+      startSnapshot: false,
+    });
     const rows = await db.select().from(linkSnapshots).orderBy(asc(linkSnapshots.at));
     expect(rows).toHaveLength(DEMO_HISTORY_DAYS);
     expect(new Set(rows.map((r) => r.source))).toEqual(new Set(["demo"]));
@@ -72,6 +78,11 @@ describe.each(databases)("$kind", (target) => {
     await recordLinks(db, [wireLink({ link_id: "mk_read", state: "error", error_code: "auth_expired" })], NOW);
     expect((await takeStartSnapshots(db, { demo: false, now: NOW })).startSnapshot).toBe(true);
     const [snapshot] = await db.select().from(linkSnapshots);
-    expect(snapshot).toMatchObject({ source: "start", total: 2, byState: { error: 1 }, byErrorCode: { auth_expired: 1 } });
+    expect(snapshot).toMatchObject({
+      source: "start",
+      total: 2,
+      byState: { error: 1 },
+      byErrorCode: { auth_expired: 1 },
+    });
   });
 });

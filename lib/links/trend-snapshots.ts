@@ -37,8 +37,15 @@ export interface LinkSnapshot {
  * Counts of the read model by state and by error_code, kept for the Health trends. `total` is every row, deleted and
  * not-yet-read links included; links whose details were never read have no state and are left out of `byState`.
  */
-export async function writeLinkSnapshot(db: Db, at = new Date(), source: LinkSnapshotSource = "sync"): Promise<LinkSnapshot> {
-  const rows = await db.select({ state: links.state, errorCode: links.errorCode, n: count() }).from(links).groupBy(links.state, links.errorCode);
+export async function writeLinkSnapshot(
+  db: Db,
+  at = new Date(),
+  source: LinkSnapshotSource = "sync",
+): Promise<LinkSnapshot> {
+  const rows = await db
+    .select({ state: links.state, errorCode: links.errorCode, n: count() })
+    .from(links)
+    .groupBy(links.state, links.errorCode);
   const byState: Record<string, number> = {};
   const byErrorCode: Record<string, number> = {};
   let total = 0;
@@ -152,7 +159,10 @@ export async function seedDemoHistoryOnce(db: Db, now: Date, demo: DemoUpstream)
     const [known] = await tx.select({ n: count() }).from(links).where(isNotNull(links.linkId));
     // A first start knows no link yet: the demo's upstream holds demo.links.
     const total = (known?.n ?? 0) > 0 ? known!.n : demo.links;
-    const rows = demoHistory({ now, total, errorCodeShare: demo.errorCodeShare }).map((s) => ({ ...s, source: "demo" as const }));
+    const rows = demoHistory({ now, total, errorCodeShare: demo.errorCodeShare }).map((s) => ({
+      ...s,
+      source: "demo" as const,
+    }));
     await tx.insert(linkSnapshots).values(rows);
     return rows.length;
   });

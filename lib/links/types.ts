@@ -11,4 +11,11 @@ export type ProductStatus = WireProductStatus;
 /** One account of a link, with its balances. */
 export type LinkAccount = WireAccount;
 
-export { LINK_ERROR_CODES, LINK_STATES, PRODUCTS, type LinkErrorCode, type LinkState, type Product } from "../upstream/schemas";
+export {
+  LINK_ERROR_CODES,
+  LINK_STATES,
+  PRODUCTS,
+  type LinkErrorCode,
+  type LinkState,
+  type Product,
+} from "../upstream/schemas";

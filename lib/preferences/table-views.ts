@@ -27,5 +27,8 @@ export async function writeTableView(db: Db, staffId: string, view: TableViewOf<
   await db
     .insert(staffPreferences)
     .values({ staffId, name: preferenceName(value.table), value })
-    .onConflictDoUpdate({ target: [staffPreferences.staffId, staffPreferences.name], set: { value, updatedAt: sql`now()` } });
+    .onConflictDoUpdate({
+      target: [staffPreferences.staffId, staffPreferences.name],
+      set: { value, updatedAt: sql`now()` },
+    });
 }

@@ -27,7 +27,13 @@ export const changePasswordSchema = z
     newPassword: newPasswordSchema,
     confirmPassword: z.string().max(MAX_PASSWORD_LENGTH),
   })
-  .refine((v) => v.confirmPassword === v.newPassword, { path: ["confirmPassword"], message: "Type the same new password twice" })
-  .refine((v) => v.newPassword !== v.currentPassword, { path: ["newPassword"], message: "Choose a password other than the current one" });
+  .refine((v) => v.confirmPassword === v.newPassword, {
+    path: ["confirmPassword"],
+    message: "Type the same new password twice",
+  })
+  .refine((v) => v.newPassword !== v.currentPassword, {
+    path: ["newPassword"],
+    message: "Choose a password other than the current one",
+  });
 
 export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;

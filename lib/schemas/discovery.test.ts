@@ -13,7 +13,9 @@ describe("a link id", () => {
     expect(linkIdProblem(`mk_${"a".repeat(65)}`)).toBe("too long: 68 characters, a link id has at most 67");
     expect(linkIdProblem("mk_short")).toBe("too short: a link id has mk_ and at least 8 letters or digits");
     expect(linkIdProblem("mk_eqkWN34UEoa2NxyALG8p-V")).toBe("holds characters other than letters and digits after mk_");
-    expect(linkIdProblem("acc_6Tef269B6ZArSVpYrxtjBV")).toBe("does not start with mk_ (a link id looks like mk_eqkWN34UEoa2NxyALG8pcV)");
+    expect(linkIdProblem("acc_6Tef269B6ZArSVpYrxtjBV")).toBe(
+      "does not start with mk_ (a link id looks like mk_eqkWN34UEoa2NxyALG8pcV)",
+    );
     expect(linkIdProblem(" mk_eqkWN34UEoa2NxyALG8pcV")).toBe("has spaces around it");
     expect(linkIdProblem("")).toBe("empty");
     expect(linkIdProblem(42)).toBe("not text but number");
@@ -55,10 +57,15 @@ describe("a file of link ids", () => {
   });
 
   it("is refused as a whole, in words: CSV without a link_id column, no id at all, too many ids", () => {
-    expect(parseLinkIdFile(`${id(1)},customer\n`).refusal).toBe('Line 1 has commas but names no link_id column: a CSV file starts with a header row such as "link_id,customer_id".');
+    expect(parseLinkIdFile(`${id(1)},customer\n`).refusal).toBe(
+      'Line 1 has commas but names no link_id column: a CSV file starts with a header row such as "link_id,customer_id".',
+    );
     expect(parseLinkIdFile("\n\n").refusal).toBe("The file holds no link id.");
     const many = parseLinkIdFile(Array.from({ length: REGISTER_FILE_MAX_IDS + 1 }, (_, i) => id(i)).join("\n"));
-    expect(many).toMatchObject({ ids: [], refusal: "The file holds 50,001 link ids: at most 50,000 a file. Split it into smaller files." });
+    expect(many).toMatchObject({
+      ids: [],
+      refusal: "The file holds 50,001 link ids: at most 50,000 a file. Split it into smaller files.",
+    });
     // Lines without an id, and nothing else: not refused, nothing to register.
     expect(parseLinkIdFile("nope\n")).toMatchObject({ ids: [], refusal: null, invalid: [{ line: 1 }] });
   });
@@ -71,9 +78,11 @@ describe("a file of link ids", () => {
 
 describe("a customer id", () => {
   it("is the product's id, trimmed: letters, digits and _ - . : @ +, up to 128 characters", () => {
-    for (const ok of ["user_42", "42", "cust-9.a:b@c+d", "U".repeat(128)]) expect(customerLookupSchema.safeParse({ customerId: ok }).success, ok).toBe(true);
+    for (const ok of ["user_42", "42", "cust-9.a:b@c+d", "U".repeat(128)])
+      expect(customerLookupSchema.safeParse({ customerId: ok }).success, ok).toBe(true);
     expect(customerLookupSchema.parse({ customerId: "  user_42\t" })).toEqual({ customerId: "user_42" });
-    const problem = (customerId: unknown) => customerLookupSchema.safeParse({ customerId }).error?.issues.map((issue) => issue.message);
+    const problem = (customerId: unknown) =>
+      customerLookupSchema.safeParse({ customerId }).error?.issues.map((issue) => issue.message);
     expect(problem(".")).toEqual(["A customer id starts with a letter or a digit."]);
     expect(problem("..")).toEqual(["A customer id starts with a letter or a digit."]);
     expect(problem("user%2F42")).toEqual(['A customer id holds only letters, digits and _ - . : @ + (not "%").']);

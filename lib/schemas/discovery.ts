@@ -17,13 +17,16 @@ export const LINK_ID_EXAMPLE = "mk_eqkWN34UEoa2NxyALG8pcV";
 
 /** Why `value` is not a link id, in words; null when it is one. */
 export function linkIdProblem(value: unknown): string | null {
-  if (typeof value !== "string") return `not text but ${value === null ? "null" : Array.isArray(value) ? "a list" : typeof value}`;
+  if (typeof value !== "string")
+    return `not text but ${value === null ? "null" : Array.isArray(value) ? "a list" : typeof value}`;
   if (value.trim() === "") return "empty";
   if (value !== value.trim()) return "has spaces around it";
   if (!value.startsWith("mk_")) return `does not start with mk_ (a link id looks like ${LINK_ID_EXAMPLE})`;
   if (value.length > 67) return `too long: ${value.length} characters, a link id has at most 67`;
   if (!LINK_ID_PATTERN.test(value)) {
-    return value.length < 11 ? "too short: a link id has mk_ and at least 8 letters or digits" : "holds characters other than letters and digits after mk_";
+    return value.length < 11
+      ? "too short: a link id has mk_ and at least 8 letters or digits"
+      : "holds characters other than letters and digits after mk_";
   }
   return null;
 }
@@ -43,7 +46,11 @@ export interface InvalidLinkId {
  * The link ids of a list, each checked, once each (first occurrence kept, in order): what a registration records.
  * `invalid` holds every entry that is not a link id, with its index and reason.
  */
-export function checkLinkIds(values: readonly unknown[]): { ids: string[]; invalid: InvalidLinkId[]; duplicates: number } {
+export function checkLinkIds(values: readonly unknown[]): {
+  ids: string[];
+  invalid: InvalidLinkId[];
+  duplicates: number;
+} {
   const seen = new Set<string>();
   const invalid: InvalidLinkId[] = [];
   let duplicates = 0;
@@ -66,16 +73,22 @@ export const REGISTER_REQUEST_MAX_IDS = 10_000;
 export const registerRequestSchema = z
   .object({
     link_ids: z
-      .array(z.unknown(), { error: (issue) => (issue.input === undefined ? "link_ids is missing" : "link_ids must be a list of link ids") })
-      .max(REGISTER_REQUEST_MAX_IDS, { error: `link_ids holds at most ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids a call; send the rest in further calls` }),
+      .array(z.unknown(), {
+        error: (issue) => (issue.input === undefined ? "link_ids is missing" : "link_ids must be a list of link ids"),
+      })
+      .max(REGISTER_REQUEST_MAX_IDS, {
+        error: `link_ids holds at most ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids a call; send the rest in further calls`,
+      }),
   })
   .strict();
 
 /** What is wrong with a body that is not `{"link_ids": [...]}`, in words, one sentence per problem. */
 export function describeRegisterRequestIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => {
-    if (issue.path.length === 0 && issue.code === "invalid_type") return 'the body must be a JSON object: {"link_ids": ["mk_…", …]}';
-    if (issue.code === "unrecognized_keys") return `unknown ${issue.keys.length === 1 ? "field" : "fields"} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}: the body holds link_ids only`;
+    if (issue.path.length === 0 && issue.code === "invalid_type")
+      return 'the body must be a JSON object: {"link_ids": ["mk_…", …]}';
+    if (issue.code === "unrecognized_keys")
+      return `unknown ${issue.keys.length === 1 ? "field" : "fields"} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}: the body holds link_ids only`;
     return issue.message;
   });
 }
@@ -91,7 +104,10 @@ export const registerFileSchema = z.object({
   file: z.instanceof(File, { message: "Choose a file of link ids." }).superRefine((file, ctx) => {
     if (file.size === 0) ctx.addIssue({ code: "custom", message: "The file is empty." });
     else if (file.size > REGISTER_FILE_MAX_BYTES) {
-      ctx.addIssue({ code: "custom", message: `The file is ${describeBytes(file.size)}: over the ${REGISTER_FILE_MAX_LABEL} Linkdesk takes. Split it into smaller files.` });
+      ctx.addIssue({
+        code: "custom",
+        message: `The file is ${describeBytes(file.size)}: over the ${REGISTER_FILE_MAX_LABEL} Linkdesk takes. Split it into smaller files.`,
+      });
     }
   }),
 });

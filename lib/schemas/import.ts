@@ -7,12 +7,10 @@ import { checkFileSize } from "../import/parse";
 // checks it again, then reads and validates the file itself: nothing the browser concluded is trusted).
 
 export const importUploadSchema = z.object({
-  file: z
-    .instanceof(File, { message: "Choose a file to import." })
-    .superRefine((file, ctx) => {
-      const problem = checkFileSize(file.size);
-      if (problem) ctx.addIssue({ code: "custom", message: problem.message });
-    }),
+  file: z.instanceof(File, { message: "Choose a file to import." }).superRefine((file, ctx) => {
+    const problem = checkFileSize(file.size);
+    if (problem) ctx.addIssue({ code: "custom", message: problem.message });
+  }),
   /** Stop at the plan: nothing is sent upstream and no job is made. */
   dryRun: z.boolean(),
   /**
@@ -23,7 +21,8 @@ export const importUploadSchema = z.object({
     .string()
     .trim()
     .refine((name) => name === "" || IDENTITY_TAG_NAME_PATTERN.test(name), {
-      message: "The identity tag is the part of a link_tags entry before its colon: letters, digits, _ . or -, starting with a letter or digit (e.g. legacy_id).",
+      message:
+        "The identity tag is the part of a link_tags entry before its colon: letters, digits, _ . or -, starting with a letter or digit (e.g. legacy_id).",
     })
     .default(""),
   /** After each link is imported, correct its transactions whose legacy category (in the file) differs upstream. */

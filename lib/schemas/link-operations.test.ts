@@ -22,27 +22,48 @@ describe("parseTagLines", () => {
 
 describe("updateLinkSchema", () => {
   it("starts from the link's own values, which pass unchanged", () => {
-    expect(form()).toEqual({ linkId: "mk_1", webhook: "https://hooks.example/a", tags: "team:ops", seen: { webhook: "https://hooks.example/a", tags: ["team:ops"] } });
+    expect(form()).toEqual({
+      linkId: "mk_1",
+      webhook: "https://hooks.example/a",
+      tags: "team:ops",
+      seen: { webhook: "https://hooks.example/a", tags: ["team:ops"] },
+    });
     expect(problems(form())).toEqual({});
   });
 
   it("takes an http(s) address, or none, and nothing else", () => {
     expect(problems(form({ webhook: "http://hooks.example/b" }))).toEqual({});
     expect(problems(form({ webhook: "" }))).toEqual({});
-    for (const webhook of ["javascript:alert(1)", "data:text/html,x", "//hooks.example/x", "https://", "https://hooks.example/a b"]) {
-      expect(problems(form({ webhook })).webhook, webhook).toEqual(["Enter a whole web address starting with https:// or http://"]);
+    for (const webhook of [
+      "javascript:alert(1)",
+      "data:text/html,x",
+      "//hooks.example/x",
+      "https://",
+      "https://hooks.example/a b",
+    ]) {
+      expect(problems(form({ webhook })).webhook, webhook).toEqual([
+        "Enter a whole web address starting with https:// or http://",
+      ]);
     }
-    expect(problems(form({ webhook: "https://me:pw@hooks.example/" })).webhook?.[0]).toMatch(/^Leave the user name and password out/);
-    expect(problems(form({ webhook: `https://hooks.example/${"x".repeat(65_536)}` })).webhook?.[0]).toMatch(/at most 65536 characters/);
+    expect(problems(form({ webhook: "https://me:pw@hooks.example/" })).webhook?.[0]).toMatch(
+      /^Leave the user name and password out/,
+    );
+    expect(problems(form({ webhook: `https://hooks.example/${"x".repeat(65_536)}` })).webhook?.[0]).toMatch(
+      /at most 65536 characters/,
+    );
   });
 
   it("holds tags to the upstream's rule, saying which ones break it", () => {
     expect(problems(form({ tags: "a\n9lives\nZ:z" }))).toEqual({});
-    expect(problems(form({ tags: "ok\n_under\n:colon" })).tags).toEqual(["“_under” must start with a letter or digit; “:colon” must start with a letter or digit"]);
+    expect(problems(form({ tags: "ok\n_under\n:colon" })).tags).toEqual([
+      "“_under” must start with a letter or digit; “:colon” must start with a letter or digit",
+    ]);
     expect(problems(form({ tags: "x".repeat(99) }))).toEqual({});
     expect(problems(form({ tags: "x".repeat(100) })).tags?.[0]).toMatch(/is 100 characters long; a tag has at most 99/);
     expect(problems(form({ tags: "a\tb" })).tags?.[0]).toMatch(/holds a control character/);
-    expect(problems(form({ tags: Array.from({ length: 101 }, (_, i) => `t${i}`).join("\n") })).tags).toEqual(["101 tags; a link has at most 100"]);
+    expect(problems(form({ tags: Array.from({ length: 101 }, (_, i) => `t${i}`).join("\n") })).tags).toEqual([
+      "101 tags; a link has at most 100",
+    ]);
   });
 
   it("lets a value the upstream already holds stand, so it does not block a change of the other field", () => {
@@ -50,6 +71,8 @@ describe("updateLinkSchema", () => {
     expect(problems(odd)).toEqual({});
     expect(problems({ ...odd, webhook: "https://hooks.example/new" })).toEqual({});
     // Once the tags change, the whole list is sent, so all of it must pass.
-    expect(problems({ ...odd, tags: "-legacy\n-more" }).tags).toEqual(["“-legacy” must start with a letter or digit; “-more” must start with a letter or digit"]);
+    expect(problems({ ...odd, tags: "-legacy\n-more" }).tags).toEqual([
+      "“-legacy” must start with a letter or digit; “-more” must start with a letter or digit",
+    ]);
   });
 });

@@ -28,12 +28,22 @@ export const PRODUCT_LABELS: Record<Product, string> = {
  * The events staff may have the upstream send as a test: the three kinds of webhook the upstream sends for real
  * (upstream-facts §11). Its test route also takes `product.state_changed`, which no real webhook is called.
  */
-export const TEST_WEBHOOK_EVENTS = ["link.state_changed", "transactions.updates_available", "link.product_refresh"] as const;
+export const TEST_WEBHOOK_EVENTS = [
+  "link.state_changed",
+  "transactions.updates_available",
+  "link.product_refresh",
+] as const;
 export type TestWebhookEvent = (typeof TEST_WEBHOOK_EVENTS)[number];
 
 export const TEST_WEBHOOK_EVENT_INFO: Record<TestWebhookEvent, { label: string; meaning: string }> = {
-  "link.state_changed": { label: "Link state changed", meaning: "The link's current state, as sent when it connects, breaks or is deleted." },
-  "transactions.updates_available": { label: "Transactions updates available", meaning: "New or changed transactions are ready to be read." },
+  "link.state_changed": {
+    label: "Link state changed",
+    meaning: "The link's current state, as sent when it connects, breaks or is deleted.",
+  },
+  "transactions.updates_available": {
+    label: "Transactions updates available",
+    meaning: "New or changed transactions are ready to be read.",
+  },
   "link.product_refresh": { label: "Product refreshed", meaning: "A product of the link finished refreshing." },
 };
 
@@ -67,7 +77,14 @@ export const MAX_TAGS = 100;
 
 /** The tags of the form's text: one a line, blank lines and surrounding spaces left out, each once. */
 export function parseTagLines(text: string): string[] {
-  return [...new Set(text.split(/\r\n|\r|\n/).map((line) => line.trim()).filter((line) => line !== ""))];
+  return [
+    ...new Set(
+      text
+        .split(/\r\n|\r|\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== ""),
+    ),
+  ];
 }
 
 /** A tag list as the form writes it: one a line. */
@@ -90,11 +107,13 @@ function webhookProblem(value: string): string | null {
   if (!url || /\s/.test(value)) return "Enter a whole web address starting with https:// or http://";
   // Anything in the address shows on the link's page and in the audit trail: no password belongs there.
   const parsed = new URL(url);
-  if (parsed.username || parsed.password) return "Leave the user name and password out of the address: it is shown on the link's page and in the audit trail";
+  if (parsed.username || parsed.password)
+    return "Leave the user name and password out of the address: it is shown on the link's page and in the audit trail";
   return null;
 }
 
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((value, i) => value === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value, i) => value === b[i]);
 
 /**
  * The form edits both fields at once; the action sends only what changed. `seen` is what the page showed when the
@@ -106,11 +125,17 @@ export const updateLinkSchema = z
   .object({
     linkId,
     /** The webhook's address; empty to remove it. */
-    webhook: z.string().trim().max(WEBHOOK_MAX_LENGTH, `The address is too long: the upstream takes at most ${WEBHOOK_MAX_LENGTH} characters`),
+    webhook: z
+      .string()
+      .trim()
+      .max(WEBHOOK_MAX_LENGTH, `The address is too long: the upstream takes at most ${WEBHOOK_MAX_LENGTH} characters`),
     /** The link's tags, one a line; empty to remove them all. */
     tags: z.string().max((TAG_MAX_LENGTH + 2) * (MAX_TAGS + 1), "Too many tags"),
     seen: z.object({
-      webhook: z.string().max(WEBHOOK_MAX_LENGTH * 2).nullable(),
+      webhook: z
+        .string()
+        .max(WEBHOOK_MAX_LENGTH * 2)
+        .nullable(),
       tags: z.array(z.string().max(WEBHOOK_MAX_LENGTH)).max(10_000),
     }),
   })
@@ -129,14 +154,28 @@ export const updateLinkSchema = z
       const problem = tagProblem(tag);
       return problem ? [`“${tag.length > 40 ? `${tag.slice(0, 40)}…` : tag}” ${problem}`] : [];
     });
-    if (problems.length > 0) ctx.addIssue({ code: "custom", path: ["tags"], message: problems.slice(0, 3).join("; ") + (problems.length > 3 ? ` (and ${problems.length - 3} more)` : "") });
+    if (problems.length > 0)
+      ctx.addIssue({
+        code: "custom",
+        path: ["tags"],
+        message: problems.slice(0, 3).join("; ") + (problems.length > 3 ? ` (and ${problems.length - 3} more)` : ""),
+      });
   });
 
 export type UpdateLinkInput = z.infer<typeof updateLinkSchema>;
 export type UpdateLinkFields = z.input<typeof updateLinkSchema>;
 
 /** The link's webhook and tags as the form starts from them. */
-export function updateLinkDefaults(link: { link_id: string; webhook?: string | null; link_tags?: string[] | null }): UpdateLinkFields {
+export function updateLinkDefaults(link: {
+  link_id: string;
+  webhook?: string | null;
+  link_tags?: string[] | null;
+}): UpdateLinkFields {
   const tags = link.link_tags ?? [];
-  return { linkId: link.link_id, webhook: link.webhook ?? "", tags: tagLines(tags), seen: { webhook: link.webhook ?? null, tags } };
+  return {
+    linkId: link.link_id,
+    webhook: link.webhook ?? "",
+    tags: tagLines(tags),
+    seen: { webhook: link.webhook ?? null, tags },
+  };
 }

@@ -4,14 +4,25 @@ import { LINK_ERROR_CODES, LINK_STATES } from "../upstream/schemas";
 
 // Shared by the exchange form and the exchange action. The spec's sample token is UUID-shaped.
 export const exchangeTokenSchema = z.object({
-  exchangeableToken: z.string().trim().pipe(z.uuid("An exchangeable token looks like 123e4567-e89b-12d3-a456-426614174000")),
+  exchangeableToken: z
+    .string()
+    .trim()
+    .pipe(z.uuid("An exchangeable token looks like 123e4567-e89b-12d3-a456-426614174000")),
 });
 
 export type ExchangeTokenInput = z.infer<typeof exchangeTokenSchema>;
 
 // The links list's state in the URL, shared by the list page, its CSV export, Health's click-throughs and tests.
 // Every field is optional; a bad value is dropped (and reported by the page), never an error page.
-export const LINK_SORTS = ["created_at", "last_refreshed_at", "institution_name", "state", "error_code", "provider", "link_id"] as const;
+export const LINK_SORTS = [
+  "created_at",
+  "last_refreshed_at",
+  "institution_name",
+  "state",
+  "error_code",
+  "provider",
+  "link_id",
+] as const;
 
 export const linkListParamsSchema = z.object({
   state: z.enum(LINK_STATES).optional(),

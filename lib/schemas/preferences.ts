@@ -7,8 +7,22 @@ export const TABLE_DENSITIES = ["compact", "comfortable"] as const;
 export type TableDensity = (typeof TABLE_DENSITIES)[number];
 
 /** The links list's columns, by id (also their sort keys); the link id identifies a row and is always shown. */
-export const LINK_LIST_COLUMNS = ["link_id", "institution_name", "state", "error_code", "provider", "products", "link_tags", "last_refreshed_at", "learned_from", "created_at"] as const;
-export const LINK_LIST_HIDEABLE = LINK_LIST_COLUMNS.filter((id) => id !== "link_id") as Exclude<(typeof LINK_LIST_COLUMNS)[number], "link_id">[];
+export const LINK_LIST_COLUMNS = [
+  "link_id",
+  "institution_name",
+  "state",
+  "error_code",
+  "provider",
+  "products",
+  "link_tags",
+  "last_refreshed_at",
+  "learned_from",
+  "created_at",
+] as const;
+export const LINK_LIST_HIDEABLE = LINK_LIST_COLUMNS.filter((id) => id !== "link_id") as Exclude<
+  (typeof LINK_LIST_COLUMNS)[number],
+  "link_id"
+>[];
 
 export const linksTableViewSchema = z.object({
   table: z.literal("links"),

@@ -6,7 +6,9 @@ const id = z.string().trim().min(1).max(200);
 
 // The subcategory is required: without one the upstream keeps the current subcategory or falls back to the category's
 // "other" one, a choice nobody made on screen.
-const subcategory = z.enum(subcategorySchema.options, { error: (issue) => (issue.input === undefined ? "Choose a subcategory" : "Not a subcategory") });
+const subcategory = z.enum(subcategorySchema.options, {
+  error: (issue) => (issue.input === undefined ? "Choose a subcategory" : "Not a subcategory"),
+});
 
 // Shared by the correction control and the correction action: only values of the taxonomy, and a subcategory of the
 // chosen category.
@@ -59,9 +61,18 @@ export type CorrectCategoryBulkInput = z.infer<typeof correctCategoryBulkSchema>
  * A correction is named by the correlation id of its audit row, which the correction action returns (and every
  * transaction's mark on the desk, and the audit page, show). The date is only a hint, like the correction's.
  */
-export const undoCorrectionSchema = z.object({ correlationId: z.uuid("Not a correction's reference"), date: z.iso.date().optional() });
+export const undoCorrectionSchema = z.object({
+  correlationId: z.uuid("Not a correction's reference"),
+  date: z.iso.date().optional(),
+});
 
 // The wire request is the category pair alone; keep the two definitions provably in step.
-export function toWireCorrection(input: { category: CorrectCategoryInput["category"]; subcategory?: CorrectCategoryInput["subcategory"] }) {
-  return correctEnrichmentRequestSchema.parse({ category: input.category, ...(input.subcategory ? { subcategory: input.subcategory } : {}) });
+export function toWireCorrection(input: {
+  category: CorrectCategoryInput["category"];
+  subcategory?: CorrectCategoryInput["subcategory"];
+}) {
+  return correctEnrichmentRequestSchema.parse({
+    category: input.category,
+    ...(input.subcategory ? { subcategory: input.subcategory } : {}),
+  });
 }

@@ -13,7 +13,10 @@ export async function setAccountDisabled(db: Db, staffId: string, disabled: bool
   const now = new Date();
   const changed = await db
     .update(staff)
-    .set({ disabledAt: disabled ? now : null, sessionsValidAfter: sql`greatest(${staff.sessionsValidAfter}, ${now.toISOString()}::timestamptz)` })
+    .set({
+      disabledAt: disabled ? now : null,
+      sessionsValidAfter: sql`greatest(${staff.sessionsValidAfter}, ${now.toISOString()}::timestamptz)`,
+    })
     // The state in the condition: of two admins changing it at once, one changes it, and neither moves it back.
     .where(and(eq(staff.id, staffId), disabled ? isNull(staff.disabledAt) : isNotNull(staff.disabledAt)))
     .returning({ id: staff.id });

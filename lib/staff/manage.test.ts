@@ -56,7 +56,14 @@ describe.each(databases)("$kind", (target) => {
 
       const row = await accountRow(db, email);
       // The password serves once: at first sign-in Ada chooses her own.
-      expect(row).toMatchObject({ id: added.id, name: "Ada Lovelace", role: "ops", authSource: "password", disabledAt: null, passwordChangeRequired: true });
+      expect(row).toMatchObject({
+        id: added.id,
+        name: "Ada Lovelace",
+        role: "ops",
+        authSource: "password",
+        disabledAt: null,
+        passwordChangeRequired: true,
+      });
       expect(await verifyPassword(added.password, row!.passwordHash!)).toBe(true);
       expect(await verifyPassword(`${added.password}x`, row!.passwordHash!)).toBe(false);
 
@@ -90,12 +97,27 @@ describe.each(databases)("$kind", (target) => {
       const email = uniqueEmail("dup");
       const first = await addStaffAccount(db, { email, role: "support" });
       const audit = await auditRowsOf(db, async () => {
-        const refusal = await refusalOf(addStaffAccount(db, { email: email.replace("dup", "DUP").replace("example.com", "Example.COM"), role: "admin" }));
+        const refusal = await refusalOf(
+          addStaffAccount(db, {
+            email: email.replace("dup", "DUP").replace("example.com", "Example.COM"),
+            role: "admin",
+          }),
+        );
         expect(refusal.outcome).toBe("refused");
         expect(refusal.message).toBe(`An account for ${email} already exists.`);
       });
-      expect(await db.select().from(staff).where(eq(staff.email, email))).toEqual([expect.objectContaining({ id: first.id, role: "support" })]);
-      expect(audit).toEqual([expect.objectContaining({ ...cliActor, action: "staff.add", outcome: "refused", targetId: null, input: { email, role: "admin", passwordChosen: false } })]);
+      expect(await db.select().from(staff).where(eq(staff.email, email))).toEqual([
+        expect.objectContaining({ id: first.id, role: "support" }),
+      ]);
+      expect(audit).toEqual([
+        expect.objectContaining({
+          ...cliActor,
+          action: "staff.add",
+          outcome: "refused",
+          targetId: null,
+          input: { email, role: "admin", passwordChosen: false },
+        }),
+      ]);
     });
 
     it("refuses an invalid role, email or chosen password without creating anything, and audits which fields were wrong", async () => {
@@ -107,14 +129,18 @@ describe.each(databases)("$kind", (target) => {
         expect(refusal.outcome).toBe("invalid");
         expect(refusal.message).toMatch(/^role: Choose a role \(one of: viewer, support, ops, admin\)$/);
       });
-      expect(badRole).toEqual([expect.objectContaining({ action: "staff.add", outcome: "invalid", input: { invalidFields: ["role"] } })]);
+      expect(badRole).toEqual([
+        expect.objectContaining({ action: "staff.add", outcome: "invalid", input: { invalidFields: ["role"] } }),
+      ]);
 
       const badEmail = await auditRowsOf(db, async () => {
         const refusal = await refusalOf(addStaffAccount(db, { email: "not-an-email", role: "viewer" }));
         expect(refusal.outcome).toBe("invalid");
         expect(refusal.message).toBe("email: Enter an email address");
       });
-      expect(badEmail).toEqual([expect.objectContaining({ action: "staff.add", outcome: "invalid", input: { invalidFields: ["email"] } })]);
+      expect(badEmail).toEqual([
+        expect.objectContaining({ action: "staff.add", outcome: "invalid", input: { invalidFields: ["email"] } }),
+      ]);
 
       const shortPassword = await refusalOf(addStaffAccount(db, { email, role: "viewer", password: "short" }));
       expect(shortPassword.outcome).toBe("invalid");
@@ -125,8 +151,13 @@ describe.each(databases)("$kind", (target) => {
 
     it("refuses addresses in the demo domain, which are reserved for the built-in demo accounts", async () => {
       const { db } = target.database;
-      const refusal = await refusalOf(addStaffAccount(db, { email: `x.${randomUUID().slice(0, 8)}@demo.linkdesk.test`, role: "admin" }));
-      expect(refusal).toMatchObject({ outcome: "invalid", message: expect.stringMatching(/reserved for the sandbox's demo accounts/) });
+      const refusal = await refusalOf(
+        addStaffAccount(db, { email: `x.${randomUUID().slice(0, 8)}@demo.linkdesk.test`, role: "admin" }),
+      );
+      expect(refusal).toMatchObject({
+        outcome: "invalid",
+        message: expect.stringMatching(/reserved for the sandbox's demo accounts/),
+      });
     });
   });
 
@@ -137,26 +168,51 @@ describe.each(databases)("$kind", (target) => {
       const { id } = await addStaffAccount(db, { email, role: "viewer" });
 
       const disabling = await auditRowsOf(db, async () => {
-        expect(await setStaffDisabled(db, email.toUpperCase(), true)).toEqual({ id, email, disabled: true, changed: true });
+        expect(await setStaffDisabled(db, email.toUpperCase(), true)).toEqual({
+          id,
+          email,
+          disabled: true,
+          changed: true,
+        });
       });
       const disabledAt = (await accountRow(db, email))?.disabledAt;
       expect(disabledAt).toBeInstanceOf(Date);
       expect(disabling).toEqual([
-        expect.objectContaining({ ...cliActor, action: "staff.disable", outcome: "ok", targetId: id, before: { disabled: false }, after: { disabled: true } }),
+        expect.objectContaining({
+          ...cliActor,
+          action: "staff.disable",
+          outcome: "ok",
+          targetId: id,
+          before: { disabled: false },
+          after: { disabled: true },
+        }),
       ]);
 
       const again = await auditRowsOf(db, async () => {
         expect(await setStaffDisabled(db, email, true)).toMatchObject({ disabled: true, changed: false });
       });
       expect((await accountRow(db, email))?.disabledAt).toEqual(disabledAt);
-      expect(again).toEqual([expect.objectContaining({ action: "staff.disable", outcome: "ok", before: { disabled: true }, after: { disabled: true } })]);
+      expect(again).toEqual([
+        expect.objectContaining({
+          action: "staff.disable",
+          outcome: "ok",
+          before: { disabled: true },
+          after: { disabled: true },
+        }),
+      ]);
 
       const enabling = await auditRowsOf(db, async () => {
         expect(await setStaffDisabled(db, email, false)).toEqual({ id, email, disabled: false, changed: true });
       });
       expect((await accountRow(db, email))?.disabledAt).toBeNull();
       expect(enabling).toEqual([
-        expect.objectContaining({ action: "staff.enable", outcome: "ok", targetId: id, before: { disabled: true }, after: { disabled: false } }),
+        expect.objectContaining({
+          action: "staff.enable",
+          outcome: "ok",
+          targetId: id,
+          before: { disabled: true },
+          after: { disabled: false },
+        }),
       ]);
     });
 
@@ -166,7 +222,8 @@ describe.each(databases)("$kind", (target) => {
       await addStaffAccount(db, { email, role: "admin" });
       const signedInBefore = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const stands = async (signedInAt: number) => sessionStands((await accountRow(db, email))!, signedInAt, { demoMode: false });
+      const stands = async (signedInAt: number) =>
+        sessionStands((await accountRow(db, email))!, signedInAt, { demoMode: false });
       expect(await stands(signedInBefore)).toBe(true);
 
       await setStaffDisabled(db, email, true);
@@ -231,7 +288,10 @@ describe.each(databases)("$kind", (target) => {
       const email = uniqueEmail("erin");
       await addStaffAccount(db, { email, role: "support" });
       const audit = await auditRowsOf(db, async () => {
-        expect(await refusalOf(setStaffRole(db, email, "superuser"))).toMatchObject({ outcome: "invalid", message: expect.stringMatching(/^role: /) });
+        expect(await refusalOf(setStaffRole(db, email, "superuser"))).toMatchObject({
+          outcome: "invalid",
+          message: expect.stringMatching(/^role: /),
+        });
         expect(await refusalOf(setStaffRole(db, uniqueEmail("ghost"), "ops"))).toMatchObject({ outcome: "refused" });
       });
       expect((await accountRow(db, email))?.role).toBe("support");
@@ -252,8 +312,24 @@ describe.each(databases)("$kind", (target) => {
 
       const listed = await listStaff(db);
       expect(listed.filter((a) => a.email.endsWith(`${suffix}@example.com`))).toEqual([
-        { id: expect.any(String), email: `amy.${suffix}@example.com`, name: "Amy", role: "ops", authSource: "password", disabledAt: null, createdAt: expect.any(Date) },
-        { id: expect.any(String), email: `zed.${suffix}@example.com`, name: null, role: "viewer", authSource: "password", disabledAt: expect.any(Date), createdAt: expect.any(Date) },
+        {
+          id: expect.any(String),
+          email: `amy.${suffix}@example.com`,
+          name: "Amy",
+          role: "ops",
+          authSource: "password",
+          disabledAt: null,
+          createdAt: expect.any(Date),
+        },
+        {
+          id: expect.any(String),
+          email: `zed.${suffix}@example.com`,
+          name: null,
+          role: "viewer",
+          authSource: "password",
+          disabledAt: expect.any(Date),
+          createdAt: expect.any(Date),
+        },
       ]);
     });
   });

@@ -55,15 +55,25 @@ const emailAndRoleSchema = addStaffSchema.pick({ email: true, role: true });
  * Creates a password account. Refuses an email that already has an account, whatever its case. The password, made up
  * or chosen by the operator, serves once: its owner sets their own at first sign-in.
  */
-export async function addStaffAccount(db: Db, input: StaffAccountInput): Promise<{ id: string; email: string; password: string }> {
+export async function addStaffAccount(
+  db: Db,
+  input: StaffAccountInput,
+): Promise<{ id: string; email: string; password: string }> {
   return audited(db, "staff.add", async (note) => {
     const parsed = validate(note, addStaffSchema, { email: input.email, name: input.name, role: input.role });
     const { email, role } = parsed;
     note({ targetType: "staff", input: { email, role, passwordChosen: input.password !== undefined } });
-    const password = input.password === undefined ? generatePassword() : validate(note, newPasswordSchema, input.password, "password");
+    const password =
+      input.password === undefined ? generatePassword() : validate(note, newPasswordSchema, input.password, "password");
     const [row] = await db
       .insert(staff)
-      .values({ email, name: parsed.name || null, role, passwordHash: await hashPassword(password), passwordChangeRequired: true })
+      .values({
+        email,
+        name: parsed.name || null,
+        role,
+        passwordHash: await hashPassword(password),
+        passwordChangeRequired: true,
+      })
       .onConflictDoNothing({ target: staff.email })
       .returning({ id: staff.id });
     if (!row) throw new StaffAccountRefused(`An account for ${email} already exists.`, "refused");
@@ -90,7 +100,11 @@ export async function setStaffDisabled(
   });
 }
 
-export async function setStaffRole(db: Db, email: string, role: string): Promise<{ id: string; email: string; role: Role; previousRole: Role }> {
+export async function setStaffRole(
+  db: Db,
+  email: string,
+  role: string,
+): Promise<{ id: string; email: string; role: Role; previousRole: Role }> {
   return audited(db, "staff.change_role", async (note) => {
     const parsed = validate(note, emailAndRoleSchema, { email, role });
     note({ input: { email: parsed.email, role: parsed.role } });

@@ -21,7 +21,10 @@ vi.mock("../auth", () => ({
 }));
 vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 
 const sandbox = createSandbox({ links: 100, rateLimits: false, importDelayMs: 0 });
 const dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-sync-actions-"));
@@ -43,7 +46,10 @@ beforeAll(async () => {
   // As the app wires it at start (lib/startup.ts): the door's answers keep the read model current.
   (await import("../links/read-model")).recordUpstreamAnswers();
   for (const role of ["viewer", "support"] as const) {
-    const [row] = await database.db.insert(staff).values({ email: `${role}@sync.test`, role }).returning();
+    const [row] = await database.db
+      .insert(staff)
+      .values({ email: `${role}@sync.test`, role })
+      .returning();
     people[role] = { id: row!.id, email: row!.email, name: null, role };
   }
   const fixtures = (await (await fetch(`${url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
@@ -59,7 +65,11 @@ afterAll(async () => {
 const { refreshLink, refreshAllLinks } = await import("../actions/sync");
 
 async function lastAudit(action: string, email: string) {
-  const rows = await database.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.actorEmail, email))).orderBy(auditLog.id);
+  const rows = await database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, action), eq(auditLog.actorEmail, email)))
+    .orderBy(auditLog.id);
   return rows.at(-1);
 }
 
@@ -71,14 +81,21 @@ describe("refreshLink", () => {
     const [row] = await database.db.select().from(links).where(eq(links.linkId, linkId));
     expect(row).toMatchObject({ state: "error", errorCode: "auth_expired" });
     expect(row!.seenAt).not.toBeNull();
-    expect(await lastAudit("link.refresh", people.viewer.email)).toMatchObject({ outcome: "ok", linkId, upstreamStatus: 200 });
+    expect(await lastAudit("link.refresh", people.viewer.email)).toMatchObject({
+      outcome: "ok",
+      linkId,
+      upstreamStatus: 200,
+    });
   });
 
   it("says in words when the upstream does not know the link", async () => {
     signedIn = people.viewer;
     const result = await refreshLink({ linkId: "mk_no_such_link" });
     expect(result?.serverError).toMatch(/^This link does not exist upstream/);
-    expect(await lastAudit("link.refresh", people.viewer.email)).toMatchObject({ outcome: "upstream_error", upstreamStatus: 404 });
+    expect(await lastAudit("link.refresh", people.viewer.email)).toMatchObject({
+      outcome: "upstream_error",
+      upstreamStatus: 404,
+    });
   });
 
   it("is refused with the time of the next slot once the link's budget is used up", async () => {
@@ -111,7 +128,14 @@ describe("refreshAllLinks", () => {
     expect(state!.requestedAt).not.toBeNull();
     expect(await lastAudit("link.refresh_all", people.support.email)).toMatchObject({ outcome: "ok" });
 
-    await database.db.update(syncState).set({ owner: "instance-a", heartbeatAt: sql`now()`, phase: "details", total: 100, done: 40 });
-    expect((await refreshAllLinks())?.data).toMatchObject({ requested: false, alreadyRunning: true, done: 40, total: 100 });
+    await database.db
+      .update(syncState)
+      .set({ owner: "instance-a", heartbeatAt: sql`now()`, phase: "details", total: 100, done: 40 });
+    expect((await refreshAllLinks())?.data).toMatchObject({
+      requested: false,
+      alreadyRunning: true,
+      done: 40,
+      total: 100,
+    });
   });
 });

@@ -34,7 +34,13 @@ const UNPACED = { limit: 1_000_000, windowMs: 1000 };
 
 function budgetOf(): Budget {
   const { clientId } = upstream.sandbox.state.options;
-  return new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
+  return new Budget({
+    store: createMemoryStore(),
+    clientId,
+    appId: clientId,
+    shares: { app: 1, link: 1, user: 1, client: 1 },
+    interactiveMaxWaitMs: 0,
+  });
 }
 
 /** The upstream through a fresh budget, remembering the order of detail reads. */
@@ -81,7 +87,10 @@ async function listedIds(t: TestSandbox = upstream): Promise<string[]> {
   const ids: string[] = [];
   let cursor = "";
   do {
-    const page = (await t.api("GET", `/links?limit=5000${cursor ? `&cursor=${cursor}` : ""}`)).json as { links: { link_id: string }[]; next_cursor: string };
+    const page = (await t.api("GET", `/links?limit=5000${cursor ? `&cursor=${cursor}` : ""}`)).json as {
+      links: { link_id: string }[];
+      next_cursor: string;
+    };
     ids.push(...page.links.map((l) => l.link_id));
     cursor = page.next_cursor;
   } while (cursor);
@@ -91,7 +100,9 @@ async function listedIds(t: TestSandbox = upstream): Promise<string[]> {
 /** Makes every link read before `minutes` ago, as if the last run was that long ago. */
 async function age(db: Db, minutes: number, ids?: string[]) {
   const set = { seenAt: sql`now() - (${minutes}::int * interval '1 minute')` };
-  await (ids ? db.update(links).set(set).where(inArray(links.linkId, ids)) : db.update(links).set(set).where(isNotNull(links.seenAt)));
+  await (ids
+    ? db.update(links).set(set).where(inArray(links.linkId, ids))
+    : db.update(links).set(set).where(isNotNull(links.seenAt)));
 }
 
 describe.each(databases)("links sync on $kind", (target) => {
@@ -110,7 +121,15 @@ describe.each(databases)("links sync on $kind", (target) => {
   it("reads every listed link's details, records when, and keeps a snapshot of the counts", async () => {
     const { deps, reads } = depsFor(db());
     const result = await runSync(deps);
-    expect(result).toMatchObject({ outcome: "completed", resumed: false, listed: listed.length, fetched: listed.length, failed: 0, notFound: 0, purged: 0 });
+    expect(result).toMatchObject({
+      outcome: "completed",
+      resumed: false,
+      listed: listed.length,
+      fetched: listed.length,
+      failed: 0,
+      notFound: 0,
+      purged: 0,
+    });
 
     const rows = await db().select().from(links);
     expect(rows.map((r) => r.linkId).sort()).toEqual([...listed].sort());
@@ -132,17 +151,34 @@ describe.each(databases)("links sync on $kind", (target) => {
     const [snapshot] = await db().select().from(linkSnapshots);
     expect(snapshot).toMatchObject({ total: listed.length, byState: { connected: listed.length }, byErrorCode: {} });
     const status = await getSyncStatus(db(), { pace: UNPACED });
-    expect(status).toMatchObject({ phase: "idle", running: false, done: listed.length, total: listed.length, etaSeconds: null, lastError: null });
+    expect(status).toMatchObject({
+      phase: "idle",
+      running: false,
+      done: listed.length,
+      total: listed.length,
+      etaSeconds: null,
+      lastError: null,
+    });
   });
 
   it("reads the links the listing leaves out once the back end has registered them, and keeps where each was learned", async () => {
     const known = await backEndIds();
     expect(known.length).toBeGreaterThan(listed.length);
     const at = new Date();
-    expect(await registerLinkIds(db(), known, "registration", at)).toEqual({ registered: known.length, alreadyKnown: 0 });
+    expect(await registerLinkIds(db(), known, "registration", at)).toEqual({
+      registered: known.length,
+      alreadyKnown: 0,
+    });
     const { deps, reads } = depsFor(db());
     const result = await runSync(deps);
-    expect(result).toMatchObject({ outcome: "completed", resumed: false, listed: listed.length, fetched: known.length, failed: 0, notFound: 0 });
+    expect(result).toMatchObject({
+      outcome: "completed",
+      resumed: false,
+      listed: listed.length,
+      fetched: known.length,
+      failed: 0,
+      notFound: 0,
+    });
 
     const rows = await db().select().from(links);
     expect(rows.map((r) => r.linkId).sort()).toEqual([...known].sort());
@@ -163,12 +199,21 @@ describe.each(databases)("links sync on $kind", (target) => {
     const byState: Record<string, number> = {};
     for (const row of rows) byState[row.state!] = (byState[row.state!] ?? 0) + 1;
     expect(snapshot).toMatchObject({ total: known.length, byState });
-    expect(Object.values(snapshot!.byErrorCode).reduce((a, b) => a + b, 0)).toBe(rows.filter((r) => r.errorCode).length);
+    expect(Object.values(snapshot!.byErrorCode).reduce((a, b) => a + b, 0)).toBe(
+      rows.filter((r) => r.errorCode).length,
+    );
     expect(byState.error).toBeGreaterThan(0);
     expect(byState.connecting).toBeGreaterThan(0);
 
     const status = await getSyncStatus(db(), { pace: UNPACED });
-    expect(status).toMatchObject({ phase: "idle", running: false, done: known.length, total: known.length, etaSeconds: null, lastError: null });
+    expect(status).toMatchObject({
+      phase: "idle",
+      running: false,
+      done: known.length,
+      total: known.length,
+      etaSeconds: null,
+      lastError: null,
+    });
     expect(status.runFinishedAt!.getTime()).toBeGreaterThanOrEqual(status.runStartedAt!.getTime());
   });
 
@@ -187,14 +232,21 @@ describe.each(databases)("links sync on $kind", (target) => {
     };
     const totals: number[] = [];
     deps.onProgress = (p) => void (p.phase === "details" && p.total > 0 && totals.push(p.total));
-    expect(await runSync(deps)).toMatchObject({ outcome: "completed", listed: listed.length, fetched: listed.length + late.length });
+    expect(await runSync(deps)).toMatchObject({
+      outcome: "completed",
+      listed: listed.length,
+      fetched: listed.length + late.length,
+    });
     // The eleventh read was under way when they came; the next reads are theirs, then the rest of the queue.
     expect(reads.slice(0, 11).every((id) => listed.includes(id))).toBe(true);
     expect([...reads.slice(11, 11 + late.length)].sort()).toEqual([...late].sort());
     expect(reads.slice(11 + late.length).every((id) => listed.includes(id))).toBe(true);
     expect(totals[0]).toBe(listed.length);
     expect(totals.at(-1)).toBe(listed.length + late.length);
-    expect(await getSyncStatus(db(), { pace: UNPACED })).toMatchObject({ done: listed.length + late.length, total: listed.length + late.length });
+    expect(await getSyncStatus(db(), { pace: UNPACED })).toMatchObject({
+      done: listed.length + late.length,
+      total: listed.length + late.length,
+    });
   });
 
   it("between runs, reads the links learned since the last run under the sync's lease, leaving the run's progress as it was", async () => {
@@ -209,7 +261,9 @@ describe.each(databases)("links sync on $kind", (target) => {
     expect(result).toEqual({ outcome: "read", fetched: late.length, failed: [unknown] });
     expect([...reads].sort()).toEqual([...late, unknown].sort());
     const rows = await db().select().from(links).where(inArray(links.linkId, late));
-    expect(rows.every((row) => row.seenAt !== null && row.state !== null && row.learnedFrom === "registration")).toBe(true);
+    expect(rows.every((row) => row.seenAt !== null && row.state !== null && row.learnedFrom === "registration")).toBe(
+      true,
+    );
     const [after] = await db().select().from(syncState);
     expect(after).toEqual({ ...before!, owner: null, heartbeatAt: null });
 
@@ -220,10 +274,15 @@ describe.each(databases)("links sync on $kind", (target) => {
     // A few at a time: the next look reads the next ones.
     await db().update(links).set({ seenAt: null }).where(inArray(links.linkId, late));
     const few = depsFor(db());
-    expect(await readLearnedLinks(few.deps, { skip: new Set([unknown]), limit: 5 })).toMatchObject({ outcome: "read", fetched: 5 });
+    expect(await readLearnedLinks(few.deps, { skip: new Set([unknown]), limit: 5 })).toMatchObject({
+      outcome: "read",
+      fetched: 5,
+    });
     expect(few.reads).toHaveLength(5);
     // While another instance holds the lease (a run, or its own look), it reads nothing.
-    await db().update(syncState).set({ owner: "instance-b", heartbeatAt: sql`now()` });
+    await db()
+      .update(syncState)
+      .set({ owner: "instance-b", heartbeatAt: sql`now()` });
     const held = depsFor(db());
     expect(await readLearnedLinks(held.deps)).toEqual({ outcome: "declined" });
     expect(held.reads).toEqual([]);
@@ -240,7 +299,12 @@ describe.each(databases)("links sync on $kind", (target) => {
       ]);
     const result = await runSync(depsFor(db()).deps);
     expect(result).toMatchObject({ outcome: "completed", purged: 1 });
-    const left = (await db().select({ linkId: links.linkId }).from(links).where(inArray(links.linkId, [old, recent]))).map((r) => r.linkId);
+    const left = (
+      await db()
+        .select({ linkId: links.linkId })
+        .from(links)
+        .where(inArray(links.linkId, [old, recent]))
+    ).map((r) => r.linkId);
     expect(left).toEqual([recent]);
     // The snapshot counts the read model after the purge.
     const [snapshot] = await db().select().from(linkSnapshots);
@@ -252,10 +316,18 @@ describe.each(databases)("links sync on $kind", (target) => {
     await runSync(depsFor(db()).deps);
     await age(db(), 60);
     // Three links whose details were never read (e.g. listed just before the last run was stopped).
-    const unread = (await db().select({ linkId: links.linkId }).from(links).where(eq(links.state, "connected")).limit(3)).map((r) => r.linkId);
+    const unread = (
+      await db().select({ linkId: links.linkId }).from(links).where(eq(links.state, "connected")).limit(3)
+    ).map((r) => r.linkId);
     await db().update(links).set({ seenAt: null }).where(inArray(links.linkId, unread));
     // Two registered links never read and never listed (say their first read failed).
-    const unlisted = (await db().select({ linkId: links.linkId }).from(links).where(sql`${links.listedAt} is null and ${links.state} = 'connecting'`).limit(2)).map((r) => r.linkId);
+    const unlisted = (
+      await db()
+        .select({ linkId: links.linkId })
+        .from(links)
+        .where(sql`${links.listedAt} is null and ${links.state} = 'connecting'`)
+        .limit(2)
+    ).map((r) => r.linkId);
     expect(unlisted).toHaveLength(2);
     await db().update(links).set({ seenAt: null }).where(inArray(links.linkId, unlisted));
     const before = (await db().select().from(links)).filter((r) => r.state !== "deleted");
@@ -265,7 +337,10 @@ describe.each(databases)("links sync on $kind", (target) => {
     // Links without created_at (known only by registration) tie on it, and their tie-break is the database's order of
     // ids (its collation): the order is checked by rank, the set in full.
     const rankOf = new Map(
-      before.map((r) => [r.linkId, `${r.state === "error" ? 0 : 1}${r.seenAt === null ? 0 : 1}${r.seenAt === null && r.listedAt === null ? 0 : 1}:${r.createdAt ? 9e15 - r.createdAt.getTime() : "~"}`]),
+      before.map((r) => [
+        r.linkId,
+        `${r.state === "error" ? 0 : 1}${r.seenAt === null ? 0 : 1}${r.seenAt === null && r.listedAt === null ? 0 : 1}:${r.createdAt ? 9e15 - r.createdAt.getTime() : "~"}`,
+      ]),
     );
     expect([...reads].sort()).toEqual(before.map((r) => r.linkId).sort());
     const ranks = reads.map((id) => rankOf.get(id)!);
@@ -298,7 +373,11 @@ describe.each(databases)("links sync on $kind", (target) => {
     await age(db(), 60);
 
     const second = depsFor(db());
-    expect(await runSync(second.deps)).toMatchObject({ outcome: "completed", listed: listed.length - 1, fetched: listed.length });
+    expect(await runSync(second.deps)).toMatchObject({
+      outcome: "completed",
+      listed: listed.length - 1,
+      fetched: listed.length,
+    });
     const [row] = await db().select().from(links).where(eq(links.linkId, gone));
     expect(row).toMatchObject({ state: "deleted" });
     expect(row!.deletedSeenAt).not.toBeNull();
@@ -313,7 +392,9 @@ describe.each(databases)("links sync on $kind", (target) => {
   });
 
   it("keeps a link the upstream does not know (404) with a note, and finishes the run", async () => {
-    await db().insert(links).values({ linkId: "mk_not_upstream", state: "connected", seenAt: new Date(Date.now() - 3_600_000) });
+    await db()
+      .insert(links)
+      .values({ linkId: "mk_not_upstream", state: "connected", seenAt: new Date(Date.now() - 3_600_000) });
     const result = await runSync(depsFor(db()).deps);
     expect(result).toMatchObject({ outcome: "completed", notFound: 1, fetched: listed.length });
     const [row] = await db().select().from(links).where(eq(links.linkId, "mk_not_upstream"));
@@ -385,7 +466,11 @@ describe.each(databases)("links sync on $kind", (target) => {
 
   it("runs one sync at a time: of two at once, one works and the other declines, naming the holder", async () => {
     const lines: { msg: string; obj: object }[] = [];
-    const log: SyncLog = { info: (obj, msg) => lines.push({ obj, msg }), warn: () => undefined, error: () => undefined };
+    const log: SyncLog = {
+      info: (obj, msg) => lines.push({ obj, msg }),
+      warn: () => undefined,
+      error: () => undefined,
+    };
     const [a, b] = await Promise.all([
       runSync(depsFor(db(), { owner: "instance-a", log }).deps),
       runSync(depsFor(db(), { owner: "instance-b", log }).deps),
@@ -395,7 +480,9 @@ describe.each(databases)("links sync on $kind", (target) => {
     const holder = a.outcome === "declined" ? "instance-b" : "instance-a";
     expect(declined).toMatchObject({ outcome: "declined", holder });
     // Only the holder says it took the lease.
-    expect(lines.filter((line) => line.msg === "sync lease taken")).toEqual([{ msg: "sync lease taken", obj: { owner: holder, resumed: false } }]);
+    expect(lines.filter((line) => line.msg === "sync lease taken")).toEqual([
+      { msg: "sync lease taken", obj: { owner: holder, resumed: false } },
+    ]);
     expect(requestsTo(await statsOf(), "GET /links/{id}")).toBe(listed.length);
   });
 
@@ -407,13 +494,16 @@ describe.each(databases)("links sync on $kind", (target) => {
     const getLink = deps.api.getLink;
     let waiting = false;
     // The first detail read waits, as a read does for a slot of a full budget; nothing else moves meanwhile.
-    deps.api = { ...deps.api, getLink: async (linkId, opts) => {
-      if (!waiting) {
-        waiting = true;
-        await held;
-      }
-      return getLink(linkId, opts);
-    } };
+    deps.api = {
+      ...deps.api,
+      getLink: async (linkId, opts) => {
+        if (!waiting) {
+          waiting = true;
+          await held;
+        }
+        return getLink(linkId, opts);
+      },
+    };
     const run = runSync(deps);
     const heartbeats = new Set<number>();
     const deadline = Date.now() + 4 * HEARTBEAT_MS;
@@ -439,13 +529,17 @@ describe.each(databases)("links sync on $kind", (target) => {
       }).deps,
     );
     // Another instance holds the unfinished run and is alive.
-    await db().update(syncState).set({ owner: "instance-b", heartbeatAt: sql`now()` });
+    await db()
+      .update(syncState)
+      .set({ owner: "instance-b", heartbeatAt: sql`now()` });
     expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "declined" });
     expect(await requestSync(db())).toEqual({ requested: false, running: true });
     expect((await getSyncStatus(db(), { pace: UNPACED })).running).toBe(true);
 
     // It crashed: no heartbeat for two minutes.
-    await db().update(syncState).set({ heartbeatAt: sql`now() - interval '2 minutes'` });
+    await db()
+      .update(syncState)
+      .set({ heartbeatAt: sql`now() - interval '2 minutes'` });
     expect((await getSyncStatus(db(), { pace: UNPACED })).running).toBe(false);
     expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "completed", resumed: true });
     expect(requestsTo(await statsOf(), "GET /links")).toBe(1);
@@ -469,12 +563,28 @@ describe.each(databases)("links sync on $kind", (target) => {
     // The holder died: its last heartbeat, a second before, had written fewer reads than it had made, and a person
     // opened a few links meanwhile (their details are fresh now).
     const lagging = paused!.done - 12;
-    await db().update(syncState).set({ owner: "dead-instance", heartbeatAt: sql`now() - interval '1 minute'`, done: lagging });
-    const unread = await db().select({ linkId: links.linkId }).from(links).where(sql`${links.seenAt} is null`).limit(5);
-    await db().update(links).set({ seenAt: new Date() }).where(inArray(links.linkId, unread.map((r) => r.linkId)));
+    await db()
+      .update(syncState)
+      .set({ owner: "dead-instance", heartbeatAt: sql`now() - interval '1 minute'`, done: lagging });
+    const unread = await db()
+      .select({ linkId: links.linkId })
+      .from(links)
+      .where(sql`${links.seenAt} is null`)
+      .limit(5);
+    await db()
+      .update(links)
+      .set({ seenAt: new Date() })
+      .where(
+        inArray(
+          links.linkId,
+          unread.map((r) => r.linkId),
+        ),
+      );
 
     const seen: { done: number; total: number }[] = [];
-    const taker = depsFor(db(), { onProgress: (p) => p.phase === "details" && seen.push({ done: p.done, total: p.total }) });
+    const taker = depsFor(db(), {
+      onProgress: (p) => p.phase === "details" && seen.push({ done: p.done, total: p.total }),
+    });
     expect(await runSync(taker.deps)).toMatchObject({ outcome: "completed", resumed: true });
     // It starts from what was stored, then counts from the database: every link read, by the dead holder or a person.
     expect(seen.slice(0, 2)).toEqual([
@@ -486,15 +596,30 @@ describe.each(databases)("links sync on $kind", (target) => {
   });
 
   it("takes over a dead holder's run once its heartbeat is older than the lease's TTL", async () => {
-    await db().insert(syncState).values({ id: "current", owner: "dead-instance", phase: "details", runStartedAt: new Date(), heartbeatAt: sql`now() - (${LEASE_TTL_MS - 3_000}::int * interval '1 millisecond')` });
+    await db()
+      .insert(syncState)
+      .values({
+        id: "current",
+        owner: "dead-instance",
+        phase: "details",
+        runStartedAt: new Date(),
+        heartbeatAt: sql`now() - (${LEASE_TTL_MS - 3_000}::int * interval '1 millisecond')`,
+      });
     expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "declined", holder: "dead-instance" });
-    await db().update(syncState).set({ heartbeatAt: sql`now() - (${LEASE_TTL_MS + 1_000}::int * interval '1 millisecond')` });
+    await db()
+      .update(syncState)
+      .set({ heartbeatAt: sql`now() - (${LEASE_TTL_MS + 1_000}::int * interval '1 millisecond')` });
     expect((await getSyncStatus(db(), { pace: UNPACED })).running).toBe(false);
     expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "completed", resumed: true });
   });
 
   it("shows progress with an ETA while running, and answers a refresh-all request", async () => {
-    expect(await getSyncStatus(db(), { pace: UNPACED })).toMatchObject({ phase: "idle", running: false, runFinishedAt: null, requestedAt: null });
+    expect(await getSyncStatus(db(), { pace: UNPACED })).toMatchObject({
+      phase: "idle",
+      running: false,
+      runFinishedAt: null,
+      requestedAt: null,
+    });
     expect(await requestSync(db())).toEqual({ requested: true, running: false });
     expect((await getSyncStatus(db(), { pace: UNPACED })).requestedAt).not.toBeNull();
 

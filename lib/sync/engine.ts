@@ -9,7 +9,15 @@ import { recordLinks } from "../links/read-model";
 import { type LinkSnapshot, writeLinkSnapshot } from "../links/trend-snapshots";
 import { type UpstreamError, isUpstreamError } from "../upstream/errors";
 import type { UpstreamApi } from "../upstream/index";
-import { acquireSyncLease, finishSyncRun, readSyncState, releaseSyncLease, renewSyncLease, type SyncProgressColumns, type SyncStateRow } from "./lease";
+import {
+  acquireSyncLease,
+  finishSyncRun,
+  readSyncState,
+  releaseSyncLease,
+  renewSyncLease,
+  type SyncProgressColumns,
+  type SyncStateRow,
+} from "./lease";
 import { type SyncPace, SyncPacer, syncPaceOf } from "./pacer";
 import { markLinkDeleted, newlyLearnedLinkIds, staleLinkIds, upsertListedLinks } from "./queries";
 
@@ -72,7 +80,12 @@ export interface SyncDeps {
   log?: SyncLog;
 }
 
-type SyncOptions = Required<Pick<SyncDeps, "concurrency" | "pageSize" | "freshForMs" | "maxConsecutiveFailures" | "newLinksLookMs" | "progressIntervalMs">>;
+type SyncOptions = Required<
+  Pick<
+    SyncDeps,
+    "concurrency" | "pageSize" | "freshForMs" | "maxConsecutiveFailures" | "newLinksLookMs" | "progressIntervalMs"
+  >
+>;
 
 export const SYNC_DEFAULTS: Readonly<SyncOptions> = {
   concurrency: 8,
@@ -97,7 +110,11 @@ export interface SyncCounts {
 }
 
 export type SyncRunResult =
-  | { outcome: "declined"; reason: string; /** The instance holding the lease, as it names itself. */ holder: string | null }
+  | {
+      outcome: "declined";
+      reason: string;
+      /** The instance holding the lease, as it names itself. */ holder: string | null;
+    }
   | ({ outcome: "completed"; resumed: boolean; snapshot: LinkSnapshot } & SyncCounts)
   | ({ outcome: "stopped"; resumed: boolean; reason: string; error?: unknown } & SyncCounts);
 
@@ -141,10 +158,26 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
   const counts: SyncCounts = { listed: 0, fetched: 0, failed: 0, notFound: 0, purged: 0 };
   const resumed = taken.phase !== "idle" && taken.runStartedAt !== null;
   log.info(
-    { owner, resumed, ...(resumed ? { phase: taken.phase, done: taken.done, total: taken.total, runStartedAt: taken.runStartedAt } : {}) },
+    {
+      owner,
+      resumed,
+      ...(resumed
+        ? { phase: taken.phase, done: taken.done, total: taken.total, runStartedAt: taken.runStartedAt }
+        : {}),
+    },
     "sync lease taken",
   );
-  const run: RunContext = { deps, db, log, signal, progress, counts, pace, options, runStartedAt: taken.runStartedAt ?? new Date() };
+  const run: RunContext = {
+    deps,
+    db,
+    log,
+    signal,
+    progress,
+    counts,
+    pace,
+    options,
+    runStartedAt: taken.runStartedAt ?? new Date(),
+  };
 
   try {
     let state: SyncStateRow = taken;
@@ -164,9 +197,17 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
     counts.purged = await purgeDeletedLinks(db);
     const snapshot = await writeLinkSnapshot(db);
     const problems = counts.failed + counts.notFound;
-    const lastError = problems > 0 ? `${problems} of ${progress.total} links could not be read (last: ${progress.lastError ?? "unknown"})` : null;
+    const lastError =
+      problems > 0
+        ? `${problems} of ${progress.total} links could not be read (last: ${progress.lastError ?? "unknown"})`
+        : null;
     await progress.stop();
-    await finishSyncRun(db, owner, { runFinishedAt: new Date(), done: progress.done, total: progress.total, lastError });
+    await finishSyncRun(db, owner, {
+      runFinishedAt: new Date(),
+      done: progress.done,
+      total: progress.total,
+      lastError,
+    });
     log.info({ ...counts, total: progress.total, snapshotTotal: snapshot.total }, "links sync completed");
     return { outcome: "completed", resumed, snapshot, ...counts };
   } catch (error) {
@@ -177,9 +218,11 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
     if (!known) log.error({ err: error }, "links sync failed");
     else log.warn({ reason, ...counts }, "links sync stopped");
     // Best effort: if the database is what failed, the heartbeat goes stale and the next holder resumes anyway.
-    await releaseSyncLease(db, owner, { done: progress.done, total: progress.total, lastError: callerAborted ? progress.lastError : reason }).catch(
-      (releaseError: unknown) => log.warn({ err: releaseError }, "could not release the sync lease"),
-    );
+    await releaseSyncLease(db, owner, {
+      done: progress.done,
+      total: progress.total,
+      lastError: callerAborted ? progress.lastError : reason,
+    }).catch((releaseError: unknown) => log.warn({ err: releaseError }, "could not release the sync lease"));
     return { outcome: "stopped", resumed, reason, ...(known ? {} : { error }), ...counts };
   }
 }
@@ -215,7 +258,10 @@ async function listLinks(run: RunContext, cursor: string | null, listedBefore: n
         resumedCursor = false;
         continue;
       }
-      if (isUpstreamError(error)) throw new SyncStopped(`Listing links failed (${failureText(error)}); the run resumes from the same page later.`);
+      if (isUpstreamError(error))
+        throw new SyncStopped(
+          `Listing links failed (${failureText(error)}); the run resumes from the same page later.`,
+        );
       throw error;
     }
     resumedCursor = false;
@@ -306,7 +352,9 @@ async function readDetails(run: RunContext, totalBefore: number): Promise<void> 
         failedInARow++;
         progress.lastError = `link ${linkId} could not be read (${failureText(error)})`;
         if (failedInARow >= options.maxConsecutiveFailures) {
-          throw new SyncStopped(`Stopped after ${failedInARow} failed reads in a row (last: ${failureText(error)}); the run resumes later.`);
+          throw new SyncStopped(
+            `Stopped after ${failedInARow} failed reads in a row (last: ${failureText(error)}); the run resumes later.`,
+          );
         }
       }
     }
@@ -348,8 +396,7 @@ async function readDetails(run: RunContext, totalBefore: number): Promise<void> 
 export const LEARNED_LINKS_PER_LOOK = 100;
 
 export type LearnedLinksResult =
-  | { outcome: "nothing" | "declined" }
-  | { outcome: "read"; fetched: number; failed: string[] };
+  { outcome: "nothing" | "declined" } | { outcome: "read"; fetched: number; failed: string[] };
 
 /**
  * Between runs: reads the links learned since the last run started and never read (ids the product's back end
@@ -371,7 +418,10 @@ export async function readLearnedLinks(
   const owner = deps.owner ?? newSyncOwner();
   const taken = await acquireSyncLease(db, owner);
   if (!taken) return { outcome: "declined" };
-  const heartbeat = setInterval(() => void renewSyncLease(db, owner).catch(() => undefined), Math.min(deps.progressIntervalMs ?? SYNC_DEFAULTS.progressIntervalMs, HEARTBEAT_MS));
+  const heartbeat = setInterval(
+    () => void renewSyncLease(db, owner).catch(() => undefined),
+    Math.min(deps.progressIntervalMs ?? SYNC_DEFAULTS.progressIntervalMs, HEARTBEAT_MS),
+  );
   heartbeat.unref?.();
   const failed: string[] = [];
   let fetched = 0;
@@ -392,11 +442,14 @@ export async function readLearnedLinks(
         } else failed.push(linkId);
       }
     }
-    if (fetched > 0 || failed.length > 0) deps.log?.info({ fetched, failed: failed.length }, "links learned since the last run read");
+    if (fetched > 0 || failed.length > 0)
+      deps.log?.info({ fetched, failed: failed.length }, "links learned since the last run read");
     return { outcome: "read", fetched, failed };
   } finally {
     clearInterval(heartbeat);
-    await releaseSyncLease(db, owner).catch((error: unknown) => deps.log?.warn({ err: error }, "could not release the sync lease"));
+    await releaseSyncLease(db, owner).catch((error: unknown) =>
+      deps.log?.warn({ err: error }, "could not release the sync lease"),
+    );
   }
 }
 
@@ -452,13 +505,19 @@ class RunProgress {
 
   /** Writes progress now (with what must be saved at this point); throws once the lease is no longer ours. */
   async checkpoint(columns: SyncProgressColumns): Promise<void> {
-    if (!(await this.write(columns))) throw new SyncStopped("Another instance took the sync over (this one's heartbeat was late).");
+    if (!(await this.write(columns)))
+      throw new SyncStopped("Another instance took the sync over (this one's heartbeat was late).");
   }
 
   /** One write at a time, in order: a late heartbeat must not overwrite a newer checkpoint. */
   private write(columns: SyncProgressColumns = {}): Promise<boolean> {
     const mine = this.writing.then(async () => {
-      const ours = await renewSyncLease(this.db, this.owner, { done: this.done, total: this.total, lastError: this.lastError, ...columns });
+      const ours = await renewSyncLease(this.db, this.owner, {
+        done: this.done,
+        total: this.total,
+        lastError: this.lastError,
+        ...columns,
+      });
       if (!ours) this.onLost();
       return ours;
     });

@@ -23,7 +23,10 @@ export type SyncStateRow = typeof syncState.$inferSelect;
 
 /** The progress columns a holder may write with its heartbeat. */
 export type SyncProgressColumns = Partial<
-  Pick<SyncStateRow, "phase" | "listCursor" | "total" | "done" | "lastError" | "runStartedAt" | "runFinishedAt" | "requestedAt">
+  Pick<
+    SyncStateRow,
+    "phase" | "listCursor" | "total" | "done" | "lastError" | "runStartedAt" | "runFinishedAt" | "requestedAt"
+  >
 >;
 
 const isCurrent = eq(syncState.id, SYNC_STATE_ID);
@@ -50,7 +53,10 @@ const NEVER_SYNCED: SyncStateRow = {
 /** The row as stored (a read only: pages call this on every view), or an idle one before the first run. */
 export async function readSyncState(db: Db): Promise<SyncStateRow & { heartbeatFresh: boolean }> {
   const [row] = await db
-    .select({ state: syncState, heartbeatFresh: sql<boolean>`coalesce(${syncState.heartbeatAt} >= ${staleBefore(LEASE_STALE_MS)}, false)` })
+    .select({
+      state: syncState,
+      heartbeatFresh: sql<boolean>`coalesce(${syncState.heartbeatAt} >= ${staleBefore(LEASE_STALE_MS)}, false)`,
+    })
     .from(syncState)
     .where(isCurrent);
   if (!row) return { ...NEVER_SYNCED, heartbeatFresh: false };
@@ -61,12 +67,21 @@ export async function readSyncState(db: Db): Promise<SyncStateRow & { heartbeatF
  * Takes the lease for `owner` when nobody holds it or its holder's heartbeat is older than `staleMs`. Returns the row
  * as taken (its phase and cursor say whether a run is to be resumed), or null when another holder is alive.
  */
-export async function acquireSyncLease(db: Db, owner: string, { staleMs = LEASE_STALE_MS }: { staleMs?: number } = {}): Promise<SyncStateRow | null> {
+export async function acquireSyncLease(
+  db: Db,
+  owner: string,
+  { staleMs = LEASE_STALE_MS }: { staleMs?: number } = {},
+): Promise<SyncStateRow | null> {
   await ensureSyncState(db);
   const [row] = await db
     .update(syncState)
     .set({ owner, heartbeatAt: sql`now()` })
-    .where(and(isCurrent, or(isNull(syncState.owner), isNull(syncState.heartbeatAt), lt(syncState.heartbeatAt, staleBefore(staleMs)))))
+    .where(
+      and(
+        isCurrent,
+        or(isNull(syncState.owner), isNull(syncState.heartbeatAt), lt(syncState.heartbeatAt, staleBefore(staleMs))),
+      ),
+    )
     .returning();
   return row ?? null;
 }
@@ -95,7 +110,11 @@ export async function releaseSyncLease(db: Db, owner: string, progress: SyncProg
  * Finishes a run: idle, its end time, the lease given up. A "refresh all" asked for before the run started is
  * answered by it; one asked for while it ran stays pending (the run may have read those links before the request).
  */
-export async function finishSyncRun(db: Db, owner: string, progress: SyncProgressColumns & { runFinishedAt: Date }): Promise<boolean> {
+export async function finishSyncRun(
+  db: Db,
+  owner: string,
+  progress: SyncProgressColumns & { runFinishedAt: Date },
+): Promise<boolean> {
   const rows = await db
     .update(syncState)
     .set({
@@ -120,7 +139,16 @@ export async function requestSync(db: Db, at = new Date()): Promise<{ requested:
   const rows = await db
     .update(syncState)
     .set({ requestedAt: at })
-    .where(and(isCurrent, or(isNull(syncState.owner), isNull(syncState.heartbeatAt), lt(syncState.heartbeatAt, staleBefore(LEASE_STALE_MS)))))
+    .where(
+      and(
+        isCurrent,
+        or(
+          isNull(syncState.owner),
+          isNull(syncState.heartbeatAt),
+          lt(syncState.heartbeatAt, staleBefore(LEASE_STALE_MS)),
+        ),
+      ),
+    )
     .returning({ id: syncState.id });
   return rows.length > 0 ? { requested: true, running: false } : { requested: false, running: true };
 }

@@ -62,7 +62,13 @@ describe("SyncPacer", () => {
 
   it("takes the sync's share of Linkdesk's per-app GET /links/{id} budget", () => {
     const budget = (app: number) =>
-      new Budget({ store: createMemoryStore(), clientId: "c", appId: "a", shares: { app, link: 0.5, user: 0.5, client: 0.5 }, interactiveMaxWaitMs: 0 });
+      new Budget({
+        store: createMemoryStore(),
+        clientId: "c",
+        appId: "a",
+        shares: { app, link: 0.5, user: 0.5, client: 0.5 },
+        interactiveMaxWaitMs: 0,
+      });
     // 1000 a minute upstream; Linkdesk's half is 500 over the budget's 61 s window; the sync's 80 % of that is 400.
     expect(syncPaceOf(budget(0.5), 0.8)).toEqual({ limit: 400, windowMs: 61_000 });
     expect(syncPaceOf(budget(1), 1)).toEqual({ limit: 1000, windowMs: 61_000 });

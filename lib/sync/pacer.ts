@@ -31,7 +31,8 @@ export class SyncPacer {
   private turn: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: PacerOptions) {
-    if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError(`A pacer's limit must be a whole number ≥ 1, got ${options.limit}`);
+    if (!Number.isInteger(options.limit) || options.limit < 1)
+      throw new RangeError(`A pacer's limit must be a whole number ≥ 1, got ${options.limit}`);
     if (!(options.windowMs > 0)) throw new RangeError(`A pacer's window must be positive, got ${options.windowMs}`);
     this.intervalMs = options.windowMs / options.limit;
     this.now = options.now ?? (() => performance.now());
@@ -60,7 +61,8 @@ export class SyncPacer {
         this.head = 0;
       }
       const used = this.granted.length - this.head;
-      const windowFreesAt = used < this.options.limit ? at : this.granted[this.head + used - this.options.limit]! + this.options.windowMs;
+      const windowFreesAt =
+        used < this.options.limit ? at : this.granted[this.head + used - this.options.limit]! + this.options.windowMs;
       const slotAt = Math.max(this.next, windowFreesAt);
       if (slotAt <= at) {
         this.granted.push(at);

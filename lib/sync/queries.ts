@@ -18,13 +18,20 @@ const UPSERT_CHUNK = 1000;
  */
 export async function upsertListedLinks(db: Db, listed: WireLinksPage["links"], listedAt: Date): Promise<void> {
   for (let start = 0; start < listed.length; start += UPSERT_CHUNK) {
-    const rows = listed
-      .slice(start, start + UPSERT_CHUNK)
-      .map((l) => ({ linkId: l.link_id, createdAt: new Date(l.created_at), listedAt, learnedFrom: "listing" as const, learnedAt: listedAt }));
+    const rows = listed.slice(start, start + UPSERT_CHUNK).map((l) => ({
+      linkId: l.link_id,
+      createdAt: new Date(l.created_at),
+      listedAt,
+      learnedFrom: "listing" as const,
+      learnedAt: listedAt,
+    }));
     await db
       .insert(links)
       .values(rows)
-      .onConflictDoUpdate({ target: links.linkId, set: { createdAt: sql`excluded.created_at`, listedAt: sql`excluded.listed_at` } });
+      .onConflictDoUpdate({
+        target: links.linkId,
+        set: { createdAt: sql`excluded.created_at`, listedAt: sql`excluded.listed_at` },
+      });
   }
 }
 
@@ -36,7 +43,10 @@ export async function upsertListedLinks(db: Db, listed: WireLinksPage["links"], 
  * known deleted and no longer listed is left alone: it cannot come back, and the upstream answers for it until it
  * purges it.
  */
-export async function staleLinkIds(db: Db, { runStartedAt, freshSince }: { runStartedAt: Date; freshSince: Date }): Promise<string[]> {
+export async function staleLinkIds(
+  db: Db,
+  { runStartedAt, freshSince }: { runStartedAt: Date; freshSince: Date },
+): Promise<string[]> {
   const rows = await db
     .select({ linkId: links.linkId })
     .from(links)
@@ -60,12 +70,21 @@ export async function staleLinkIds(db: Db, { runStartedAt, freshSince }: { runSt
  * Links never read that were learned at or after `since` (a registration, a webhook, a lookup while a run reads the
  * others), in the order a run reads them, leaving out `except` (those the run has queued already).
  */
-export async function newlyLearnedLinkIds(db: Db, since: Date, except: ReadonlySet<string>, limit?: number): Promise<string[]> {
+export async function newlyLearnedLinkIds(
+  db: Db,
+  since: Date,
+  except: ReadonlySet<string>,
+  limit?: number,
+): Promise<string[]> {
   const query = db
     .select({ linkId: links.linkId })
     .from(links)
     .where(and(isNull(links.seenAt), gte(links.learnedAt, since)))
-    .orderBy(sql`case when ${links.listedAt} is null then 0 else 1 end`, sql`${links.createdAt} desc nulls last`, links.linkId);
+    .orderBy(
+      sql`case when ${links.listedAt} is null then 0 else 1 end`,
+      sql`${links.createdAt} desc nulls last`,
+      links.linkId,
+    );
   // With a limit, the rows left out are counted in full first: `except` may hold some of the first ones.
   const rows = limit === undefined ? await query : await query.limit(limit + except.size);
   const ids = rows.map((r) => r.linkId).filter((id) => !except.has(id));

@@ -13,12 +13,21 @@ import { kickSyncScheduler, startSyncScheduler } from "./scheduler";
 let database: Database;
 const runs: SyncDeps[] = [];
 
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 vi.mock("../budget", () => ({ getBudget: async () => ({ keys: () => [] }) }));
 vi.mock("../upstream", () => ({ UpstreamApi: class {}, upstream: () => ({ client: {} }) }));
 vi.mock("../env", () => ({ getEnv: () => ({ SYNC_SHARE: 0.8, SYNC_INTERVAL_MINUTES: 15 }) }));
 vi.mock("../logger", () => {
-  const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent };
+  const silent = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => undefined,
+    child: () => silent,
+  };
   return { logger: () => silent };
 });
 vi.mock("./engine", async (importOriginal) => ({

@@ -20,16 +20,42 @@ describe("syncDue", () => {
   });
 
   it("never starts beside a live run, and resumes an unfinished one", async () => {
-    expect((await syncDue({ status: { ...idle, running: true, requestedAt: ago(0) }, now, intervalMinutes: 15 })).due).toBe(false);
-    expect(await syncDue({ status: { ...idle, phase: "details" }, now, intervalMinutes: 0 })).toEqual({ due: true, reason: "resuming an unfinished run" });
+    expect(
+      (await syncDue({ status: { ...idle, running: true, requestedAt: ago(0) }, now, intervalMinutes: 15 })).due,
+    ).toBe(false);
+    expect(await syncDue({ status: { ...idle, phase: "details" }, now, intervalMinutes: 0 })).toEqual({
+      due: true,
+      reason: "resuming an unfinished run",
+    });
   });
 
   it("waits a little after a run stopped early, unless someone asks for a run since", async () => {
     const stopped = { ...idle, phase: "details" as const };
     expect((await syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: ago(1) })).due).toBe(false);
-    expect((await syncDue({ status: stopped, now, intervalMinutes: 15, lastStoppedAt: new Date(now.getTime() - RETRY_STOPPED_AFTER_MS) })).due).toBe(true);
-    expect((await syncDue({ status: { ...stopped, requestedAt: ago(0.5) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) })).due).toBe(true);
-    expect((await syncDue({ status: { ...stopped, requestedAt: ago(2) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) })).due).toBe(false);
+    expect(
+      (
+        await syncDue({
+          status: stopped,
+          now,
+          intervalMinutes: 15,
+          lastStoppedAt: new Date(now.getTime() - RETRY_STOPPED_AFTER_MS),
+        })
+      ).due,
+    ).toBe(true);
+    expect(
+      (
+        await syncDue({
+          status: { ...stopped, requestedAt: ago(0.5) },
+          now,
+          intervalMinutes: 15,
+          lastStoppedAt: ago(1),
+        })
+      ).due,
+    ).toBe(true);
+    expect(
+      (await syncDue({ status: { ...stopped, requestedAt: ago(2) }, now, intervalMinutes: 15, lastStoppedAt: ago(1) }))
+        .due,
+    ).toBe(false);
   });
 });
 
@@ -42,10 +68,23 @@ describe("syncDue with webhooks", () => {
       due: false,
       reason: "webhooks are flowing: the sync runs 4 times less often",
     });
-    expect((await syncDue({ status: finished(60), now, intervalMinutes: 15, slowdown: slowdown(true) })).due).toBe(true);
-    expect((await syncDue({ status: finished(20), now, intervalMinutes: 15, slowdown: slowdown(false) })).due).toBe(true);
+    expect((await syncDue({ status: finished(60), now, intervalMinutes: 15, slowdown: slowdown(true) })).due).toBe(
+      true,
+    );
+    expect((await syncDue({ status: finished(20), now, intervalMinutes: 15, slowdown: slowdown(false) })).due).toBe(
+      true,
+    );
     // Asked for, or half done, a run is due whatever the webhooks.
-    expect((await syncDue({ status: { ...finished(20), requestedAt: ago(0) }, now, intervalMinutes: 15, slowdown: slowdown(true) })).due).toBe(true);
+    expect(
+      (
+        await syncDue({
+          status: { ...finished(20), requestedAt: ago(0) },
+          now,
+          intervalMinutes: 15,
+          slowdown: slowdown(true),
+        })
+      ).due,
+    ).toBe(true);
   });
 });
 

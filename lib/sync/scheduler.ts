@@ -44,19 +44,32 @@ export interface SyncDueInput {
 }
 
 /** Whether a run should start now, and why (for the log). */
-export async function syncDue({ status, now, intervalMinutes, lastStoppedAt, slowdown }: SyncDueInput): Promise<{ due: boolean; reason: string }> {
+export async function syncDue({
+  status,
+  now,
+  intervalMinutes,
+  lastStoppedAt,
+  slowdown,
+}: SyncDueInput): Promise<{ due: boolean; reason: string }> {
   if (status.running) return { due: false, reason: "a run is in progress" };
   // After a run stopped early, wait a little before trying again, unless someone asked for a run since.
   const backingOff = lastStoppedAt !== undefined && now.getTime() - lastStoppedAt.getTime() < RETRY_STOPPED_AFTER_MS;
-  const askedSinceStop = status.requestedAt !== null && (lastStoppedAt === undefined || status.requestedAt > lastStoppedAt);
-  if (backingOff && !askedSinceStop) return { due: false, reason: "the last run stopped early; waiting before trying again" };
+  const askedSinceStop =
+    status.requestedAt !== null && (lastStoppedAt === undefined || status.requestedAt > lastStoppedAt);
+  if (backingOff && !askedSinceStop)
+    return { due: false, reason: "the last run stopped early; waiting before trying again" };
   if (status.phase !== "idle") return { due: true, reason: "resuming an unfinished run" };
   if (status.requestedAt !== null) return { due: true, reason: "refresh all was asked for" };
   if (intervalMinutes <= 0) return { due: false, reason: "SYNC_INTERVAL_MINUTES is 0: only on demand" };
   if (status.runFinishedAt === null) return { due: true, reason: "the links were never synced" };
   const elapsed = now.getTime() - status.runFinishedAt.getTime();
   if (elapsed < intervalMinutes * 60_000) return { due: false, reason: "synced recently" };
-  if (slowdown && slowdown.factor > 1 && elapsed < intervalMinutes * slowdown.factor * 60_000 && (await slowdown.webhooksFlowing())) {
+  if (
+    slowdown &&
+    slowdown.factor > 1 &&
+    elapsed < intervalMinutes * slowdown.factor * 60_000 &&
+    (await slowdown.webhooksFlowing())
+  ) {
     return { due: false, reason: `webhooks are flowing: the sync runs ${slowdown.factor} times less often` };
   }
   return { due: true, reason: "the interval has passed" };
@@ -88,7 +101,9 @@ interface SchedulerState {
 }
 
 // On globalThis: Next.js may evaluate this module more than once in one process, and there must be one timer.
-const shared: SchedulerState = ((globalThis as { [key: symbol]: SchedulerState })[Symbol.for("linkdesk.sync-scheduler")] ??= {});
+const shared: SchedulerState = ((globalThis as { [key: symbol]: SchedulerState })[
+  Symbol.for("linkdesk.sync-scheduler")
+] ??= {});
 
 /**
  * Starts the background sync in this server process (once; later calls do nothing) and makes it part of the server's
@@ -133,7 +148,9 @@ async function finishSyncRunForShutdown(signal: AbortSignal): Promise<void> {
     const outcome = await Promise.race([running, gaveUp]);
     if (outcome === "gave up" && current) {
       const released = await releaseSyncLease(current.db, current.owner);
-      logger().child({ component: "sync" }).warn({ released }, "the sync's reads in flight did not finish in time; its lease was released for it");
+      logger()
+        .child({ component: "sync" })
+        .warn({ released }, "the sync's reads in flight did not finish in time; its lease was released for it");
     }
   } finally {
     clearTimeout(timer);
@@ -172,7 +189,10 @@ function tick(): Promise<SyncRunResult | null> {
         now,
         intervalMinutes: env.SYNC_INTERVAL_MINUTES,
         lastStoppedAt: shared.lastStoppedAt,
-        slowdown: { factor: env.SYNC_WEBHOOK_SLOWDOWN, webhooksFlowing: async () => webhooksFlowing(await newestVerifiedWebhookAt((await getDb()).db), now) },
+        slowdown: {
+          factor: env.SYNC_WEBHOOK_SLOWDOWN,
+          webhooksFlowing: async () => webhooksFlowing(await newestVerifiedWebhookAt((await getDb()).db), now),
+        },
       });
       if (shared.stopped) return null;
       if (!due) {
@@ -185,7 +205,11 @@ function tick(): Promise<SyncRunResult | null> {
       shared.current = current;
       const result = await runSync({ ...deps, owner: current.owner, signal: current.stop.signal });
       // Another instance took the lease first (both saw the run due at once): say who holds it, once per decline.
-      if (result.outcome === "declined") log.info({ reason, holder: result.holder }, `sync lease declined (held by ${result.holder ?? "another instance"})`);
+      if (result.outcome === "declined")
+        log.info(
+          { reason, holder: result.holder },
+          `sync lease declined (held by ${result.holder ?? "another instance"})`,
+        );
       if (result.outcome === "stopped") shared.lastStoppedAt = new Date();
       if (result.outcome === "completed") {
         shared.lastStoppedAt = undefined;

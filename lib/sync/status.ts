@@ -9,7 +9,12 @@ import { SYNC_PHASES, type SyncPhase, type SyncStatus } from "./types";
 /** The pace the configured sync runs at (SYNC_SHARE of Linkdesk's per-app GET /links/{id} budget), for ETAs. */
 export function plannedSyncPace(): SyncPace {
   const env = getEnv();
-  const shares = { app: env.BUDGET_APP_SHARE, link: env.BUDGET_LINK_SHARE, user: env.BUDGET_USER_SHARE, client: env.BUDGET_CLIENT_SHARE };
+  const shares = {
+    app: env.BUDGET_APP_SHARE,
+    link: env.BUDGET_LINK_SHARE,
+    user: env.BUDGET_USER_SHARE,
+    client: env.BUDGET_CLIENT_SHARE,
+  };
   const ids = { clientId: env.UPSTREAM_CLIENT_ID, appId: env.UPSTREAM_CLIENT_ID };
   return syncPaceOf({ keys: (endpoint, more) => keysFor(endpoint, { ...ids, ...more }, shares) }, env.SYNC_SHARE);
 }

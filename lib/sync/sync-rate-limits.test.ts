@@ -27,7 +27,13 @@ afterAll(async () => {
 
 it("reads at the pace of its share, with no 429 from the upstream", async () => {
   const { clientId, clientSecret } = upstream.sandbox.state.options;
-  const budget = new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
+  const budget = new Budget({
+    store: createMemoryStore(),
+    clientId,
+    appId: clientId,
+    shares: { app: 1, link: 1, user: 1, client: 1 },
+    interactiveMaxWaitMs: 0,
+  });
   const api = new UpstreamApi(new UpstreamClient({ baseUrl: upstream.base, clientId, clientSecret, gate: budget }));
   // 80 % of 1000 a minute over the budget's 61 s window: one read every 76 ms.
   const pace = syncPaceOf(budget, 0.8);
@@ -37,7 +43,10 @@ it("reads at the pace of its share, with no 429 from the upstream", async () => 
   const started = performance.now();
   const result = await runSync({
     db: database.db,
-    api: { listLinks: api.listLinks.bind(api), getLink: (id, opts) => (readAt.push(performance.now()), api.getLink(id, opts)) },
+    api: {
+      listLinks: api.listLinks.bind(api),
+      getLink: (id, opts) => (readAt.push(performance.now()), api.getLink(id, opts)),
+    },
     budget,
     share: 0.8,
   });

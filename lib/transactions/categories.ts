@@ -20,10 +20,16 @@ export function pairOf(t: WireTransaction | undefined): CategoryPair | null {
 
 /** Whether a transaction's category is `pair` (a pair without subcategory matches any subcategory of it). */
 export function hasPair(current: CategoryPair | null, pair: CategoryPair): boolean {
-  return current !== null && current.category === pair.category && (pair.subcategory === undefined || current.subcategory === pair.subcategory);
+  return (
+    current !== null &&
+    current.category === pair.category &&
+    (pair.subcategory === undefined || current.subcategory === pair.subcategory)
+  );
 }
 
 export function describePair(pair: CategoryPair | null | undefined): string {
   if (!pair) return "no category";
-  return pair.subcategory ? `${categoryLabel(pair.category)} › ${subcategoryLabel(pair.subcategory)}` : categoryLabel(pair.category);
+  return pair.subcategory
+    ? `${categoryLabel(pair.category)} › ${subcategoryLabel(pair.subcategory)}`
+    : categoryLabel(pair.category);
 }

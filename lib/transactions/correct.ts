@@ -43,11 +43,15 @@ export async function correctTransactionCategory(
   const { linkId, transactionId } = input;
   // What the transaction has now, from the upstream: a transaction id that is not on the link is refused before
   // anything is changed.
-  const current = (await findTransactions(api, linkId, [input], { correlationId: hooks.correlationId })).get(transactionId);
+  const current = (await findTransactions(api, linkId, [input], { correlationId: hooks.correlationId })).get(
+    transactionId,
+  );
   if (!current) return { refused: `Transaction ${transactionId} is not on link ${linkId}.` };
   const before = pairOf(current);
   hooks.onBefore(before);
-  const result = await hooks.send(() => api.correctEnrichment(linkId, transactionId, wire, { correlationId: hooks.correlationId }));
+  const result = await hooks.send(() =>
+    api.correctEnrichment(linkId, transactionId, wire, { correlationId: hooks.correlationId }),
+  );
   noteCorrectedTransactions(linkId, result.transactions);
   const accounts = new Map(result.accounts.map((a) => [a.account_id, a]));
   const { updated, similar, toChange } = splitCorrectionAnswer(
@@ -72,6 +76,9 @@ export async function correctTransactionCategory(
     mark,
     similarCount: toChange,
     similar,
-    bulkCost: estimate && toChange > 0 ? `${toChange} calls, ${describeDuration(estimate.seconds)} at the per-${estimate.scope} limit (${estimate.limit}/min, ${estimate.remaining} left now)` : null,
+    bulkCost:
+      estimate && toChange > 0
+        ? `${toChange} calls, ${describeDuration(estimate.seconds)} at the per-${estimate.scope} limit (${estimate.limit}/min, ${estimate.remaining} left now)`
+        : null,
   };
 }

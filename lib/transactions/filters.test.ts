@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  filterTransactions,
-  pageOf,
-  parseTransactionFilters,
-  transactionFiltersToSearchParams,
-} from "./filters";
+import { filterTransactions, pageOf, parseTransactionFilters, transactionFiltersToSearchParams } from "./filters";
 import { type TransactionRow, formatAmount } from "./rows";
 
 function row(over: Partial<TransactionRow> & { id: string }): TransactionRow {
@@ -54,7 +49,11 @@ describe("parseTransactionFilters (the URL)", () => {
 
   it("means the whole history and the first page when nothing is given; blank fields are not filters", () => {
     expect(parseTransactionFilters({})).toEqual({ filters: {}, page: 1, dropped: [] });
-    expect(parseTransactionFilters({ q: "  ", category: "", start_date: "" })).toEqual({ filters: {}, page: 1, dropped: [] });
+    expect(parseTransactionFilters({ q: "  ", category: "", start_date: "" })).toEqual({
+      filters: {},
+      page: 1,
+      dropped: [],
+    });
   });
 
   it("drops what it cannot use and says why, keeping the rest", () => {
@@ -99,7 +98,8 @@ describe("parseTransactionFilters (the URL)", () => {
   });
 
   it("writes the filters back to the same URL", () => {
-    const query = "q=rent&account=acc_1&start_date=2026-01-01&end_date=2026-02-01&category=mortgage_and_rent&subcategory=rent&confidence_below=70&pending=yes&amount_min=1&amount_max=2000&page=3";
+    const query =
+      "q=rent&account=acc_1&start_date=2026-01-01&end_date=2026-02-01&category=mortgage_and_rent&subcategory=rent&confidence_below=70&pending=yes&amount_min=1&amount_max=2000&page=3";
     const { filters, page } = parseTransactionFilters(new URLSearchParams(query));
     expect(transactionFiltersToSearchParams(filters, page).toString()).toBe(query);
     expect(transactionFiltersToSearchParams({}, 1).toString()).toBe("");
@@ -108,10 +108,43 @@ describe("parseTransactionFilters (the URL)", () => {
 
 describe("filterTransactions (on the server, since the upstream filters only by date and account)", () => {
   const rows = [
-    row({ id: "t1", date: "2026-10-03", description: "Starbucks", rawDescription: "SQ *STARBUCKS #1234", category: "transport", subcategory: "taxi", categoryConfidence: 72, subcategoryConfidence: 55, merchant: { name: "Starbucks", logo: null, website: null } }),
-    row({ id: "t2", date: "2026-09-15", description: "Rent October", category: "shopping", subcategory: "other_shopping", amount: 1800, accountId: "acc_2" }),
-    row({ id: "t3", date: "2026-08-01", description: "Payroll", direction: "credit", amount: 3200, category: "income", subcategory: "employment_income", pending: true }),
-    row({ id: "t4", date: "2026-07-20", description: "Café Crème", categoryConfidence: null, subcategoryConfidence: null }),
+    row({
+      id: "t1",
+      date: "2026-10-03",
+      description: "Starbucks",
+      rawDescription: "SQ *STARBUCKS #1234",
+      category: "transport",
+      subcategory: "taxi",
+      categoryConfidence: 72,
+      subcategoryConfidence: 55,
+      merchant: { name: "Starbucks", logo: null, website: null },
+    }),
+    row({
+      id: "t2",
+      date: "2026-09-15",
+      description: "Rent October",
+      category: "shopping",
+      subcategory: "other_shopping",
+      amount: 1800,
+      accountId: "acc_2",
+    }),
+    row({
+      id: "t3",
+      date: "2026-08-01",
+      description: "Payroll",
+      direction: "credit",
+      amount: 3200,
+      category: "income",
+      subcategory: "employment_income",
+      pending: true,
+    }),
+    row({
+      id: "t4",
+      date: "2026-07-20",
+      description: "Café Crème",
+      categoryConfidence: null,
+      subcategoryConfidence: null,
+    }),
   ];
   const ids = (filters: Parameters<typeof filterTransactions>[1]) => filterTransactions(rows, filters).map((r) => r.id);
 

@@ -24,12 +24,20 @@ export const transactionFilterFields = {
   category: z.enum(CATEGORIES, { error: "not a category" }),
   subcategory: z.enum(SUBCATEGORIES, { error: "not a subcategory" }),
   /** Transactions whose lower confidence is under this many percent. */
-  confidence_below: z.coerce.number({ error: "not a number" }).int("must be a whole number").min(1, "must be 1 to 100").max(100, "must be 1 to 100"),
+  confidence_below: z.coerce
+    .number({ error: "not a number" })
+    .int("must be a whole number")
+    .min(1, "must be 1 to 100")
+    .max(100, "must be 1 to 100"),
   pending: z.enum(["yes", "no"], { error: "must be yes or no" }),
   /** On the amount as shown (money in or out alike). */
   amount_min: amount,
   amount_max: amount,
-  page: z.coerce.number({ error: "not a page number" }).int("not a page number").min(1, "not a page number").max(100_000, "not a page number"),
+  page: z.coerce
+    .number({ error: "not a page number" })
+    .int("not a page number")
+    .min(1, "not a page number")
+    .max(100_000, "not a page number"),
 };
 
 export type TransactionFilterParam = keyof typeof transactionFilterFields;
@@ -70,7 +78,9 @@ export interface TransactionView {
 export type DroppedTransactionParam = DroppedParam<TransactionFilterParam>;
 
 /** The URL's parameters to filters and a page; what cannot be used is dropped and said why. */
-export function parseTransactionFilters(input: RawParams | URLSearchParams): TransactionView & { dropped: DroppedTransactionParam[] } {
+export function parseTransactionFilters(
+  input: RawParams | URLSearchParams,
+): TransactionView & { dropped: DroppedTransactionParam[] } {
   const raw = input instanceof URLSearchParams ? searchParamsToRecord(input) : input;
   const { values: v, dropped } = parseFieldByField(transactionFilterFields, TRANSACTION_FILTER_PARAMS, raw);
   const filters: TransactionFilters = {
@@ -98,10 +108,15 @@ export function parseTransactionFilters(input: RawParams | URLSearchParams): Tra
     delete filters.amountMax;
   }
   if (filters.subcategory && filters.category && categoryOf(filters.subcategory) !== filters.category) {
-    dropped.push({ param: "subcategory", value: filters.subcategory, reason: `not a subcategory of ${categoryLabel(filters.category)}` });
+    dropped.push({
+      param: "subcategory",
+      value: filters.subcategory,
+      reason: `not a subcategory of ${categoryLabel(filters.category)}`,
+    });
     delete filters.subcategory;
   }
-  for (const key of Object.keys(filters) as (keyof TransactionFilters)[]) if (filters[key] === undefined) delete filters[key];
+  for (const key of Object.keys(filters) as (keyof TransactionFilters)[])
+    if (filters[key] === undefined) delete filters[key];
   return { filters, page: v.page ?? 1, dropped };
 }
 
@@ -129,7 +144,11 @@ export function hasFilters(filters: TransactionFilters): boolean {
   return Object.values(filters).some((v) => v !== undefined);
 }
 
-const fold = (text: string) => text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+const fold = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase();
 
 /** Whether one row passes every filter. */
 export function matchesFilters(row: TransactionRow, filters: TransactionFilters): boolean {
@@ -162,7 +181,11 @@ export function filterTransactions(rows: readonly TransactionRow[], filters: Tra
 }
 
 /** One page of the filtered rows, and how many pages there are (at least one). */
-export function pageOf<T>(rows: readonly T[], page: number, size = TRANSACTIONS_VIEW_PAGE_SIZE): { rows: T[]; page: number; pageCount: number } {
+export function pageOf<T>(
+  rows: readonly T[],
+  page: number,
+  size = TRANSACTIONS_VIEW_PAGE_SIZE,
+): { rows: T[]; page: number; pageCount: number } {
   const pageCount = Math.max(1, Math.ceil(rows.length / size));
   const clamped = Math.min(Math.max(1, page), pageCount);
   return { rows: rows.slice((clamped - 1) * size, clamped * size), page: clamped, pageCount };

@@ -17,7 +17,11 @@ function setup() {
       reads.push(linkId);
       if (hold) await new Promise<void>((resolve) => releases.push(resolve));
       if (fail) throw new Error("upstream down");
-      return { transactions: [txn("a"), txn("b")], accounts: [], link: { link_id: linkId } } as unknown as TransactionHistory;
+      return {
+        transactions: [txn("a"), txn("b")],
+        accounts: [],
+        link: { link_id: linkId },
+      } as unknown as TransactionHistory;
     },
     { maxAgeMs: 30_000, maxLinks: 2, now: () => now },
   );
@@ -54,7 +58,9 @@ describe("the per-link transaction history cache (filtering and paging spend no 
     failReads(true);
     await expect(cache.get("L1")).rejects.toThrow("upstream down");
     failReads(false);
-    await expect(cache.get("L1")).resolves.toMatchObject({ transactions: [{ transaction_id: "a" }, { transaction_id: "b" }] });
+    await expect(cache.get("L1")).resolves.toMatchObject({
+      transactions: [{ transaction_id: "a" }, { transaction_id: "b" }],
+    });
     expect(reads).toEqual(["L1", "L1"]);
   });
 

@@ -18,8 +18,15 @@ const MAX_LINKS = 64;
 export type CachedHistory = Recent<TransactionHistory>;
 
 export class TransactionHistoryCache extends RecentReads<TransactionHistory> {
-  constructor(read: (linkId: string, opts: CallOptions) => Promise<TransactionHistory>, options: { maxAgeMs?: number; maxLinks?: number; now?: () => number } = {}) {
-    super(read, { maxAgeMs: options.maxAgeMs ?? HISTORY_MAX_AGE_MS, maxKeys: options.maxLinks ?? MAX_LINKS, now: options.now });
+  constructor(
+    read: (linkId: string, opts: CallOptions) => Promise<TransactionHistory>,
+    options: { maxAgeMs?: number; maxLinks?: number; now?: () => number } = {},
+  ) {
+    super(read, {
+      maxAgeMs: options.maxAgeMs ?? HISTORY_MAX_AGE_MS,
+      maxKeys: options.maxLinks ?? MAX_LINKS,
+      now: options.now,
+    });
   }
 
   /**
@@ -28,7 +35,10 @@ export class TransactionHistoryCache extends RecentReads<TransactionHistory> {
    */
   update(linkId: string, transactions: readonly WireTransaction[]): void {
     const byId = new Map(transactions.map((t) => [t.transaction_id, t]));
-    this.revise(linkId, (settled) => ({ ...settled, transactions: settled.transactions.map((t) => byId.get(t.transaction_id) ?? t) }));
+    this.revise(linkId, (settled) => ({
+      ...settled,
+      transactions: settled.transactions.map((t) => byId.get(t.transaction_id) ?? t),
+    }));
   }
 }
 

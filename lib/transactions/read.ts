@@ -60,9 +60,11 @@ export async function findTransactions(
   const dates = new Set(wanted.map((w) => w.date));
   if (dates.size === 1 && [...dates][0] !== undefined) {
     const date = [...dates][0]!;
-    for (const t of await readAllTransactions(api, linkId, { startDate: date, endDate: date }, opts)) if (ids.has(t.transaction_id)) found.set(t.transaction_id, t);
+    for (const t of await readAllTransactions(api, linkId, { startDate: date, endDate: date }, opts))
+      if (ids.has(t.transaction_id)) found.set(t.transaction_id, t);
     if (found.size === ids.size) return found;
   }
-  for (const t of await readAllTransactions(api, linkId, {}, opts)) if (ids.has(t.transaction_id)) found.set(t.transaction_id, t);
+  for (const t of await readAllTransactions(api, linkId, {}, opts))
+    if (ids.has(t.transaction_id)) found.set(t.transaction_id, t);
   return found;
 }

@@ -17,7 +17,12 @@ describe("splitCorrectionAnswer", () => {
   });
 
   it("counts only the similar ones not in the target category yet: the count the review ticks", () => {
-    const answer = [row("fixed", "food_and_drink", "coffee"), row("a", "food_and_drink", "coffee"), row("b", "shopping"), row("c", "food_and_drink", "groceries")];
+    const answer = [
+      row("fixed", "food_and_drink", "coffee"),
+      row("a", "food_and_drink", "coffee"),
+      row("b", "shopping"),
+      row("c", "food_and_drink", "groceries"),
+    ];
     const split = splitCorrectionAnswer(answer, "fixed", target);
     expect(split.similar).toHaveLength(3);
     expect(split.toChange).toBe(2);

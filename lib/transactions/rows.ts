@@ -52,7 +52,9 @@ export function toTransactionRow(t: WireTransaction, accounts: ReadonlyMap<strin
     datetime: t.datetime ?? null,
     description: t.description || t.raw_description || "",
     rawDescription: t.raw_description ?? null,
-    merchant: merchantName ? { name: merchantName, logo: merchant?.logo ?? null, website: merchant?.website ?? null } : null,
+    merchant: merchantName
+      ? { name: merchantName, logo: merchant?.logo ?? null, website: merchant?.website ?? null }
+      : null,
     amount: Math.abs(t.amount),
     direction: t.type === "credit" ? "credit" : "debit",
     currency: t.currency,
@@ -63,7 +65,9 @@ export function toTransactionRow(t: WireTransaction, accounts: ReadonlyMap<strin
     subcategory: subcategory && isSubcategory(subcategory) ? subcategory : null,
     categoryConfidence: e?.category.confidence ?? null,
     subcategoryConfidence: e?.subcategory?.confidence ?? null,
-    recurrence: e?.recurrence ? { frequency: e.recurrence.frequency ?? null, next: e.recurrence.next_predicted_date ?? null } : null,
+    recurrence: e?.recurrence
+      ? { frequency: e.recurrence.frequency ?? null, next: e.recurrence.next_predicted_date ?? null }
+      : null,
   };
 }
 
@@ -89,7 +93,10 @@ export function formatAmount(row: Pick<TransactionRow, "amount" | "direction" | 
 }
 
 /** Whether a row already has a category (a pair without subcategory means the category's own, none chosen). */
-export function isInCategory(row: { category: string | null; subcategory: string | null }, target: { category: string; subcategory?: string }): boolean {
+export function isInCategory(
+  row: { category: string | null; subcategory: string | null },
+  target: { category: string; subcategory?: string },
+): boolean {
   return row.category === target.category && row.subcategory === (target.subcategory ?? null);
 }
 
@@ -104,5 +111,9 @@ export function splitCorrectionAnswer<R extends { id: string; category: string |
   target: { category: string; subcategory?: string },
 ): { updated: R | null; similar: R[]; toChange: number } {
   const similar = rows.filter((r) => r.id !== transactionId);
-  return { updated: rows.find((r) => r.id === transactionId) ?? null, similar, toChange: similar.filter((r) => !isInCategory(r, target)).length };
+  return {
+    updated: rows.find((r) => r.id === transactionId) ?? null,
+    similar,
+    toChange: similar.filter((r) => !isInCategory(r, target)).length,
+  };
 }

@@ -67,7 +67,11 @@ export async function transactionsPage(
     pageSize,
     accounts: history.accounts.map((a) => ({ id: a.account_id, label: accountLabel(a) })),
     readAt: history.readAt,
-    marks: await correctionMarks(db, linkId, rows.map((r) => r.id)),
+    marks: await correctionMarks(
+      db,
+      linkId,
+      rows.map((r) => r.id),
+    ),
   };
 }
 
@@ -76,7 +80,9 @@ const pair = (value: unknown): CategoryPair | null => {
   return parsed.success ? parsed.data : null;
 };
 
-export function markOf(entry: Pick<AuditEntry, "action" | "actorEmail" | "at" | "correlationId" | "input" | "before" | "after">): CorrectionMark {
+export function markOf(
+  entry: Pick<AuditEntry, "action" | "actorEmail" | "at" | "correlationId" | "input" | "before" | "after">,
+): CorrectionMark {
   const input = (entry.input ?? {}) as { job?: unknown };
   const before = pair(entry.before);
   const kind = entry.action === "transaction.correct" ? "corrected" : "undone";
@@ -93,7 +99,11 @@ export function markOf(entry: Pick<AuditEntry, "action" | "actorEmail" | "at" | 
 }
 
 /** The newest successful correction or undo of each of these transactions of the link, by transaction id. */
-export async function correctionMarks(db: Db, linkId: string, transactionIds: string[]): Promise<Record<string, CorrectionMark>> {
+export async function correctionMarks(
+  db: Db,
+  linkId: string,
+  transactionIds: string[],
+): Promise<Record<string, CorrectionMark>> {
   const marks: Record<string, CorrectionMark> = {};
   if (transactionIds.length === 0) return marks;
   const rows = await db

@@ -42,14 +42,21 @@ function fakeUpstream(handler: (req: Seen, seen: Seen[]) => Response | Promise<R
     fetch: fetchImpl,
     now: () => clock,
   });
-  return { client, api: new UpstreamApi(client), seen, advance: (ms: number) => (clock += ms), calls: (path: string) => seen.filter((s) => s.path.startsWith(path)) };
+  return {
+    client,
+    api: new UpstreamApi(client),
+    seen,
+    advance: (ms: number) => (clock += ms),
+    calls: (path: string) => seen.filter((s) => s.path.startsWith(path)),
+  };
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 
 let tokenCounter = 0;
-const tokenResponse = (expiresIn = 3600) => json(201, { access_token: `tok_${++tokenCounter}`, token_type: "bearer", expires_in: expiresIn });
+const tokenResponse = (expiresIn = 3600) =>
+  json(201, { access_token: `tok_${++tokenCounter}`, token_type: "bearer", expires_in: expiresIn });
 
 describe("UpstreamClient", () => {
   it("mints a token with form-encoded client credentials and sends all three auth headers", async () => {
@@ -131,10 +138,18 @@ describe("UpstreamClient", () => {
     const up = fakeUpstream((req) => {
       if (req.path === "/auth/token") return tokenResponse();
       if (req.path.startsWith("/links/busy")) {
-        return json(429, { error_code: "api_error.rate_limit_exceeded", error_message: "Rate limit exceeded" }, { "Retry-After": "12" });
+        return json(
+          429,
+          { error_code: "api_error.rate_limit_exceeded", error_message: "Rate limit exceeded" },
+          { "Retry-After": "12" },
+        );
       }
       if (req.path.startsWith("/links/dated")) {
-        return json(429, { error_code: "api_error.rate_limit_exceeded", error_message: "Rate limit exceeded" }, { "Retry-After": "Fri, 20 Nov 2026 10:05:00 GMT" });
+        return json(
+          429,
+          { error_code: "api_error.rate_limit_exceeded", error_message: "Rate limit exceeded" },
+          { "Retry-After": "Fri, 20 Nov 2026 10:05:00 GMT" },
+        );
       }
       return json(422, {
         error_code: "link_error.bad_state",
@@ -144,31 +159,51 @@ describe("UpstreamClient", () => {
       });
     });
     const busy = (await up.api.getLink("busy").catch((e: unknown) => e)) as UpstreamError;
-    expect(busy).toMatchObject({ kind: "http", status: 429, errorCode: "api_error.rate_limit_exceeded", endpoint: "GET /links/{id}" });
+    expect(busy).toMatchObject({
+      kind: "http",
+      status: 429,
+      errorCode: "api_error.rate_limit_exceeded",
+      endpoint: "GET /links/{id}",
+    });
     expect(busy.retryAfter?.toISOString()).toBe("2026-11-20T10:00:12.000Z");
     const dated = (await up.api.getLink("dated").catch((e: unknown) => e)) as UpstreamError;
     expect(dated.retryAfter?.toISOString()).toBe("2026-11-20T10:05:00.000Z");
     const bad = (await up.api.getLink("x").catch((e: unknown) => e)) as UpstreamError;
-    expect(bad).toMatchObject({ status: 422, errorCode: "link_error.bad_state", linkErrorCode: "link_not_ready", errorMessage: "Link is not ready" });
+    expect(bad).toMatchObject({
+      status: 422,
+      errorCode: "link_error.bad_state",
+      linkErrorCode: "link_not_ready",
+      errorMessage: "Link is not ready",
+    });
   });
 
   it("reports a 5xx without an envelope as an http error, not a crash", async () => {
-    const up = fakeUpstream((req) => (req.path === "/auth/token" ? tokenResponse() : new Response("<html>Bad gateway</html>", { status: 502 })));
+    const up = fakeUpstream((req) =>
+      req.path === "/auth/token" ? tokenResponse() : new Response("<html>Bad gateway</html>", { status: 502 }),
+    );
     const error = (await up.api.getLink("mk_1").catch((e: unknown) => e)) as UpstreamError;
     expect(error).toMatchObject({ kind: "http", status: 502, errorCode: undefined });
   });
 
   it("names the field of a response that does not match the schema", async () => {
     const up = fakeUpstream((req) =>
-      req.path === "/auth/token" ? tokenResponse() : json(200, { ...wireLink(), products: { transactions: { refreshed_at: 42 } } }),
+      req.path === "/auth/token"
+        ? tokenResponse()
+        : json(200, { ...wireLink(), products: { transactions: { refreshed_at: 42 } } }),
     );
     const error = (await up.api.getLink("mk_1").catch((e: unknown) => e)) as UpstreamError;
-    expect(error).toMatchObject({ kind: "invalid_response", field: "products.transactions.refreshed_at", endpoint: "GET /links/{id}" });
+    expect(error).toMatchObject({
+      kind: "invalid_response",
+      field: "products.transactions.refreshed_at",
+      endpoint: "GET /links/{id}",
+    });
     expect(error.message).toContain('field "products.transactions.refreshed_at"');
   });
 
   it("reports a body that is not JSON as an invalid response", async () => {
-    const up = fakeUpstream((req) => (req.path === "/auth/token" ? tokenResponse() : new Response('{"link_id": "mk_', { status: 200 })));
+    const up = fakeUpstream((req) =>
+      req.path === "/auth/token" ? tokenResponse() : new Response('{"link_id": "mk_', { status: 200 }),
+    );
     const error = (await up.api.getLink("mk_1").catch((e: unknown) => e)) as UpstreamError;
     expect(error).toMatchObject({ kind: "invalid_response", errorMessage: "the body is not valid JSON" });
   });
@@ -213,7 +248,14 @@ describe("UpstreamClient", () => {
       return json(200, wireLink());
     });
     const error = (await slow.client
-      .request({ method: "POST", endpoint: "POST /links/import", path: "/links/import", body: {}, schema: z.unknown(), timeoutMs: 50 })
+      .request({
+        method: "POST",
+        endpoint: "POST /links/import",
+        path: "/links/import",
+        body: {},
+        schema: z.unknown(),
+        timeoutMs: 50,
+      })
       .catch((e: unknown) => e)) as UpstreamError;
     expect(error).toMatchObject({ kind: "timeout", endpoint: "POST /links/import" });
     expect(slow.calls("/links/import")).toHaveLength(1);
@@ -221,10 +263,16 @@ describe("UpstreamClient", () => {
 
   it("keeps credentials and tokens out of its errors", async () => {
     const up = fakeUpstream((req) =>
-      req.path === "/auth/token" ? json(401, { error_code: "api_error.auth.unauthorized", error_message: "Unauthorized" }) : json(200, {}),
+      req.path === "/auth/token"
+        ? json(401, { error_code: "api_error.auth.unauthorized", error_message: "Unauthorized" })
+        : json(200, {}),
     );
     const error = (await up.api.getLink("mk_1").catch((e: unknown) => e)) as UpstreamError;
-    expect(error).toMatchObject({ status: 401, errorCode: "api_error.auth.unauthorized", endpoint: "POST /auth/token" });
+    expect(error).toMatchObject({
+      status: 401,
+      errorCode: "api_error.auth.unauthorized",
+      endpoint: "POST /auth/token",
+    });
     expect(JSON.stringify({ ...error, message: error.message })).not.toContain("secret_1");
   });
 });
@@ -232,7 +280,9 @@ describe("UpstreamClient", () => {
 describe("UpstreamApi link observer", () => {
   it("hands every Link an answer carries to the observer, and a failing observer does not fail the call", async () => {
     const seen: string[] = [];
-    const up = fakeUpstream((req) => (req.path === "/auth/token" ? tokenResponse() : json(200, wireLink({ link_id: "mk_observed" }))));
+    const up = fakeUpstream((req) =>
+      req.path === "/auth/token" ? tokenResponse() : json(200, wireLink({ link_id: "mk_observed" })),
+    );
     const observed = new UpstreamApi(up.client, 30_000, async (links) => {
       seen.push(...links.map((l) => l.link_id));
     });
@@ -258,25 +308,46 @@ describe("UpstreamClient and the rate budget", () => {
       fetch: (async (input: string | URL | Request, init?: RequestInit) => {
         if (String(input).endsWith("/auth/token")) return tokenResponse();
         const signal = init?.signal;
-        return Promise.race([answer(), new Promise<never>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
+        return Promise.race([
+          answer(),
+          new Promise<never>((_, reject) =>
+            signal?.addEventListener("abort", () => reject(signal.reason), { once: true }),
+          ),
+        ]);
       }) as typeof fetch,
       gate: {
         reserve: async (endpoint) => void heard.push(`reserve ${endpoint}`),
         rateLimited: async (endpoint) => void heard.push(`rateLimited ${endpoint}`),
-        declined: async (endpoint, scopes) => void heard.push(`declined ${endpoint} ${scopes.products?.join(",") ?? ""}`),
+        declined: async (endpoint, scopes) =>
+          void heard.push(`declined ${endpoint} ${scopes.products?.join(",") ?? ""}`),
       },
     });
     return { api: new UpstreamApi(client), heard: () => heard.filter((h) => !h.includes("/auth/token")) };
   }
 
   it("tells the budget a refresh was declined on any 4xx (a 429 also closes its keys), so the product's slot is given back", async () => {
-    const tooSoon = gatedClient(() => json(429, { error_code: "api_error.rate_limit_exceeded", error_message: "Rate limit exceeded" }, { "Retry-After": "600" }));
+    const tooSoon = gatedClient(() =>
+      json(
+        429,
+        { error_code: "api_error.rate_limit_exceeded", error_message: "Rate limit exceeded" },
+        { "Retry-After": "600" },
+      ),
+    );
     await expect(tooSoon.api.refreshProducts("mk_1", ["accounts", "accounts"])).rejects.toMatchObject({ status: 429 });
-    expect(tooSoon.heard()).toEqual(["reserve POST /links/{id}/products", "rateLimited POST /links/{id}/products", "declined POST /links/{id}/products accounts"]);
+    expect(tooSoon.heard()).toEqual([
+      "reserve POST /links/{id}/products",
+      "rateLimited POST /links/{id}/products",
+      "declined POST /links/{id}/products accounts",
+    ]);
 
-    const badState = gatedClient(() => json(422, { error_code: "link_error.bad_state", error_message: "Not ready", link_error_code: "link_not_ready" }));
+    const badState = gatedClient(() =>
+      json(422, { error_code: "link_error.bad_state", error_message: "Not ready", link_error_code: "link_not_ready" }),
+    );
     await expect(badState.api.refreshProducts("mk_1", ["transactions"])).rejects.toMatchObject({ status: 422 });
-    expect(badState.heard()).toEqual(["reserve POST /links/{id}/products", "declined POST /links/{id}/products transactions"]);
+    expect(badState.heard()).toEqual([
+      "reserve POST /links/{id}/products",
+      "declined POST /links/{id}/products transactions",
+    ]);
   });
 
   it("gives nothing back when the upstream may have done the work: a 5xx or no answer in time", async () => {

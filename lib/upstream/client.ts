@@ -51,8 +51,17 @@ export interface BudgetWait {
  * a 429 is reported so the budget closes the call's keys.
  */
 export interface CallGate {
-  reserve(endpoint: string, scopes: CallScopes, opts: { mode?: CallMode; signal?: AbortSignal; onWait?: (wait: BudgetWait) => void }): Promise<unknown>;
-  rateLimited(endpoint: string, scopes: CallScopes, retryAt: Date | undefined, retryAfterHeader: string | null): Promise<void>;
+  reserve(
+    endpoint: string,
+    scopes: CallScopes,
+    opts: { mode?: CallMode; signal?: AbortSignal; onWait?: (wait: BudgetWait) => void },
+  ): Promise<unknown>;
+  rateLimited(
+    endpoint: string,
+    scopes: CallScopes,
+    retryAt: Date | undefined,
+    retryAfterHeader: string | null,
+  ): Promise<void>;
   /**
    * The upstream declined the call (a 4xx answer, 429 included): it did nothing. A slot that stands for something
    * done rather than a call sent (a product refresh) is given back.
@@ -198,16 +207,18 @@ export class UpstreamClient {
     });
     await this.gate?.reserve(endpoint, {}, { mode: "interactive" });
     const issuedAt = this.now();
-    const body = await this.gated(endpoint, {}, () => this.exchange({
-      endpoint,
-      method: "POST",
-      url: `${this.baseUrl}/auth/token`,
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
-      body: form.toString(),
-      timeoutMs: this.timeoutMs,
-      correlationId,
-      attempt: 1,
-    }));
+    const body = await this.gated(endpoint, {}, () =>
+      this.exchange({
+        endpoint,
+        method: "POST",
+        url: `${this.baseUrl}/auth/token`,
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+        body: form.toString(),
+        timeoutMs: this.timeoutMs,
+        correlationId,
+        attempt: 1,
+      }),
+    );
     const parsed = validate(accessTokenResponseSchema, body, endpoint, correlationId);
     const lifetimeMs = parsed.expires_in * 1000;
     // Renew shortly before expiry (a minute, or a tenth of a short lifetime) so no call carries a token that dies in flight.
@@ -237,16 +248,18 @@ export class UpstreamClient {
     const scopes = req.scopes ?? {};
     await this.gate?.reserve(req.endpoint, scopes, { mode: req.mode, signal: req.signal, onWait: req.onWait });
     await req.beforeSend?.();
-    const body = await this.gated(req.endpoint, scopes, () => this.exchange({
-      endpoint: req.endpoint,
-      method: req.method,
-      url: url.toString(),
-      headers,
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
-      timeoutMs: req.timeoutMs ?? this.timeoutMs,
-      correlationId,
-      attempt,
-    }));
+    const body = await this.gated(req.endpoint, scopes, () =>
+      this.exchange({
+        endpoint: req.endpoint,
+        method: req.method,
+        url: url.toString(),
+        headers,
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        timeoutMs: req.timeoutMs ?? this.timeoutMs,
+        correlationId,
+        attempt,
+      }),
+    );
     return validate(req.schema, body, req.endpoint, correlationId);
   }
 
@@ -259,9 +272,11 @@ export class UpstreamClient {
       return await call();
     } catch (error) {
       if (this.gate && isUpstreamError(error) && error.kind === "http" && error.status !== undefined) {
-        if (error.status === 429) await this.gate.rateLimited(endpoint, scopes, error.retryAfter, error.retryAfterHeader ?? null);
+        if (error.status === 429)
+          await this.gate.rateLimited(endpoint, scopes, error.retryAfter, error.retryAfterHeader ?? null);
         // Giving a slot back only frees it sooner: should the budget fail to, the upstream's own error still counts.
-        if (error.status >= 400 && error.status < 500) await this.gate.declined?.(endpoint, scopes).catch(() => undefined);
+        if (error.status >= 400 && error.status < 500)
+          await this.gate.declined?.(endpoint, scopes).catch(() => undefined);
       }
       throw error;
     }
@@ -321,7 +336,13 @@ export class UpstreamClient {
 
     if (response.ok) {
       log(response.status);
-      if (jsonError) throw new UpstreamError({ ...base, kind: "invalid_response", status: response.status, errorMessage: jsonError });
+      if (jsonError)
+        throw new UpstreamError({
+          ...base,
+          kind: "invalid_response",
+          status: response.status,
+          errorMessage: jsonError,
+        });
       return json;
     }
 
@@ -352,8 +373,13 @@ function openAndClose(url: URL, timeoutMs: number): Promise<void> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port) || (secure ? 443 : 80);
   return new Promise((resolve, reject) => {
-    const socket = secure ? connectTls({ host, port, servername: isIP(host) ? undefined : host }) : connectTcp({ host, port });
-    const timer = setTimeout(() => finish(Object.assign(new Error(`no connection within ${timeoutMs} ms`), { name: "TimeoutError" })), timeoutMs);
+    const socket = secure
+      ? connectTls({ host, port, servername: isIP(host) ? undefined : host })
+      : connectTcp({ host, port });
+    const timer = setTimeout(
+      () => finish(Object.assign(new Error(`no connection within ${timeoutMs} ms`), { name: "TimeoutError" })),
+      timeoutMs,
+    );
     function finish(error?: Error) {
       clearTimeout(timer);
       socket.destroy();

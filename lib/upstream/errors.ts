@@ -104,7 +104,11 @@ export function describeUpstreamError(error: UpstreamError): { title: string; de
       return {
         title: "The upstream answered with data Linkdesk does not understand",
         detail: `${error.endpoint} returned a response that does not match the API contract${
-          error.field !== undefined ? ` (field "${error.field}"${error.errorMessage ? `: ${error.errorMessage}` : ""})` : error.errorMessage ? ` (${error.errorMessage})` : ""
+          error.field !== undefined
+            ? ` (field "${error.field}"${error.errorMessage ? `: ${error.errorMessage}` : ""})`
+            : error.errorMessage
+              ? ` (${error.errorMessage})`
+              : ""
         }. Nothing was changed on Linkdesk's side.`,
       };
     case "http":
@@ -132,7 +136,8 @@ function describeHttp(error: UpstreamError): { title: string; detail: string } {
       : `The upstream refused the request (HTTP ${error.status})`);
   const parts = [error.errorMessage, error.linkErrorCode ? `Reason: ${error.linkErrorCode}.` : undefined];
   if (error.retryAfter) parts.push(`Next attempt allowed at ${error.retryAfter.toISOString()}.`);
-  if (error.status !== undefined && error.status >= 500) parts.push("This is on the upstream's side; try again shortly.");
+  if (error.status !== undefined && error.status >= 500)
+    parts.push("This is on the upstream's side; try again shortly.");
   return { title, detail: parts.filter(Boolean).join(" ") || `${error.endpoint} answered HTTP ${error.status}.` };
 }
 

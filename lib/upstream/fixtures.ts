@@ -40,7 +40,13 @@ export function wireTransaction(overrides: Partial<WireTransaction> = {}): WireT
     enrichment: {
       category: { value: "food_and_drink", confidence: 92 },
       subcategory: { value: "coffee", confidence: 88 },
-      merchant: { id: "m_1", name: "Starbucks", display_name: "Starbucks", logo: "https://logo.example.com/sb.png", website: "starbucks.com" },
+      merchant: {
+        id: "m_1",
+        name: "Starbucks",
+        display_name: "Starbucks",
+        logo: "https://logo.example.com/sb.png",
+        website: "starbucks.com",
+      },
       processor: null,
       recurrence: null,
     },

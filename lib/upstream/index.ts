@@ -139,7 +139,13 @@ export class UpstreamApi {
    * the webhook receiver caches them (lib/webhooks/keys.ts).
    */
   getWebhookKeys(opts: CallOptions = {}) {
-    return this.client.request({ method: "GET", endpoint: "GET /.well-known/jwks.json", path: "/.well-known/jwks.json", schema: webhookKeysSchema, ...opts });
+    return this.client.request({
+      method: "GET",
+      endpoint: "GET /.well-known/jwks.json",
+      path: "/.well-known/jwks.json",
+      schema: webhookKeysSchema,
+      ...opts,
+    });
   }
 
   /**
@@ -261,12 +267,20 @@ export class UpstreamApi {
   }
 
   /** A page of institutions; `name` matches the whole name or its start. */
-  listInstitutions(params: { name?: string; featured?: boolean; cursor?: string; limit?: number } = {}, opts: CallOptions = {}) {
+  listInstitutions(
+    params: { name?: string; featured?: boolean; cursor?: string; limit?: number } = {},
+    opts: CallOptions = {},
+  ) {
     return this.client.request({
       method: "GET",
       endpoint: "GET /institutions",
       path: "/institutions",
-      query: { name: params.name || undefined, featured: params.featured === undefined ? undefined : String(params.featured), cursor: params.cursor || undefined, limit: params.limit },
+      query: {
+        name: params.name || undefined,
+        featured: params.featured === undefined ? undefined : String(params.featured),
+        cursor: params.cursor || undefined,
+        limit: params.limit,
+      },
       schema: institutionsPageSchema,
       ...opts,
     });
@@ -283,7 +297,12 @@ export class UpstreamApi {
     });
   }
 
-  async correctEnrichment(linkId: string, transactionId: string, body: WireCorrectEnrichmentRequest, opts: CallOptions = {}) {
+  async correctEnrichment(
+    linkId: string,
+    transactionId: string,
+    body: WireCorrectEnrichmentRequest,
+    opts: CallOptions = {},
+  ) {
     const result = await this.client.request({
       method: "POST",
       endpoint: "POST /links/{id}/transactions/{txn_id}/enrichment",
@@ -335,12 +354,19 @@ export class UpstreamApi {
     return this.observe(result, (r) => r, opts.learnedFrom);
   }
 
-  createLinkSession(body: { customer_user: { id: string }; redirect_uri: string; existing_link_id?: string }, opts: CallOptions = {}) {
+  createLinkSession(
+    body: { customer_user: { id: string }; redirect_uri: string; existing_link_id?: string },
+    opts: CallOptions = {},
+  ) {
     return this.client.request({
       method: "POST",
       endpoint: "POST /link-session",
       path: "/link-session",
-      scopes: { userId: body.customer_user.id, linkId: body.existing_link_id, relink: body.existing_link_id !== undefined },
+      scopes: {
+        userId: body.customer_user.id,
+        linkId: body.existing_link_id,
+        relink: body.existing_link_id !== undefined,
+      },
       body,
       schema: linkSessionResponseSchema,
       ...opts,
@@ -378,7 +404,10 @@ export function upstream(): UpstreamApi {
       clientSecret: env.UPSTREAM_CLIENT_SECRET,
       timeoutMs: env.UPSTREAM_TIMEOUT_MS,
       gate: budgetGate,
-      onCall: (call) => (call.status !== undefined && call.status < 400 ? log.info(call, "upstream call") : log.warn(call, "upstream call failed")),
+      onCall: (call) =>
+        call.status !== undefined && call.status < 400
+          ? log.info(call, "upstream call")
+          : log.warn(call, "upstream call failed"),
     });
     instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS, tellLinkObservers);
   }

@@ -25,7 +25,9 @@ export interface InstitutionNameCache {
    * Names of several ids (each distinct id asked once, one after the other, within the rate budget). Stops at the
    * first failure that is not "unknown id": `missing` lists the ids not looked up and `problem` holds the failure.
    */
-  institutionNames(institutionIds: Iterable<string>): Promise<{ names: Map<string, string | null>; missing: string[]; problem?: unknown }>;
+  institutionNames(
+    institutionIds: Iterable<string>,
+  ): Promise<{ names: Map<string, string | null>; missing: string[]; problem?: unknown }>;
   /** Forgets every cached answer (tests). */
   clear(): void;
 }

@@ -21,7 +21,12 @@ function scripted(answer: (method: string, path: string) => Response) {
     seen.push({ method, path: url.pathname });
     return answer(method, url.pathname);
   }) as typeof fetch;
-  const client = new UpstreamClient({ baseUrl: "https://upstream.test", clientId: "client_1", clientSecret: "secret_1", fetch: fetchImpl });
+  const client = new UpstreamClient({
+    baseUrl: "https://upstream.test",
+    clientId: "client_1",
+    clientSecret: "secret_1",
+    fetch: fetchImpl,
+  });
   const observed: WireLink[][] = [];
   const api = new UpstreamApi(client, 30_000, async (links) => {
     observed.push(links);
@@ -48,7 +53,11 @@ describe("getUserLinks", () => {
 
   it("refuses an answer that is not a map of links, naming the field", async () => {
     const up = scripted(() => Response.json({ links: [wireLink()] }));
-    await expect(up.api.getUserLinks("user_1")).rejects.toMatchObject({ kind: "invalid_response", endpoint: "GET /users/{id}/links", field: "links" });
+    await expect(up.api.getUserLinks("user_1")).rejects.toMatchObject({
+      kind: "invalid_response",
+      endpoint: "GET /users/{id}/links",
+      field: "links",
+    });
     const broken = scripted(() => Response.json({ links: { mk_a: { link_id: "mk_a" } } }));
     const error = (await broken.api.getUserLinks("user_1").catch((e: unknown) => e)) as UpstreamError;
     expect(error).toBeInstanceOf(UpstreamError);
@@ -65,12 +74,23 @@ describe("deleteLink", () => {
 
   it("takes any other 2xx as success too, whatever its body (the link is deleted either way)", async () => {
     await expect(scripted(() => new Response("", { status: 200 })).api.deleteLink("mk_1")).resolves.toBeUndefined();
-    await expect(scripted(() => Response.json({ deleted: true }, { status: 202 })).api.deleteLink("mk_1")).resolves.toBeUndefined();
+    await expect(
+      scripted(() => Response.json({ deleted: true }, { status: 202 })).api.deleteLink("mk_1"),
+    ).resolves.toBeUndefined();
   });
 
   it("passes the upstream's refusal on with its status and code", async () => {
-    const up = scripted(() => Response.json({ error_code: "link_error.deleted", error_message: "This link was deleted at some earlier time." }, { status: 410 }));
-    await expect(up.api.deleteLink("mk_1")).rejects.toMatchObject({ status: 410, errorCode: "link_error.deleted", endpoint: "DELETE /links/{id}" });
+    const up = scripted(() =>
+      Response.json(
+        { error_code: "link_error.deleted", error_message: "This link was deleted at some earlier time." },
+        { status: 410 },
+      ),
+    );
+    await expect(up.api.deleteLink("mk_1")).rejects.toMatchObject({
+      status: 410,
+      errorCode: "link_error.deleted",
+      endpoint: "DELETE /links/{id}",
+    });
   });
 });
 
@@ -92,7 +112,9 @@ describe("getUserLinks and deleteLink against the sandbox", () => {
   beforeAll(async () => {
     sandbox = createSandbox({ links: 64, rateLimits: false, importDelayMs: 0 });
     const baseUrl = await sandbox.listen(0);
-    api = new UpstreamApi(new UpstreamClient({ baseUrl, clientId: SANDBOX_DEFAULTS.clientId, clientSecret: SANDBOX_DEFAULTS.clientSecret }));
+    api = new UpstreamApi(
+      new UpstreamClient({ baseUrl, clientId: SANDBOX_DEFAULTS.clientId, clientSecret: SANDBOX_DEFAULTS.clientSecret }),
+    );
   });
   afterAll(() => sandbox.close());
 
@@ -105,8 +127,14 @@ describe("getUserLinks and deleteLink against the sandbox", () => {
     await expect(api.deleteLink(imported.link_id)).resolves.toBeUndefined();
     expect((await api.getUserLinks("user_door_verbs")).links[imported.link_id]?.state).toBe("deleted");
     expect((await api.getLink(imported.link_id)).state).toBe("deleted");
-    await expect(api.deleteLink(imported.link_id)).rejects.toMatchObject({ status: 410, errorCode: "link_error.deleted" });
-    await expect(api.deleteLink("mk_doesNotExist")).rejects.toMatchObject({ status: 404, errorCode: "link_error.not_found" });
+    await expect(api.deleteLink(imported.link_id)).rejects.toMatchObject({
+      status: 410,
+      errorCode: "link_error.deleted",
+    });
+    await expect(api.deleteLink("mk_doesNotExist")).rejects.toMatchObject({
+      status: 404,
+      errorCode: "link_error.not_found",
+    });
   });
 
   it("gets an empty map for an unknown user", async () => {

@@ -40,7 +40,11 @@ export class RecentReads<T extends object> {
    */
   get(key: string, opts: CallOptions = {}, changedAt?: number | null): Promise<Recent<T>> {
     const entry = this.entries.get(key);
-    if (entry && this.now() - entry.readAt < this.options.maxAgeMs && !(changedAt != null && entry.readAt < changedAt)) {
+    if (
+      entry &&
+      this.now() - entry.readAt < this.options.maxAgeMs &&
+      !(changedAt != null && entry.readAt < changedAt)
+    ) {
       // Most recently used last, so the oldest is the first to go.
       this.entries.delete(key);
       this.entries.set(key, entry);

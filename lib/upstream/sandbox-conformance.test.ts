@@ -20,7 +20,9 @@ describe.each([
   beforeAll(async () => {
     sandbox = createSandbox({ links: 64, rateLimits: false, importDelayMs: 0, amountsAsStrings });
     const baseUrl = await sandbox.listen(0);
-    api = new UpstreamApi(new UpstreamClient({ baseUrl, clientId: SANDBOX_DEFAULTS.clientId, clientSecret: SANDBOX_DEFAULTS.clientSecret }));
+    api = new UpstreamApi(
+      new UpstreamClient({ baseUrl, clientId: SANDBOX_DEFAULTS.clientId, clientSecret: SANDBOX_DEFAULTS.clientSecret }),
+    );
     const fixtures = (await (await fetch(`${baseUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
     plain = fixtures.plain![0]!;
     connecting = fixtures.connecting![0]!;
@@ -60,7 +62,10 @@ describe.each([
     const featured = await api.listInstitutions({ featured: true, limit: 1000 });
     expect(featured.institutions.every((institution) => institution.is_featured)).toBe(true);
     expect((await api.getInstitution("chase")).name).toBe("Chase");
-    await expect(api.getInstitution("no_such_bank")).rejects.toMatchObject({ status: 404, errorCode: "institution_error.not_found" });
+    await expect(api.getInstitution("no_such_bank")).rejects.toMatchObject({
+      status: 404,
+      errorCode: "institution_error.not_found",
+    });
   });
 });
 
@@ -72,17 +77,27 @@ describe("institutionName", () => {
   beforeAll(async () => {
     sandbox = createSandbox({ links: 10, rateLimits: false });
     baseUrl = await sandbox.listen(0);
-    api = new UpstreamApi(new UpstreamClient({ baseUrl, clientId: SANDBOX_DEFAULTS.clientId, clientSecret: SANDBOX_DEFAULTS.clientSecret }));
+    api = new UpstreamApi(
+      new UpstreamClient({ baseUrl, clientId: SANDBOX_DEFAULTS.clientId, clientSecret: SANDBOX_DEFAULTS.clientSecret }),
+    );
   });
   afterAll(() => sandbox.close());
 
-  const institutionCalls = () => sandbox.state.stats.snapshot().byEndpoint["GET /institutions/{institution_id}"]?.requests ?? 0;
+  const institutionCalls = () =>
+    sandbox.state.stats.snapshot().byEndpoint["GET /institutions/{institution_id}"]?.requests ?? 0;
 
   it("asks the upstream once per id, remembers unknown ids as null, and resolves provider aliases", async () => {
     let clock = 0;
-    const cache = createInstitutionNameCache(() => api, () => clock);
+    const cache = createInstitutionNameCache(
+      () => api,
+      () => clock,
+    );
     const before = institutionCalls();
-    const names = await Promise.all([cache.institutionName("chase"), cache.institutionName("chase"), cache.institutionName("no_such_bank")]);
+    const names = await Promise.all([
+      cache.institutionName("chase"),
+      cache.institutionName("chase"),
+      cache.institutionName("no_such_bank"),
+    ]);
     expect(names).toEqual(["Chase", "Chase", null]);
     expect(await cache.institutionName("chase")).toBe("Chase");
     expect(await cache.institutionName("no_such_bank")).toBeNull();
@@ -97,7 +112,10 @@ describe("institutionName", () => {
 
   it("caches nothing when the upstream fails, and reports what it could not look up", async () => {
     const cache = createInstitutionNameCache(() => api);
-    await fetch(`${baseUrl}/_sandbox/faults`, { method: "POST", body: JSON.stringify({ status: 503, paths: ["/institutions/citi"] }) });
+    await fetch(`${baseUrl}/_sandbox/faults`, {
+      method: "POST",
+      body: JSON.stringify({ status: 503, paths: ["/institutions/citi"] }),
+    });
     try {
       await expect(cache.institutionName("citi")).rejects.toMatchObject({ status: 503 });
       const result = await cache.institutionNames(["chase", "citi", "ally", "chase"]);

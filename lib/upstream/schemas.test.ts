@@ -55,7 +55,10 @@ describe("wire schemas", () => {
   });
 
   it("reads the links page and the error envelope", () => {
-    expect(linksPageSchema.parse({ links: [{ link_id: "mk_1", created_at: "2026-01-01T00:00:00Z" }], next_cursor: "" }).links).toHaveLength(1);
+    expect(
+      linksPageSchema.parse({ links: [{ link_id: "mk_1", created_at: "2026-01-01T00:00:00Z" }], next_cursor: "" })
+        .links,
+    ).toHaveLength(1);
     expect(linksPageSchema.parse({}).links).toEqual([]);
     const envelope = errorEnvelopeSchema.parse({
       error_code: "link_error.bad_state",
@@ -68,7 +71,10 @@ describe("wire schemas", () => {
 
   it("accepts a correction only inside the taxonomy, with the subcategory of its category", () => {
     expect(correctEnrichmentRequestSchema.safeParse({ category: "banking" }).success).toBe(true);
-    expect(correctEnrichmentRequestSchema.safeParse({ category: "transport", subcategory: "petrol_and_vehicle_charging" }).success).toBe(true);
+    expect(
+      correctEnrichmentRequestSchema.safeParse({ category: "transport", subcategory: "petrol_and_vehicle_charging" })
+        .success,
+    ).toBe(true);
     const mismatch = correctEnrichmentRequestSchema.safeParse({ category: "banking", subcategory: "coffee" });
     expect(mismatch.error?.issues[0]?.path).toEqual(["subcategory"]);
     expect(correctEnrichmentRequestSchema.safeParse({ category: "groceries" }).success).toBe(false);

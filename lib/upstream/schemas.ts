@@ -18,7 +18,14 @@ export const LINK_ERROR_CODES = [
   "user_input_incorrect",
   "incomplete",
 ] as const;
-export const PRODUCTS = ["accounts", "account_numbers", "identity", "transactions", "investments", "enrichment"] as const;
+export const PRODUCTS = [
+  "accounts",
+  "account_numbers",
+  "identity",
+  "transactions",
+  "investments",
+  "enrichment",
+] as const;
 // The spec names eight providers without spelling them; these are the spellings the public SDKs use. The wire schema
 // accepts any provider string so an unlisted one is shown, not rejected.
 export const KNOWN_PROVIDERS = ["moneykit", "plaid", "finicity", "mx", "yodlee", "akoya", "sophtron"] as const;
@@ -79,7 +86,13 @@ export const enrichmentSchema = z.object({
 });
 
 // The spec types amount as a number; the public SDKs carry it as a decimal string. Both are read as a number.
-const amount = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)]);
+const amount = z.union([
+  z.number(),
+  z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .transform(Number),
+]);
 // Balances are numbers in the SDKs; read a decimal string the same way, should one arrive.
 const balance = amount.nullish();
 
@@ -190,7 +203,16 @@ export const userLinksResponseSchema = z.object({ links: z.record(text, linkSche
  * can verify an ES256 signature; others are kept as sent and never match.
  */
 export const webhookKeysSchema = z.object({
-  keys: z.array(z.looseObject({ kty: z.string(), kid: z.string().min(1).optional(), crv: z.string().optional(), x: z.string().optional(), y: z.string().optional(), alg: z.string().optional() })),
+  keys: z.array(
+    z.looseObject({
+      kty: z.string(),
+      kid: z.string().min(1).optional(),
+      crv: z.string().optional(),
+      x: z.string().optional(),
+      y: z.string().optional(),
+      alg: z.string().optional(),
+    }),
+  ),
 });
 
 /**
@@ -200,7 +222,10 @@ export const webhookKeysSchema = z.object({
 export const emptyResponseSchema = z.unknown().transform((): void => undefined);
 
 /** GET /institutions: note the plural `cursors` here, unlike `cursor` on transactions (upstream-facts §13). */
-export const institutionsPageSchema = z.object({ institutions: z.array(institutionSchema), cursors: cursorSchema.nullish() });
+export const institutionsPageSchema = z.object({
+  institutions: z.array(institutionSchema),
+  cursors: cursorSchema.nullish(),
+});
 
 // --- requests ---
 
@@ -279,7 +304,15 @@ export const importTransactionsRequestSchema = z.object({ transactions: z.array(
  */
 export const updateLinkRequestSchema = z.object({
   webhook: z.string().min(1).max(65_536).nullable().optional(),
-  link_tags: z.array(z.string().min(1).max(99).regex(/^[A-Za-z0-9]/)).optional(),
+  link_tags: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(99)
+        .regex(/^[A-Za-z0-9]/),
+    )
+    .optional(),
 });
 
 /** POST /links/{id}/products (upstream-facts §3.5 RefreshProductsRequest): at least one product. Answered 202 with the link. */
@@ -289,7 +322,12 @@ export const refreshProductsRequestSchema = z.object({ products: z.array(product
  * The events POST /webhooks/test/link/{id} accepts (upstream-facts §11 WebhookLinkTestEvent), `product.state_changed`
  * among them although no webhook the upstream sends carries that name.
  */
-export const WEBHOOK_TEST_EVENTS = ["link.state_changed", "transactions.updates_available", "product.state_changed", "link.product_refresh"] as const;
+export const WEBHOOK_TEST_EVENTS = [
+  "link.state_changed",
+  "transactions.updates_available",
+  "product.state_changed",
+  "link.product_refresh",
+] as const;
 
 export const testWebhookRequestSchema = z.object({
   webhook_event: z.enum(WEBHOOK_TEST_EVENTS),

@@ -62,14 +62,25 @@ describe("calls the dashboard makes", () => {
     await use("getInstitution").call(api, "chase");
     const transactions = await use("getTransactions").call(api, linkId, { size: 5 });
     const transaction = transactions.transactions[0]!;
-    await use("correctEnrichment").call(api, linkId, transaction.transaction_id, { category: transaction.enrichment!.category.value });
+    await use("correctEnrichment").call(api, linkId, transaction.transaction_id, {
+      category: transaction.enrichment!.category.value,
+    });
     // A name reserved for documentation: the sandbox records the test delivery and contacts nobody.
-    const updated = await use("updateLink").call(api, linkId, { webhook: "https://hooks.spec-endpoints.example/linkdesk", link_tags: ["source:spec-endpoints"] });
+    const updated = await use("updateLink").call(api, linkId, {
+      webhook: "https://hooks.spec-endpoints.example/linkdesk",
+      link_tags: ["source:spec-endpoints"],
+    });
     expect(updated.link_tags).toEqual(["source:spec-endpoints"]);
-    const test = await use("sendTestWebhook").call(api, linkId, { webhook_event: "link.state_changed", webhook_idempotency_key: "spec-endpoints-test" });
+    const test = await use("sendTestWebhook").call(api, linkId, {
+      webhook_event: "link.state_changed",
+      webhook_idempotency_key: "spec-endpoints-test",
+    });
     expect(test.delivery_token.length).toBeGreaterThan(0);
     await use("refreshProducts").call(api, linkId, ["accounts"]);
-    const session = await use("createLinkSession").call(api, { customer_user: { id: "spec-endpoints-user" }, redirect_uri: "https://linkdesk.invalid/return" });
+    const session = await use("createLinkSession").call(api, {
+      customer_user: { id: "spec-endpoints-user" },
+      redirect_uri: "https://linkdesk.invalid/return",
+    });
     // Demo mode only: the sandbox's control route plays the end user (not counted in the sandbox's stats).
     const completed = await use("completeSandboxSession").call(api, session.link_session_token);
     await use("exchangeToken").call(api, completed.exchangeable_token);
@@ -78,7 +89,9 @@ describe("calls the dashboard makes", () => {
       institution_id: "mx.wells_fargo",
       accounts: [{ account_id: "acct", name: "Checking", type: "checking", balances: {} }],
     });
-    await use("importTransactions").call(api, imported.link_id, [{ account_id: "acct", amount: "-12.50", date: "2026-11-01", description: "Coffee" }]);
+    await use("importTransactions").call(api, imported.link_id, [
+      { account_id: "acct", amount: "-12.50", date: "2026-11-01", description: "Coffee" },
+    ]);
     const theirs = await use("getUserLinks").call(api, "spec-endpoints-user");
     expect(Object.keys(theirs.links)).toContain(imported.link_id);
     await use("deleteLink").call(api, imported.link_id);
@@ -86,11 +99,15 @@ describe("calls the dashboard makes", () => {
     expect(keys.length).toBeGreaterThan(0);
 
     // Every verb of the door was called, so a verb added later is added here too.
-    const verbs = Object.getOwnPropertyNames(UpstreamApi.prototype).filter((name) => name !== "constructor" && name !== "observe");
+    const verbs = Object.getOwnPropertyNames(UpstreamApi.prototype).filter(
+      (name) => name !== "constructor" && name !== "observe",
+    );
     expect([...exercised].sort()).toEqual(verbs.sort());
 
     const called = Object.keys(sandbox.state.stats.snapshot().byEndpoint);
-    expect(called).toEqual(expect.arrayContaining(["POST /auth/token", "GET /links", "GET /links/{id}", "POST /links/import"]));
+    expect(called).toEqual(
+      expect.arrayContaining(["POST /auth/token", "GET /links", "GET /links/{id}", "POST /links/import"]),
+    );
     expect(called.filter((endpoint) => !SPEC_ENDPOINTS.includes(endpoint))).toEqual([]);
     // Outside the spec's own routes, only its named exceptions.
     expect(called.filter((endpoint) => !DEFINED_BY_SPEC.includes(endpoint))).toEqual([...BEYOND_THE_SPEC]);
@@ -99,9 +116,15 @@ describe("calls the dashboard makes", () => {
 
 describe("the routes Linkdesk may call", () => {
   it("are the spec's own (described in full, rows of its Limits table, or under its refresh rule) plus the exceptions named as such", () => {
-    const described = ["POST /links/{id}/transactions/{txn_id}/enrichment", "POST /link-session/exchange-token", "POST /links/import"];
+    const described = [
+      "POST /links/{id}/transactions/{txn_id}/enrichment",
+      "POST /link-session/exchange-token",
+      "POST /links/import",
+    ];
     const refreshRule = ["POST /links/{id}/products"];
-    expect([...DEFINED_BY_SPEC].sort()).toEqual([...new Set([...described, ...refreshRule, ...RATE_LIMITS.map((rule) => rule.endpoint)])].sort());
+    expect([...DEFINED_BY_SPEC].sort()).toEqual(
+      [...new Set([...described, ...refreshRule, ...RATE_LIMITS.map((rule) => rule.endpoint)])].sort(),
+    );
     expect(BEYOND_THE_SPEC).toEqual(["GET /users/{id}/links", "GET /.well-known/jwks.json"]);
     expect(BEYOND_THE_SPEC.filter((endpoint) => DEFINED_BY_SPEC.includes(endpoint))).toEqual([]);
     expect([...SPEC_ENDPOINTS].sort()).toEqual([...DEFINED_BY_SPEC, ...BEYOND_THE_SPEC].sort());

@@ -18,7 +18,9 @@ const DESCRIBED = [
 const REFRESH_RULE = ["POST /links/{id}/products"] as const;
 
 /** The routes the spec itself defines. */
-export const DEFINED_BY_SPEC: readonly string[] = [...new Set([...DESCRIBED, ...REFRESH_RULE, ...RATE_LIMITS.map((rule) => rule.endpoint)])];
+export const DEFINED_BY_SPEC: readonly string[] = [
+  ...new Set([...DESCRIBED, ...REFRESH_RULE, ...RATE_LIMITS.map((rule) => rule.endpoint)]),
+];
 
 /**
  * The exceptions: routes the spec does not define that Linkdesk calls anyway, each on a documented fact of the public

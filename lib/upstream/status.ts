@@ -26,7 +26,10 @@ const cache = new Map<string, { at: number; status: Promise<UpstreamStatus> }>()
  * Whether the upstream answers, whether a token can be obtained and (with `read`) whether data can be read. Cached for
  * a few seconds and shared by concurrent renders, because every page's header asks.
  */
-export function checkUpstream({ fresh = false, read = false }: { fresh?: boolean; read?: boolean } = {}): Promise<UpstreamStatus> {
+export function checkUpstream({
+  fresh = false,
+  read = false,
+}: { fresh?: boolean; read?: boolean } = {}): Promise<UpstreamStatus> {
   const key = read ? "read" : "basic";
   const hit = cache.get(key);
   if (!fresh && hit && Date.now() - hit.at <= MAX_AGE_MS) return hit.status;
@@ -67,7 +70,11 @@ function explain(error: unknown): { ok: false; title: string; detail: string } {
     return { ok: false, title: "No room in the rate budget", detail: `${error.message}. Nothing was sent.` };
   }
   if (isBudgetUnavailable(error)) return { ok: false, title: "The rate budget is unavailable", detail: error.message };
-  return { ok: false, title: "Unexpected error while checking the upstream", detail: error instanceof Error ? error.name : "unknown" };
+  return {
+    ok: false,
+    title: "Unexpected error while checking the upstream",
+    detail: error instanceof Error ? error.name : "unknown",
+  };
 }
 
 function displayUrl(baseUrl: string): string {

@@ -10,7 +10,12 @@ import { LINK_ERROR_INFO } from "../links/error-codes";
 // of order or redelivered never turn a link back. A link Linkdesk did not know is learned here (learned_from webhook)
 // with what the event says; its full details come with the sync's next reads, which take never-read links first.
 
-export type ApplyResult = { outcome: "processed" | "unknown_kind"; detail: string; linkId: string; transactionsChanged?: true };
+export type ApplyResult = {
+  outcome: "processed" | "unknown_kind";
+  detail: string;
+  linkId: string;
+  transactionsChanged?: true;
+};
 
 export const KNOWN_EVENTS = ["link.state_changed", "link.product_refresh", "transactions.updates_available"] as const;
 
@@ -38,7 +43,10 @@ const STATE_WORDS: Record<string, string> = {
   error: "in error",
 };
 
-const errorLabel = (code: string) => (code in LINK_ERROR_INFO ? LINK_ERROR_INFO[code as keyof typeof LINK_ERROR_INFO].label.toLowerCase() : `error code ${code}`);
+const errorLabel = (code: string) =>
+  code in LINK_ERROR_INFO
+    ? LINK_ERROR_INFO[code as keyof typeof LINK_ERROR_INFO].label.toLowerCase()
+    : `error code ${code}`;
 
 interface EventRow {
   id: string;
@@ -66,19 +74,32 @@ export function prepareWebhookEvent(row: EventRow, now: Date): PreparedEvent {
   switch (row.event) {
     case "link.state_changed": {
       const parsed = stateChangedSchema.safeParse(body);
-      if (!parsed.success) throw new EventNotUnderstood(`A link.state_changed event without a valid state (${parsed.error.issues[0]?.path.join(".")}).`);
+      if (!parsed.success)
+        throw new EventNotUnderstood(
+          `A link.state_changed event without a valid state (${parsed.error.issues[0]?.path.join(".")}).`,
+        );
       const { state } = parsed.data;
-      return { ...base, kind: row.event, eventAt, state, errorCode: state === "error" ? (parsed.data.error ?? "system_error") : null };
+      return {
+        ...base,
+        kind: row.event,
+        eventAt,
+        state,
+        errorCode: state === "error" ? (parsed.data.error ?? "system_error") : null,
+      };
     }
     case "link.product_refresh": {
       const parsed = productRefreshSchema.safeParse(body);
-      if (!parsed.success) throw new EventNotUnderstood(`A link.product_refresh event without a valid ${parsed.error.issues[0]?.path.join(".") ?? "field"}.`);
+      if (!parsed.success)
+        throw new EventNotUnderstood(
+          `A link.product_refresh event without a valid ${parsed.error.issues[0]?.path.join(".") ?? "field"}.`,
+        );
       const { product, state } = parsed.data;
       const at = new Date(parsed.data.state_changed_at).toISOString();
       // The product's status object, as the spec describes it: an attempt always, a success on completion.
       const patch: Record<string, unknown> = { last_attempted_at: at };
       if (state === "completed") Object.assign(patch, { refreshed_at: at, error_code: null, error_message: null });
-      if (state === "failed") Object.assign(patch, { error_message: parsed.data.error_message ?? "The refresh failed." });
+      if (state === "failed")
+        Object.assign(patch, { error_message: parsed.data.error_message ?? "The refresh failed." });
       return { ...base, kind: row.event, product, productState: state, at, patch };
     }
     case "transactions.updates_available":
@@ -97,12 +118,20 @@ const rowsOf = (rows: Record<string, unknown>[]) => JSON.stringify(rows);
  * PGlite's most of all). So the events go in waves: the first event of every link, then the second, and so on.
  * Rows are locked in link-id order first, as every instance's batches do, so two batches wait instead of deadlocking.
  */
-export async function applyWebhookEvents(tx: Db, events: PreparedEvent[], now: Date): Promise<Map<string, ApplyResult>> {
+export async function applyWebhookEvents(
+  tx: Db,
+  events: PreparedEvent[],
+  now: Date,
+): Promise<Map<string, ApplyResult>> {
   const results = new Map<string, ApplyResult>();
   const byLink = new Map<string, PreparedEvent[]>();
   for (const event of events) {
     if (event.kind === "unknown") {
-      results.set(event.id, { outcome: "unknown_kind", linkId: event.linkId, detail: `An event kind Linkdesk does not know (${event.event ?? "none"}): kept as received, nothing changed.` });
+      results.set(event.id, {
+        outcome: "unknown_kind",
+        linkId: event.linkId,
+        detail: `An event kind Linkdesk does not know (${event.event ?? "none"}): kept as received, nothing changed.`,
+      });
       continue;
     }
     const queue = byLink.get(event.linkId);
@@ -111,12 +140,15 @@ export async function applyWebhookEvents(tx: Db, events: PreparedEvent[], now: D
   }
   if (byLink.size === 0) return results;
   const linkIds = [...byLink.keys()].sort();
-  await tx.execute(sql`select 1 from links where link_id in (select jsonb_array_elements_text(${JSON.stringify(linkIds)}::jsonb)) order by link_id for update`);
+  await tx.execute(
+    sql`select 1 from links where link_id in (select jsonb_array_elements_text(${JSON.stringify(linkIds)}::jsonb)) order by link_id for update`,
+  );
   const nowIso = now.toISOString();
   for (let wave = 0; ; wave++) {
     const current = linkIds.flatMap((linkId) => byLink.get(linkId)![wave] ?? []);
     if (current.length === 0) break;
-    const ofKind = <K extends PreparedEvent["kind"]>(kind: K) => current.filter((e): e is Extract<PreparedEvent, { kind: K }> => e.kind === kind);
+    const ofKind = <K extends PreparedEvent["kind"]>(kind: K) =>
+      current.filter((e): e is Extract<PreparedEvent, { kind: K }> => e.kind === kind);
     await applyStateChanges(tx, ofKind("link.state_changed"), nowIso, results);
     await applyProductRefreshes(tx, ofKind("link.product_refresh"), nowIso, results);
     await applyTransactionChanges(tx, ofKind("transactions.updates_available"), nowIso, results);
@@ -130,9 +162,22 @@ type Of<K extends PreparedEvent["kind"]> = Extract<PreparedEvent, { kind: K }>;
  * State and error code, guarded by the event's webhook_timestamp: an event older than one already applied, or than
  * the link's last full read (seen_at), changes nothing.
  */
-async function applyStateChanges(tx: Db, events: Of<"link.state_changed">[], now: string, results: Map<string, ApplyResult>): Promise<void> {
+async function applyStateChanges(
+  tx: Db,
+  events: Of<"link.state_changed">[],
+  now: string,
+  results: Map<string, ApplyResult>,
+): Promise<void> {
   if (events.length === 0) return;
-  const values = rowsOf(events.map((e) => ({ link_id: e.linkId, state: e.state, error_code: e.errorCode, tags: e.tags, event_at: e.eventAt })));
+  const values = rowsOf(
+    events.map((e) => ({
+      link_id: e.linkId,
+      state: e.state,
+      error_code: e.errorCode,
+      tags: e.tags,
+      event_at: e.eventAt,
+    })),
+  );
   const { rows } = await tx.execute<{ link_id: string; inserted: boolean }>(sql`
     insert into links (link_id, state, error_code, link_tags, learned_from, learned_at, event_at, deleted_seen_at, updated_at)
     select v.link_id, v.state, v.error_code, array(select jsonb_array_elements_text(v.tags)), 'webhook', ${now}::timestamptz, v.event_at,
@@ -154,15 +199,34 @@ async function applyStateChanges(tx: Db, events: Of<"link.state_changed">[], now
   for (const e of events) {
     const words = `${STATE_WORDS[e.state]}${e.errorCode ? ` (${errorLabel(e.errorCode)})` : ""}`;
     const inserted = applied.get(e.linkId);
-    const detail = inserted === undefined ? `Link ${words}: older than what Linkdesk already knew, nothing changed.` : inserted ? `New link learned, ${words}.` : `Link now ${words}.`;
+    const detail =
+      inserted === undefined
+        ? `Link ${words}: older than what Linkdesk already knew, nothing changed.`
+        : inserted
+          ? `New link learned, ${words}.`
+          : `Link now ${words}.`;
     results.set(e.id, { outcome: "processed", linkId: e.linkId, detail });
   }
 }
 
 /** A product's status object patched, and the link's last refresh moved on by a completed one; a new link is learned. */
-async function applyProductRefreshes(tx: Db, events: Of<"link.product_refresh">[], now: string, results: Map<string, ApplyResult>): Promise<void> {
+async function applyProductRefreshes(
+  tx: Db,
+  events: Of<"link.product_refresh">[],
+  now: string,
+  results: Map<string, ApplyResult>,
+): Promise<void> {
   if (events.length === 0) return;
-  const values = rowsOf(events.map((e) => ({ link_id: e.linkId, tags: e.tags, product: e.product, completed: e.productState === "completed", at: e.at, patch: e.patch })));
+  const values = rowsOf(
+    events.map((e) => ({
+      link_id: e.linkId,
+      tags: e.tags,
+      product: e.product,
+      completed: e.productState === "completed",
+      at: e.at,
+      patch: e.patch,
+    })),
+  );
   // Known links are updated; the others are learned with what the event says (nothing of the product: no raw yet).
   const { rows: updated } = await tx.execute<{ link_id: string }>(sql`
     update links set
@@ -187,12 +251,21 @@ async function applyProductRefreshes(tx: Db, events: Of<"link.product_refresh">[
   }
   for (const e of events) {
     const what = `${e.product.replace("_", " ")} refresh ${e.productState.replace("_", " ")}`;
-    results.set(e.id, { outcome: "processed", linkId: e.linkId, detail: known.has(e.linkId) ? `${what[0]!.toUpperCase()}${what.slice(1)}.` : `New link learned (${what}).` });
+    results.set(e.id, {
+      outcome: "processed",
+      linkId: e.linkId,
+      detail: known.has(e.linkId) ? `${what[0]!.toUpperCase()}${what.slice(1)}.` : `New link learned (${what}).`,
+    });
   }
 }
 
 /** A marker that the link's transactions changed (its pages read them again); a new link is learned. */
-async function applyTransactionChanges(tx: Db, events: Of<"transactions.updates_available">[], now: string, results: Map<string, ApplyResult>): Promise<void> {
+async function applyTransactionChanges(
+  tx: Db,
+  events: Of<"transactions.updates_available">[],
+  now: string,
+  results: Map<string, ApplyResult>,
+): Promise<void> {
   if (events.length === 0) return;
   const values = rowsOf(events.map((e) => ({ link_id: e.linkId, tags: e.tags, event_at: e.eventAt })));
   const { rows } = await tx.execute<{ link_id: string; inserted: boolean }>(sql`
@@ -211,7 +284,9 @@ async function applyTransactionChanges(tx: Db, events: Of<"transactions.updates_
       outcome: "processed",
       linkId: e.linkId,
       transactionsChanged: true,
-      detail: inserted.has(e.linkId) ? "New link learned; its transactions changed." : "Transactions changed: the link's pages read them again.",
+      detail: inserted.has(e.linkId)
+        ? "New link learned; its transactions changed."
+        : "Transactions changed: the link's pages read them again.",
     });
   }
 }

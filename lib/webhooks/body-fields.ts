@@ -34,8 +34,11 @@ export function bodyFields(body: unknown): BodyFields {
   const stack: { name: string; value: unknown }[] = [{ name: "", value: body }];
   while (stack.length > 0) {
     const { name, value } = stack.pop()!;
-    const children =
-      Array.isArray(value) ? value.map((item, i) => ({ name: `${name}[${i}]`, value: item as unknown })) : value !== null && typeof value === "object" ? Object.entries(value).map(([key, item]) => ({ name: name ? `${name}.${key}` : key, value: item as unknown })) : null;
+    const children = Array.isArray(value)
+      ? value.map((item, i) => ({ name: `${name}[${i}]`, value: item as unknown }))
+      : value !== null && typeof value === "object"
+        ? Object.entries(value).map(([key, item]) => ({ name: name ? `${name}.${key}` : key, value: item as unknown }))
+        : null;
     if (children && children.length > 0) {
       for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
       continue;
@@ -46,7 +49,10 @@ export function bodyFields(body: unknown): BodyFields {
       more++;
       continue;
     }
-    fields.push({ name: name === "" ? "(body)" : name, value: children ? (Array.isArray(value) ? "(empty list)" : "(no fields)") : valueText(value) });
+    fields.push({
+      name: name === "" ? "(body)" : name,
+      value: children ? (Array.isArray(value) ? "(empty list)" : "(no fields)") : valueText(value),
+    });
   }
   return { fields, more };
 }

@@ -13,17 +13,27 @@ import { WebhookKeySource } from "./keys";
 // the server's own handler; the door's refusals that apply to this path come in the door's words; the sender's address
 // is the connection's unless trusted proxies are configured.
 
-const env = { WEBHOOK_MAX_AGE_S: 300, WEBHOOK_RATE_PER_SECOND: 10_000, TRUSTED_PROXY_HOPS: 0, AUTH_URL: undefined as string | undefined };
+const env = {
+  WEBHOOK_MAX_AGE_S: 300,
+  WEBHOOK_RATE_PER_SECOND: 10_000,
+  TRUSTED_PROXY_HOPS: 0,
+  AUTH_URL: undefined as string | undefined,
+};
 let database: Database;
 let clock = Date.now();
 const signer = new SigningKeys(() => clock, 24 * 60 * 60_000);
 const kicked = vi.fn();
 
 vi.mock("../env", async (importOriginal) => ({ ...(await importOriginal<object>()), getEnv: () => env }));
-vi.mock("../db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("../db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 vi.mock("./processor", () => ({ kickWebhookProcessor: kicked }));
 vi.mock("./keys-instance", () => {
-  const source = new WebhookKeySource({ fetchKeys: async () => signer.jwks() as unknown as { keys: Record<string, unknown>[] } });
+  const source = new WebhookKeySource({
+    fetchKeys: async () => signer.jwks() as unknown as { keys: Record<string, unknown>[] },
+  });
   return { webhookKeys: () => source };
 });
 vi.mock("../logger", () => {
@@ -49,7 +59,11 @@ function signedEvent(fields: Record<string, unknown> = {}) {
     error: null,
     ...fields,
   });
-  return { body, key: (JSON.parse(body) as { webhook_idempotency_key: string }).webhook_idempotency_key, signature: signer.signatureFor(body) };
+  return {
+    body,
+    key: (JSON.parse(body) as { webhook_idempotency_key: string }).webhook_idempotency_key,
+    signature: signer.signatureFor(body),
+  };
 }
 
 describe("the webhook receiver beside Next.js", () => {
@@ -89,7 +103,9 @@ describe("the webhook receiver beside Next.js", () => {
     expect(await answer.json()).toEqual({ received: true });
     expect(reachedNext).toEqual([]);
     expect(kicked).toHaveBeenCalledTimes(1);
-    expect(await stored(key)).toMatchObject([{ verification: "verified", outcome: "pending", deliveryAttempt: 2, sourceAddress: "127.0.0.1" }]);
+    expect(await stored(key)).toMatchObject([
+      { verification: "verified", outcome: "pending", deliveryAttempt: 2, sourceAddress: "127.0.0.1" },
+    ]);
   });
 
   it("answers a redelivery 200 as already received, without waking the processor again", async () => {

@@ -42,14 +42,23 @@ export async function answerWebhook(request: WebhookRequest): Promise<WebhookAns
   try {
     const answer = await receiveWebhook(
       { ...request, receivedAt: new Date() },
-      { db: (await getDb()).db, keys: webhookKeys(), maxAgeS: env.WEBHOOK_MAX_AGE_S, ratePerSecond: env.WEBHOOK_RATE_PER_SECOND },
+      {
+        db: (await getDb()).db,
+        keys: webhookKeys(),
+        maxAgeS: env.WEBHOOK_MAX_AGE_S,
+        ratePerSecond: env.WEBHOOK_RATE_PER_SECOND,
+      },
     );
     if (answer.stored) kickWebhookProcessor();
     return { status: answer.status, body: answer.body, headers: { ...noStore, ...answer.headers } };
   } catch (error) {
     // Not the sender's fault (the database is away): a 503 makes the upstream deliver again later, so nothing is lost.
     logger().child({ component: "webhooks" }).error({ err: error }, "a webhook could not be stored");
-    return { status: 503, body: { error: "Linkdesk could not store the event just now; deliver it again later." }, headers: { ...noStore, "Retry-After": "30" } };
+    return {
+      status: 503,
+      body: { error: "Linkdesk could not store the event just now; deliver it again later." },
+      headers: { ...noStore, "Retry-After": "30" },
+    };
   }
 }
 
@@ -83,7 +92,9 @@ async function receiveDirectly(request: IncomingMessage, response: ServerRespons
     const target = request.url ?? WEBHOOK_PATH;
     const query = target.indexOf("?");
     const unreadable = query === -1 ? null : unreadableAddress(WEBHOOK_PATH, target.slice(query));
-    const refusal = unreadable ? { status: 400, message: unreadable } : checkRequestHead({ method: request.method ?? "POST", headers }, WEBHOOK_PATH);
+    const refusal = unreadable
+      ? { status: 400, message: unreadable }
+      : checkRequestHead({ method: request.method ?? "POST", headers }, WEBHOOK_PATH);
     if (refusal) {
       // What the door says, and the body is not read (lib/http/body-cap.ts drops what a declared length over the limit sends).
       request.resume();
@@ -91,10 +102,22 @@ async function receiveDirectly(request: IncomingMessage, response: ServerRespons
     }
     const { body, overLimit } = await readBody(request, WEBHOOK_BODY_LIMIT_BYTES);
     const forwarded = trustedForwardedAddress(headers.get("x-forwarded-for"), getEnv().TRUSTED_PROXY_HOPS);
-    send(response, await answerWebhook({ body, overLimit, headers, sourceAddress: forwarded ?? request.socket.remoteAddress ?? null }));
+    send(
+      response,
+      await answerWebhook({
+        body,
+        overLimit,
+        headers,
+        sourceAddress: forwarded ?? request.socket.remoteAddress ?? null,
+      }),
+    );
   } catch (error) {
     logger().child({ component: "webhooks" }).error({ err: error }, "a webhook request failed");
-    send(response, { status: 503, body: { error: "Linkdesk could not take the event just now; deliver it again later." }, headers: { ...noStore, "Retry-After": "30" } });
+    send(response, {
+      status: 503,
+      body: { error: "Linkdesk could not take the event just now; deliver it again later." },
+      headers: { ...noStore, "Retry-After": "30" },
+    });
   }
 }
 

@@ -66,7 +66,11 @@ export class WebhookKeySource {
         await this.refresh();
         refreshed = true;
       } catch {
-        if (this.keys.size === 0) return { key: null, reason: "the upstream's signing keys could not be read (GET /.well-known/jwks.json failed)" };
+        if (this.keys.size === 0)
+          return {
+            key: null,
+            reason: "the upstream's signing keys could not be read (GET /.well-known/jwks.json failed)",
+          };
       }
     }
     if (!this.keys.has(kid) && !refreshed && this.reading) {
@@ -75,18 +79,29 @@ export class WebhookKeySource {
       await this.reading.catch(() => undefined);
       refreshed = true;
     }
-    if (!this.keys.has(kid) && !refreshed && this.now() - this.lastUnknownRefetchAt >= (this.options.cooldownMs ?? REFETCH_COOLDOWN_MS)) {
+    if (
+      !this.keys.has(kid) &&
+      !refreshed &&
+      this.now() - this.lastUnknownRefetchAt >= (this.options.cooldownMs ?? REFETCH_COOLDOWN_MS)
+    ) {
       // A key rotated in since the last read: read the set once more before refusing.
       this.lastUnknownRefetchAt = this.now();
       try {
         await this.refresh();
         refreshed = true;
       } catch {
-        return { key: null, reason: `it is signed with key "${kid}", which Linkdesk does not know, and the upstream's signing keys could not be read again` };
+        return {
+          key: null,
+          reason: `it is signed with key "${kid}", which Linkdesk does not know, and the upstream's signing keys could not be read again`,
+        };
       }
     }
     const key = this.keys.get(kid);
-    if (!key) return { key: null, reason: `it is signed with key "${kid}", which the upstream's key set (/.well-known/jwks.json) does not list` };
+    if (!key)
+      return {
+        key: null,
+        reason: `it is signed with key "${kid}", which the upstream's key set (/.well-known/jwks.json) does not list`,
+      };
     try {
       return { key: await key, refreshed };
     } catch {

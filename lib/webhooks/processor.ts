@@ -5,7 +5,13 @@ import { webhookEvents } from "../db/schema";
 import { logger } from "../logger";
 import { isShuttingDown, onShutdown } from "../shutdown";
 import { forgetTransactionHistory } from "../transactions/history";
-import { type ApplyResult, EventNotUnderstood, type PreparedEvent, applyWebhookEvents, prepareWebhookEvent } from "./apply";
+import {
+  type ApplyResult,
+  EventNotUnderstood,
+  type PreparedEvent,
+  applyWebhookEvents,
+  prepareWebhookEvent,
+} from "./apply";
 
 // Processing of stored webhook events, apart from receiving them: the receiver answers as soon as an event is stored,
 // and every instance's processor takes pending events in batches. A batch is one transaction that locks its events
@@ -34,8 +40,22 @@ function retryDelayMs(attempt: number): number {
   return Math.min(5 * 60_000, 1000 * 2 ** (attempt - 1));
 }
 
-type DueEvent = { id: string; event: string | null; linkId: string | null; eventAt: Date | null; body: unknown; processAttempts: number };
-type Outcome = { id: string; outcome: "processed" | "unknown_kind" | "failed" | "pending"; detail: string; attempts: number; nextAttemptAt: Date | null; processedAt: Date | null };
+type DueEvent = {
+  id: string;
+  event: string | null;
+  linkId: string | null;
+  eventAt: Date | null;
+  body: unknown;
+  processAttempts: number;
+};
+type Outcome = {
+  id: string;
+  outcome: "processed" | "unknown_kind" | "failed" | "pending";
+  detail: string;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  processedAt: Date | null;
+};
 
 /** A database error in a batch taken whole: it is rolled back and taken again, each event in its own savepoint. */
 class BatchNeedsSavepoints extends Error {}
@@ -47,7 +67,10 @@ class BatchNeedsSavepoints extends Error {}
  * database (which aborts the transaction), the batch is rolled back and taken again with each event in a savepoint,
  * so that one event's failure is its own.
  */
-export async function processWebhookBatch(db: Db, { batchSize = PROCESS_BATCH, now = () => new Date() }: { batchSize?: number; now?: () => Date } = {}): Promise<ProcessedBatch> {
+export async function processWebhookBatch(
+  db: Db,
+  { batchSize = PROCESS_BATCH, now = () => new Date() }: { batchSize?: number; now?: () => Date } = {},
+): Promise<ProcessedBatch> {
   try {
     return await takeBatch(db, batchSize, now(), false);
   } catch (error) {
@@ -59,15 +82,30 @@ export async function processWebhookBatch(db: Db, { batchSize = PROCESS_BATCH, n
 async function takeBatch(db: Db, batchSize: number, at: Date, savepoints: boolean): Promise<ProcessedBatch> {
   return db.transaction(async (tx) => {
     const due: DueEvent[] = await tx
-      .select({ id: webhookEvents.id, event: webhookEvents.event, linkId: webhookEvents.linkId, eventAt: webhookEvents.eventAt, body: webhookEvents.body, processAttempts: webhookEvents.processAttempts })
+      .select({
+        id: webhookEvents.id,
+        event: webhookEvents.event,
+        linkId: webhookEvents.linkId,
+        eventAt: webhookEvents.eventAt,
+        body: webhookEvents.body,
+        processAttempts: webhookEvents.processAttempts,
+      })
       .from(webhookEvents)
-      .where(and(eq(webhookEvents.outcome, "pending"), or(isNull(webhookEvents.nextAttemptAt), lte(webhookEvents.nextAttemptAt, at))))
+      .where(
+        and(
+          eq(webhookEvents.outcome, "pending"),
+          or(isNull(webhookEvents.nextAttemptAt), lte(webhookEvents.nextAttemptAt, at)),
+        ),
+      )
       .orderBy(asc(webhookEvents.eventAt), asc(webhookEvents.receivedAt))
       .limit(batchSize)
       .for("update", { skipLocked: true });
     const batch: ProcessedBatch = { claimed: due.length, processed: 0, failed: 0, results: [] };
     // A link's events oldest first (applyWebhookEvents locks the links' rows in link-id order).
-    due.sort((a, b) => (a.linkId ?? "").localeCompare(b.linkId ?? "") || (a.eventAt?.getTime() ?? 0) - (b.eventAt?.getTime() ?? 0));
+    due.sort(
+      (a, b) =>
+        (a.linkId ?? "").localeCompare(b.linkId ?? "") || (a.eventAt?.getTime() ?? 0) - (b.eventAt?.getTime() ?? 0),
+    );
     const outcomes: Outcome[] = [];
     const fail = (row: DueEvent, error: unknown) => {
       const attempts = row.processAttempts + 1;
@@ -75,7 +113,10 @@ async function takeBatch(db: Db, batchSize: number, at: Date, savepoints: boolea
       // An event that does not fit its kind will not fit better later: it fails at once, for a person to look at.
       const giveUp = understood || attempts >= MAX_PROCESS_ATTEMPTS;
       const reason = understood ? error.message : "Processing failed (see the server log).";
-      if (!understood) logger().child({ component: "webhooks" }).warn({ err: error, eventId: row.id, attempts }, "processing a webhook event failed");
+      if (!understood)
+        logger()
+          .child({ component: "webhooks" })
+          .warn({ err: error, eventId: row.id, attempts }, "processing a webhook event failed");
       outcomes.push({
         id: row.id,
         outcome: giveUp ? "failed" : "pending",
@@ -99,7 +140,12 @@ async function takeBatch(db: Db, batchSize: number, at: Date, savepoints: boolea
     const applied = new Map<string, ApplyResult>();
     if (!savepoints) {
       try {
-        for (const [id, result] of await applyWebhookEvents(tx, prepared.map((p) => p.event), at)) applied.set(id, result);
+        for (const [id, result] of await applyWebhookEvents(
+          tx,
+          prepared.map((p) => p.event),
+          at,
+        ))
+          applied.set(id, result);
       } catch (error) {
         throw new BatchNeedsSavepoints("a statement failed", { cause: error });
       }
@@ -116,7 +162,14 @@ async function takeBatch(db: Db, batchSize: number, at: Date, savepoints: boolea
     for (const { row } of prepared) {
       const result = applied.get(row.id);
       if (!result) continue;
-      outcomes.push({ id: row.id, outcome: result.outcome, detail: result.detail, attempts: row.processAttempts + 1, nextAttemptAt: null, processedAt: at });
+      outcomes.push({
+        id: row.id,
+        outcome: result.outcome,
+        detail: result.detail,
+        attempts: row.processAttempts + 1,
+        nextAttemptAt: null,
+        processedAt: at,
+      });
       batch.processed++;
       batch.results.push({ ...result, id: row.id });
     }
@@ -128,7 +181,14 @@ async function takeBatch(db: Db, batchSize: number, at: Date, savepoints: boolea
 /** Every event's outcome in one UPDATE. */
 async function recordOutcomes(tx: Db, outcomes: Outcome[]): Promise<void> {
   const values = JSON.stringify(
-    outcomes.map((o) => ({ id: o.id, outcome: o.outcome, detail: o.detail, attempts: o.attempts, next_attempt_at: o.nextAttemptAt?.toISOString() ?? null, processed_at: o.processedAt?.toISOString() ?? null })),
+    outcomes.map((o) => ({
+      id: o.id,
+      outcome: o.outcome,
+      detail: o.detail,
+      attempts: o.attempts,
+      next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+      processed_at: o.processedAt?.toISOString() ?? null,
+    })),
   );
   await tx.execute(sql`
     update webhook_events w set
@@ -148,7 +208,9 @@ interface ProcessorState {
 }
 
 // On globalThis: Next.js may evaluate this module more than once in one process, and there must be one processor.
-const shared: ProcessorState = ((globalThis as { [key: symbol]: ProcessorState })[Symbol.for("linkdesk.webhook-processor")] ??= {});
+const shared: ProcessorState = ((globalThis as { [key: symbol]: ProcessorState })[
+  Symbol.for("linkdesk.webhook-processor")
+] ??= {});
 
 async function drain(): Promise<void> {
   const { db } = await getDb();
@@ -170,7 +232,11 @@ function run(): void {
     return;
   }
   shared.running = drain()
-    .catch((error: unknown) => logger().child({ component: "webhooks" }).error({ err: error }, "the webhook processor failed; it looks again shortly"))
+    .catch((error: unknown) =>
+      logger()
+        .child({ component: "webhooks" })
+        .error({ err: error }, "the webhook processor failed; it looks again shortly"),
+    )
     .finally(() => {
       shared.running = undefined;
       if (shared.again && !shared.stopped) gather();

@@ -32,7 +32,13 @@ async function seed(db: Db, rows: Seed[]): Promise<WebhookEvent[]> {
     .values(
       rows.map((row) =>
         row.verification === "refused"
-          ? { outcome: "refused" as const, refusal: "The request has no MoneyKit-Signature header.", sourceAddress: "198.51.100.4", ...row, verification: "refused" as const }
+          ? {
+              outcome: "refused" as const,
+              refusal: "The request has no MoneyKit-Signature header.",
+              sourceAddress: "198.51.100.4",
+              ...row,
+              verification: "refused" as const,
+            }
           : {
               verification: "verified" as const,
               outcome: "processed" as const,
@@ -50,7 +56,8 @@ async function seed(db: Db, rows: Seed[]): Promise<WebhookEvent[]> {
 }
 
 /** Newest first, as the page and the export order rows (equal times by id). */
-const newestFirst = (rows: WebhookEvent[]) => [...rows].sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime() || (a.id < b.id ? -1 : 1));
+const newestFirst = (rows: WebhookEvent[]) =>
+  [...rows].sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime() || (a.id < b.id ? -1 : 1));
 
 async function allPages(db: Db, filters: WebhookFilters, limit: number) {
   const pages: string[][] = [];
@@ -76,7 +83,14 @@ describe("parseWebhookFilters", () => {
 
   it("reads each filter; a span counts back from now, a day from its start in UTC", () => {
     const { filters, dropped } = parseWebhookFilters(
-      { kind: "link.state_changed", verification: "refused", outcome: "failed", link: " mk_abc ", since: "24h", utm_source: "mail" },
+      {
+        kind: "link.state_changed",
+        verification: "refused",
+        outcome: "failed",
+        link: " mk_abc ",
+        since: "24h",
+        utm_source: "mail",
+      },
       now,
     );
     expect(dropped).toEqual([]);
@@ -87,22 +101,39 @@ describe("parseWebhookFilters", () => {
       link: "mk_abc",
       since: { text: "24h", at: new Date("2026-03-09T12:00:00Z") },
     });
-    expect(parseWebhookFilters({ since: "2026-03-01" }, now).filters.since?.at).toEqual(new Date("2026-03-01T00:00:00Z"));
-    expect(parseWebhookFilters({ since: "2026-03-01T08:00:00+02:00" }, now).filters.since?.at).toEqual(new Date("2026-03-01T06:00:00Z"));
+    expect(parseWebhookFilters({ since: "2026-03-01" }, now).filters.since?.at).toEqual(
+      new Date("2026-03-01T00:00:00Z"),
+    );
+    expect(parseWebhookFilters({ since: "2026-03-01T08:00:00+02:00" }, now).filters.since?.at).toEqual(
+      new Date("2026-03-01T06:00:00Z"),
+    );
     // A kind the upstream added since is a filter like any other.
     expect(parseWebhookFilters({ kind: "product.state_changed" }, now).filters.kind).toBe("product.state_changed");
   });
 
   it("drops each bad value and says which and why, keeping the good ones; blank values are no filter", () => {
     const { filters, dropped } = parseWebhookFilters(
-      { kind: "has space", verification: "maybe", outcome: "done", link: "x".repeat(201), since: "yesterday", cursor: "1; drop table webhook_events" },
+      {
+        kind: "has space",
+        verification: "maybe",
+        outcome: "done",
+        link: "x".repeat(201),
+        since: "yesterday",
+        cursor: "1; drop table webhook_events",
+      },
       now,
     );
     expect(filters).toEqual({});
     expect(dropped.map((d) => d.param)).toEqual(["kind", "verification", "outcome", "link", "since", "cursor"]);
     for (const d of dropped) expect(d.reason).toMatch(/\w/);
-    expect(parseWebhookFilters(new URLSearchParams("kind=&verification=&outcome=&link=%20&since="), now)).toEqual({ filters: {}, dropped: [] });
-    const twice = parseWebhookFilters(new URLSearchParams("outcome=failed&outcome=pending&since=1900-01-01&verification=verified"), now);
+    expect(parseWebhookFilters(new URLSearchParams("kind=&verification=&outcome=&link=%20&since="), now)).toEqual({
+      filters: {},
+      dropped: [],
+    });
+    const twice = parseWebhookFilters(
+      new URLSearchParams("outcome=failed&outcome=pending&since=1900-01-01&verification=verified"),
+      now,
+    );
     expect(twice.filters).toEqual({ verification: "verified" });
     expect(twice.dropped).toEqual([
       { param: "outcome", value: "failed, pending", reason: "given more than once" },
@@ -111,7 +142,9 @@ describe("parseWebhookFilters", () => {
   });
 
   it("writes filters back to the same URL parameters", () => {
-    const params = new URLSearchParams("kind=link.product_refresh&verification=verified&outcome=pending&link=mk_1&since=7d");
+    const params = new URLSearchParams(
+      "kind=link.product_refresh&verification=verified&outcome=pending&link=mk_1&since=7d",
+    );
     const { filters } = parseWebhookFilters(params, now);
     const cursor = randomUUID();
     const written = webhookFiltersToSearchParams(filters, cursor);
@@ -122,7 +155,19 @@ describe("parseWebhookFilters", () => {
 
 describe("bodyFields", () => {
   it("lists a body's leaves by their dotted names, every value as text", () => {
-    expect(bodyFields({ link_id: "mk_1", state: "error", error: { code: "auth_expired", at: null }, link_tags: ["a", "b"], has_history: true, n: 3, empty: {}, none: [], url: "https://evil.example/x" })).toEqual({
+    expect(
+      bodyFields({
+        link_id: "mk_1",
+        state: "error",
+        error: { code: "auth_expired", at: null },
+        link_tags: ["a", "b"],
+        has_history: true,
+        n: 3,
+        empty: {},
+        none: [],
+        url: "https://evil.example/x",
+      }),
+    ).toEqual({
       fields: [
         { name: "link_id", value: "mk_1" },
         { name: "state", value: "error" },
@@ -143,7 +188,9 @@ describe("bodyFields", () => {
   });
 
   it("bounds the list and each value, however large or deep the body", () => {
-    const wide = bodyFields(Object.fromEntries(Array.from({ length: MAX_BODY_FIELDS + 7 }, (_, i) => [`f${i}`, "x".repeat(1000)])));
+    const wide = bodyFields(
+      Object.fromEntries(Array.from({ length: MAX_BODY_FIELDS + 7 }, (_, i) => [`f${i}`, "x".repeat(1000)])),
+    );
     expect(wide.fields).toHaveLength(MAX_BODY_FIELDS);
     expect(wide.more).toBe(7);
     expect(wide.fields[0]!.value.length).toBeLessThan(1000);
@@ -164,14 +211,18 @@ describe.each(databases)("$kind", (target) => {
     let n = 0;
     for (const linkId of [l1, l2])
       for (const event of ["link.state_changed", "transactions.updates_available", "product.state_changed"])
-        for (const outcome of ["processed", "failed"] as const) specs.push({ linkId, event, outcome, receivedAt: new Date(base + n++ * 60_000) });
+        for (const outcome of ["processed", "failed"] as const)
+          specs.push({ linkId, event, outcome, receivedAt: new Date(base + n++ * 60_000) });
     const seeded = await seed(db, specs);
     const mine = (ids: string[]) => ids.filter((id) => seeded.some((r) => r.id === id));
-    const query = async (filters: WebhookFilters) => mine((await listWebhookEvents(db, filters, { limit: 500 })).rows.map((r) => r.id));
+    const query = async (filters: WebhookFilters) =>
+      mine((await listWebhookEvents(db, filters, { limit: 500 })).rows.map((r) => r.id));
     const expected = (keep: (r: WebhookEvent) => boolean) => newestFirst(seeded.filter(keep)).map((r) => r.id);
 
     expect(await query({ link: l2 })).toEqual(expected((r) => r.linkId === l2));
-    expect(await query({ link: l1, kind: "product.state_changed" })).toEqual(expected((r) => r.linkId === l1 && r.event === "product.state_changed"));
+    expect(await query({ link: l1, kind: "product.state_changed" })).toEqual(
+      expected((r) => r.linkId === l1 && r.event === "product.state_changed"),
+    );
     expect(await query({ link: l1, outcome: "failed", kind: "transactions.updates_available" })).toHaveLength(1);
     expect(await query({ link: l1, verification: "refused" })).toEqual([]);
     const since = parseWebhookFilters({ link: l2, since: new Date(base + 9 * 60_000).toISOString() }).filters;
@@ -185,12 +236,21 @@ describe.each(databases)("$kind", (target) => {
     const at = new Date("2019-01-02T03:04:05Z");
     const [refused, verified] = await seed(db, [
       { verification: "refused", refusal: `The signature cannot be checked: no key ${t}.`, receivedAt: at },
-      { linkId: `mk_${t}`, receivedAt: at, body: { link_id: `mk_${t}`, state: "connected", webhook_event: "link.state_changed" } },
+      {
+        linkId: `mk_${t}`,
+        receivedAt: at,
+        body: { link_id: `mk_${t}`, state: "connected", webhook_event: "link.state_changed" },
+      },
     ]);
     const since = { text: at.toISOString(), at };
     const { rows } = await listWebhookEvents(db, { since, verification: "refused" }, { limit: 500 });
     const row = rows.find((r) => r.id === refused!.id);
-    expect(row).toMatchObject({ verification: "refused", outcome: "refused", refusal: `The signature cannot be checked: no key ${t}.`, body: { fields: [], more: 0 } });
+    expect(row).toMatchObject({
+      verification: "refused",
+      outcome: "refused",
+      refusal: `The signature cannot be checked: no key ${t}.`,
+      body: { fields: [], more: 0 },
+    });
     const shown = (await listWebhookEvents(db, { link: `mk_${t}` })).rows;
     expect(shown.map((r) => r.id)).toEqual([verified!.id]);
     expect(shown[0]!.body.fields).toContainEqual({ name: "state", value: "connected" });
@@ -205,7 +265,10 @@ describe.each(databases)("$kind", (target) => {
       ...Array.from({ length: 13 }, (_, i) => ({ linkId: link, receivedAt: new Date(crowded.getTime() + (i - 6)) })),
     ]);
     // Rows of another link at the same moments, which the filter keeps out of every page.
-    await seed(db, [{ linkId: `${link}-other`, receivedAt: crowded }, { linkId: `${link}-other`, receivedAt: new Date(crowded.getTime() - 1) }]);
+    await seed(db, [
+      { linkId: `${link}-other`, receivedAt: crowded },
+      { linkId: `${link}-other`, receivedAt: new Date(crowded.getTime() - 1) },
+    ]);
 
     const pages = await allPages(db, { link }, 7);
     expect(pages).toHaveLength(Math.ceil(53 / 7));
@@ -214,7 +277,10 @@ describe.each(databases)("$kind", (target) => {
 
     // Exactly full pages: no empty page after the last.
     const exact = `mk_${tagged()}`;
-    await seed(db, Array.from({ length: 10 }, (_, i) => ({ linkId: exact, receivedAt: new Date(Date.UTC(2020, 0, 1, 0, 0, i)) })));
+    await seed(
+      db,
+      Array.from({ length: 10 }, (_, i) => ({ linkId: exact, receivedAt: new Date(Date.UTC(2020, 0, 1, 0, 0, i)) })),
+    );
     expect((await allPages(db, { link: exact }, 5)).map((p) => p.length)).toEqual([5, 5]);
   });
 
@@ -230,9 +296,17 @@ describe.each(databases)("$kind", (target) => {
     const noSignature = "The request has no MoneyKit-Signature header.";
     const badHash = "The body does not match the signature's request_body_sha256.";
     await seed(db, [
-      ...Array.from({ length: 3 }, () => ({ verification: "refused" as const, refusal: noSignature, receivedAt: hoursAgo(1) })),
+      ...Array.from({ length: 3 }, () => ({
+        verification: "refused" as const,
+        refusal: noSignature,
+        receivedAt: hoursAgo(1),
+      })),
       { verification: "refused", refusal: badHash, receivedAt: hoursAgo(2) },
-      ...Array.from({ length: 6 }, (_, i) => ({ verification: "refused" as const, refusal: `Reason ${i}`, receivedAt: hoursAgo(3) })),
+      ...Array.from({ length: 6 }, (_, i) => ({
+        verification: "refused" as const,
+        refusal: `Reason ${i}`,
+        receivedAt: hoursAgo(3),
+      })),
       { verification: "refused", refusal: noSignature, receivedAt: hoursAgo(30) },
       { outcome: "processed", receivedAt: hoursAgo(0.5) },
       { outcome: "pending", receivedAt: hoursAgo(5) },
@@ -266,11 +340,17 @@ describe.each(databases)("$kind", (target) => {
     const link = `mk_${tagged()}`;
     const seeded = await seed(
       db,
-      ["link.state_changed", "transactions.updates_available", "link.product_refresh", "link.state_changed"].map((event, i) => ({ linkId: link, event, receivedAt: new Date(Date.UTC(2022, 1, 1, i)) })),
+      ["link.state_changed", "transactions.updates_available", "link.product_refresh", "link.state_changed"].map(
+        (event, i) => ({ linkId: link, event, receivedAt: new Date(Date.UTC(2022, 1, 1, i)) }),
+      ),
     );
     await seed(db, [{ linkId: `${link}-other`, receivedAt: new Date(Date.UTC(2022, 1, 1, 9)) }]);
     const events = await listLinkEvents(db, link, 3);
-    expect(events.map((e) => e.id)).toEqual(newestFirst(seeded).slice(0, 3).map((r) => r.id));
+    expect(events.map((e) => e.id)).toEqual(
+      newestFirst(seeded)
+        .slice(0, 3)
+        .map((r) => r.id),
+    );
     expect(events[0]).toEqual({
       id: seeded[3]!.id,
       event: "link.state_changed",
@@ -287,23 +367,58 @@ describe.each(databases)("$kind", (target) => {
     const link = `mk_${tagged()}`;
     const now = new Date("2023-07-07T07:07:07.007Z");
     const [failed, processed, refused] = await seed(db, [
-      { linkId: link, outcome: "failed", processAttempts: 6, detail: "Processing failed (see the server log).", processedAt: null },
-      { linkId: link, outcome: "processed", processAttempts: 1, detail: "Link now errored.", processedAt: new Date("2023-07-07T07:00:00Z") },
+      {
+        linkId: link,
+        outcome: "failed",
+        processAttempts: 6,
+        detail: "Processing failed (see the server log).",
+        processedAt: null,
+      },
+      {
+        linkId: link,
+        outcome: "processed",
+        processAttempts: 1,
+        detail: "Link now errored.",
+        processedAt: new Date("2023-07-07T07:00:00Z"),
+      },
       { verification: "refused", refusal: "The signature has expired." },
     ]);
     const rowOf = async (id: string) => (await db.select().from(webhookEvents).where(eq(webhookEvents.id, id)))[0]!;
 
-    expect(await requeueWebhookEvent(db, failed!.id, { now })).toEqual({ requeued: true, id: failed!.id, linkId: link, event: "link.state_changed", before: "failed" });
-    expect(await rowOf(failed!.id)).toMatchObject({ outcome: "pending", nextAttemptAt: now, processAttempts: 6, detail: "Set to be processed again." });
-    expect(await requeueWebhookEvent(db, processed!.id, { now })).toMatchObject({ requeued: true, before: "processed" });
-    expect(await rowOf(processed!.id)).toMatchObject({ outcome: "pending", nextAttemptAt: now, processedAt: new Date("2023-07-07T07:00:00Z") });
+    expect(await requeueWebhookEvent(db, failed!.id, { now })).toEqual({
+      requeued: true,
+      id: failed!.id,
+      linkId: link,
+      event: "link.state_changed",
+      before: "failed",
+    });
+    expect(await rowOf(failed!.id)).toMatchObject({
+      outcome: "pending",
+      nextAttemptAt: now,
+      processAttempts: 6,
+      detail: "Set to be processed again.",
+    });
+    expect(await requeueWebhookEvent(db, processed!.id, { now })).toMatchObject({
+      requeued: true,
+      before: "processed",
+    });
+    expect(await rowOf(processed!.id)).toMatchObject({
+      outcome: "pending",
+      nextAttemptAt: now,
+      processedAt: new Date("2023-07-07T07:00:00Z"),
+    });
 
     const refusal = await requeueWebhookEvent(db, refused!.id, { now });
     expect(refusal).toMatchObject({ requeued: false, verification: "refused" });
-    expect(refusal.requeued === false && refusal.reason).toMatch(/^This request was refused \(The signature has expired\.\): it was never verified and its body was not kept/);
+    expect(refusal.requeued === false && refusal.reason).toMatch(
+      /^This request was refused \(The signature has expired\.\): it was never verified and its body was not kept/,
+    );
     expect(await rowOf(refused!.id)).toMatchObject({ outcome: "refused", nextAttemptAt: null });
 
-    expect(await requeueWebhookEvent(db, randomUUID(), { now })).toEqual({ requeued: false, reason: "There is no such webhook event." });
+    expect(await requeueWebhookEvent(db, randomUUID(), { now })).toEqual({
+      requeued: false,
+      reason: "There is no such webhook event.",
+    });
   });
 
   it("exports exactly the filtered view as CSV, in the page's order, across batches and ignoring the cursor", async () => {
@@ -358,7 +473,14 @@ describe.each(databases)("$kind", (target) => {
     const { db } = target.database;
     const t = tagged();
     const at = new Date("2018-08-08T08:08:08Z");
-    await seed(db, [{ verification: "refused", refusal: `=HYPERLINK("http://evil.example","${t}")`, sourceAddress: "@SUM(A1)", receivedAt: at }]);
+    await seed(db, [
+      {
+        verification: "refused",
+        refusal: `=HYPERLINK("http://evil.example","${t}")`,
+        sourceAddress: "@SUM(A1)",
+        receivedAt: at,
+      },
+    ]);
     const text = await csvOf(db, { verification: "refused", since: { text: at.toISOString(), at } });
     const record = parseCsv(text).find((r) => r[WEBHOOK_CSV_HEADER.indexOf("refusal")]!.includes(t))!;
     expect(record[WEBHOOK_CSV_HEADER.indexOf("refusal")]).toBe(`'=HYPERLINK("http://evil.example","${t}")`);

@@ -2,7 +2,14 @@ import "server-only";
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { type WebhookEvent, type WebhookOutcome, type WebhookVerification, webhookEvents, webhookOutcomes, webhookVerifications } from "../db/schema";
+import {
+  type WebhookEvent,
+  type WebhookOutcome,
+  type WebhookVerification,
+  webhookEvents,
+  webhookOutcomes,
+  webhookVerifications,
+} from "../db/schema";
 import { csvRecord } from "../http/csv";
 import { type DroppedParam, type RawParams, parseFieldByField, searchParamsToRecord } from "../http/url-params";
 import { type BodyFields, bodyFields } from "./body-fields";
@@ -28,7 +35,11 @@ function sinceField(now: Date) {
       if (isSinceSpan(text)) return { text, at: new Date(now.getTime() - WEBHOOK_SINCE_SPANS[text].ms) };
       const parsed = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).safeParse(text);
       const time = Date.parse(text);
-      if (!parsed.success) ctx.addIssue({ code: "custom", message: "not a span (1h, 24h, 7d, 30d), a date (YYYY-MM-DD) or an ISO date-time" });
+      if (!parsed.success)
+        ctx.addIssue({
+          code: "custom",
+          message: "not a span (1h, 24h, 7d, 30d), a date (YYYY-MM-DD) or an ISO date-time",
+        });
       else if (!(time >= EARLIEST && time < LATEST)) ctx.addIssue({ code: "custom", message: "outside 1970–9998" });
       else return { text, at: new Date(time) };
       return z.NEVER;
@@ -58,7 +69,14 @@ function webhookFilterFields(now: Date) {
 
 type FilterFields = ReturnType<typeof webhookFilterFields>;
 export type WebhookFilterParam = keyof FilterFields["shape"];
-export const WEBHOOK_FILTER_PARAMS = ["kind", "verification", "outcome", "link", "since", "cursor"] as const satisfies readonly WebhookFilterParam[];
+export const WEBHOOK_FILTER_PARAMS = [
+  "kind",
+  "verification",
+  "outcome",
+  "link",
+  "since",
+  "cursor",
+] as const satisfies readonly WebhookFilterParam[];
 export type WebhookFilters = Partial<z.output<FilterFields>>;
 export type DroppedWebhookFilter = DroppedParam<WebhookFilterParam>;
 
@@ -67,7 +85,10 @@ export type DroppedWebhookFilter = DroppedParam<WebhookFilterParam>;
  * hand-edited or stale link still shows a page. Blank values mean "no filter"; unknown parameters are ignored.
  * A span ("24h") is counted back from `now`.
  */
-export function parseWebhookFilters(params: RawParams | URLSearchParams, now = new Date()): { filters: WebhookFilters; dropped: DroppedWebhookFilter[] } {
+export function parseWebhookFilters(
+  params: RawParams | URLSearchParams,
+  now = new Date(),
+): { filters: WebhookFilters; dropped: DroppedWebhookFilter[] } {
   const raw = params instanceof URLSearchParams ? searchParamsToRecord(params) : params;
   const { values, dropped } = parseFieldByField(webhookFilterFields(now).shape, WEBHOOK_FILTER_PARAMS, raw);
   return { filters: values as WebhookFilters, dropped };
@@ -104,7 +125,12 @@ function afterCursor(cursorId: string): SQL {
   return or(lt(webhookEvents.receivedAt, at), and(eq(webhookEvents.receivedAt, at), gt(webhookEvents.id, cursorId)))!;
 }
 
-async function selectPage(db: Db, filters: WebhookFilters, cursor: string | undefined, limit: number): Promise<WebhookEvent[]> {
+async function selectPage(
+  db: Db,
+  filters: WebhookFilters,
+  cursor: string | undefined,
+  limit: number,
+): Promise<WebhookEvent[]> {
   return db
     .select()
     .from(webhookEvents)
@@ -119,7 +145,11 @@ export type WebhookEventView = Omit<WebhookEvent, "body"> & { body: BodyFields }
 const toView = ({ body, ...row }: WebhookEvent): WebhookEventView => ({ ...row, body: bodyFields(body) });
 
 /** One page, newest first, from `filters.cursor` on. `nextCursor` is null on the last page. */
-export async function listWebhookEvents(db: Db, filters: WebhookFilters, { limit = 50 }: { limit?: number } = {}): Promise<{ rows: WebhookEventView[]; nextCursor: string | null }> {
+export async function listWebhookEvents(
+  db: Db,
+  filters: WebhookFilters,
+  { limit = 50 }: { limit?: number } = {},
+): Promise<{ rows: WebhookEventView[]; nextCursor: string | null }> {
   // One row more than shown tells whether a next page exists, without counting.
   const rows = await selectPage(db, filters, filters.cursor, limit + 1);
   const shown = rows.slice(0, limit).map(toView);
@@ -154,7 +184,11 @@ export async function webhookSummary(db: Db, { now = new Date() }: { now?: Date 
   const counted = (condition: SQL) => sql<number>`count(*) filter (where ${condition})`.mapWith(Number);
   const [[day], reasons, [open], [newest], [newestVerified]] = await Promise.all([
     db
-      .select({ received: count(), verified: counted(eq(webhookEvents.verification, "verified")), refused: counted(eq(webhookEvents.verification, "refused")) })
+      .select({
+        received: count(),
+        verified: counted(eq(webhookEvents.verification, "verified")),
+        refused: counted(eq(webhookEvents.verification, "refused")),
+      })
       .from(webhookEvents)
       .where(gte(webhookEvents.receivedAt, since)),
     db
@@ -165,11 +199,19 @@ export async function webhookSummary(db: Db, { now = new Date() }: { now?: Date 
       .orderBy(desc(count()), asc(webhookEvents.refusal))
       .limit(SUMMARY_REASONS),
     db
-      .select({ pending: counted(eq(webhookEvents.outcome, "pending")), failed: counted(eq(webhookEvents.outcome, "failed")) })
+      .select({
+        pending: counted(eq(webhookEvents.outcome, "pending")),
+        failed: counted(eq(webhookEvents.outcome, "failed")),
+      })
       .from(webhookEvents)
       .where(inArray(webhookEvents.outcome, ["pending", "failed"])),
     db.select({ at: webhookEvents.receivedAt }).from(webhookEvents).orderBy(desc(webhookEvents.receivedAt)).limit(1),
-    db.select({ at: webhookEvents.receivedAt }).from(webhookEvents).where(eq(webhookEvents.verification, "verified")).orderBy(desc(webhookEvents.receivedAt)).limit(1),
+    db
+      .select({ at: webhookEvents.receivedAt })
+      .from(webhookEvents)
+      .where(eq(webhookEvents.verification, "verified"))
+      .orderBy(desc(webhookEvents.receivedAt))
+      .limit(1),
   ]);
   const refusalsByReason = reasons.map((r) => ({ reason: r.reason ?? "No reason recorded", count: r.count }));
   const refused = day?.refused ?? 0;
@@ -187,7 +229,10 @@ export async function webhookSummary(db: Db, { now = new Date() }: { now?: Date 
   };
 }
 
-export type LinkEvent = Pick<WebhookEvent, "id" | "event" | "receivedAt" | "eventAt" | "outcome" | "detail" | "processedAt">;
+export type LinkEvent = Pick<
+  WebhookEvent,
+  "id" | "event" | "receivedAt" | "eventAt" | "outcome" | "detail" | "processedAt"
+>;
 
 /** A link's newest events, newest first (webhook_events_link_idx). */
 export async function listLinkEvents(db: Db, linkId: string, limit: number): Promise<LinkEvent[]> {
@@ -216,9 +261,17 @@ export type RequeueResult =
  * applies it as it would a new one (an event older than what the link already shows changes nothing). A refused
  * request cannot be: it was never verified and its body was not kept, so there is nothing to process.
  */
-export async function requeueWebhookEvent(db: Db, id: string, { now = new Date() }: { now?: Date } = {}): Promise<RequeueResult> {
+export async function requeueWebhookEvent(
+  db: Db,
+  id: string,
+  { now = new Date() }: { now?: Date } = {},
+): Promise<RequeueResult> {
   const [row] = await db
-    .select({ verification: webhookEvents.verification, outcome: webhookEvents.outcome, refusal: webhookEvents.refusal })
+    .select({
+      verification: webhookEvents.verification,
+      outcome: webhookEvents.outcome,
+      refusal: webhookEvents.refusal,
+    })
     .from(webhookEvents)
     .where(eq(webhookEvents.id, id));
   if (!row) return { requeued: false, reason: "There is no such webhook event." };
@@ -267,7 +320,11 @@ export const WEBHOOK_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);
  * The whole filtered view as CSV text chunks (header first, then one chunk per batch), newest first like the page.
  * `filters.cursor` is ignored: an export is of the view, not of one page. Batches page by keyset, so memory stays flat.
  */
-export async function* streamWebhookCsv(db: Db, filters: WebhookFilters, { batchSize = 1000 }: { batchSize?: number } = {}): AsyncGenerator<string, void, undefined> {
+export async function* streamWebhookCsv(
+  db: Db,
+  filters: WebhookFilters,
+  { batchSize = 1000 }: { batchSize?: number } = {},
+): AsyncGenerator<string, void, undefined> {
   yield csvRecord(WEBHOOK_CSV_HEADER);
   let cursor: string | undefined;
   for (;;) {

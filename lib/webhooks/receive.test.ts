@@ -16,7 +16,12 @@ import { type ReceiveDeps, receiveWebhook } from "./receive";
 // The processor's warnings, kept here instead of printed (the real logger needs the server's configuration).
 const warned: string[] = [];
 vi.mock("../logger", () => {
-  const child = { info: () => undefined, debug: () => undefined, error: () => undefined, warn: (_: object, message: string) => void warned.push(message) };
+  const child = {
+    info: () => undefined,
+    debug: () => undefined,
+    error: () => undefined,
+    warn: (_: object, message: string) => void warned.push(message),
+  };
   return { logger: () => ({ ...child, child: () => child }) };
 });
 
@@ -41,7 +46,12 @@ function event(fields: Record<string, unknown> = {}) {
 }
 
 function headers(signature: string | null, extra: Record<string, string> = {}) {
-  return new Headers({ ...(signature ? { "MoneyKit-Signature": signature } : {}), "MoneyKit-Delivery-Token": "dt_1", "MoneyKit-Delivery-Attempt": "1", ...extra });
+  return new Headers({
+    ...(signature ? { "MoneyKit-Signature": signature } : {}),
+    "MoneyKit-Delivery-Token": "dt_1",
+    "MoneyKit-Delivery-Attempt": "1",
+    ...extra,
+  });
 }
 
 describe.each(databases)("webhook receiver on $kind", (target) => {
@@ -61,20 +71,40 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
     deps = { db: target.database.db, keys: keySource(), maxAgeS: 300, ratePerSecond: 10_000 };
   });
 
-  const receive = (body: string | Uint8Array, signature: string | null, at = new Date(clock), address = "203.0.113.7") =>
+  const receive = (
+    body: string | Uint8Array,
+    signature: string | null,
+    at = new Date(clock),
+    address = "203.0.113.7",
+  ) =>
     receiveWebhook(
-      { body: typeof body === "string" ? new TextEncoder().encode(body) : body, overLimit: false, headers: headers(signature), sourceAddress: address, receivedAt: at },
+      {
+        body: typeof body === "string" ? new TextEncoder().encode(body) : body,
+        overLimit: false,
+        headers: headers(signature),
+        sourceAddress: address,
+        receivedAt: at,
+      },
       deps,
     );
-  const rowsByKey = (key: string) => target.database.db.select().from(webhookEvents).where(eq(webhookEvents.idempotencyKey, key));
-  const refusedCount = async () => (await target.database.db.select().from(webhookEvents).where(eq(webhookEvents.verification, "refused"))).length;
+  const rowsByKey = (key: string) =>
+    target.database.db.select().from(webhookEvents).where(eq(webhookEvents.idempotencyKey, key));
+  const refusedCount = async () =>
+    (await target.database.db.select().from(webhookEvents).where(eq(webhookEvents.verification, "refused"))).length;
 
   it("stores a signed event before answering 2xx, and the processor applies it to the read model once", async () => {
     const body = JSON.stringify(event({ link_id: "mk_hook_learned" }));
     const answer = await receive(body, signer.signatureFor(body));
     expect(answer).toMatchObject({ status: 200, stored: true });
     const [stored] = await rowsByKey(JSON.parse(body).webhook_idempotency_key);
-    expect(stored).toMatchObject({ verification: "verified", outcome: "pending", event: "link.state_changed", linkId: "mk_hook_learned", deliveryToken: "dt_1", deliveryAttempt: 1 });
+    expect(stored).toMatchObject({
+      verification: "verified",
+      outcome: "pending",
+      event: "link.state_changed",
+      linkId: "mk_hook_learned",
+      deliveryToken: "dt_1",
+      deliveryAttempt: 1,
+    });
 
     const batch = await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
     expect(batch.processed).toBeGreaterThanOrEqual(1);
@@ -102,7 +132,12 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
   });
 
   describe("refuses, in words, and records the refusal without the body", () => {
-    const expectRefused = async (answer: Awaited<ReturnType<typeof receive>>, status: number, words: RegExp, before: number) => {
+    const expectRefused = async (
+      answer: Awaited<ReturnType<typeof receive>>,
+      status: number,
+      words: RegExp,
+      before: number,
+    ) => {
       expect(answer.status).toBe(status);
       expect(String(answer.body.error)).toMatch(words);
       expect(await refusedCount()).toBe(before + 1);
@@ -122,7 +157,9 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
       const impostor = new SigningKeys(() => clock, 1000);
       const body = JSON.stringify(event());
       const forged = impostor.signatureFor(body).split(".");
-      const header = Buffer.from(JSON.stringify({ alg: "ES256", typ: "JWT", kid: signer.currentKid })).toString("base64url");
+      const header = Buffer.from(JSON.stringify({ alg: "ES256", typ: "JWT", kid: signer.currentKid })).toString(
+        "base64url",
+      );
       const before = await refusedCount();
       await expectRefused(await receive(body, `${header}.${forged[1]}.${forged[2]}`), 401, /does not verify/, before);
     });
@@ -140,7 +177,12 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
       const body = JSON.stringify(event({ state: "connected", error: null }));
       const signature = signer.signatureFor(body);
       const before = await refusedCount();
-      await expectRefused(await receive(body.replace('"connected"', '"deleted"'), signature), 401, /not the one that was signed/, before);
+      await expectRefused(
+        await receive(body.replace('"connected"', '"deleted"'), signature),
+        401,
+        /not the one that was signed/,
+        before,
+      );
     });
 
     it("an old signed delivery replayed", async () => {
@@ -155,13 +197,24 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
       await expectRefused(await receive("{not json", signer.signatureFor("{not json")), 400, /not JSON/, before);
       const noKey = JSON.stringify({ ...event(), webhook_idempotency_key: undefined });
       before = await refusedCount();
-      await expectRefused(await receive(noKey, signer.signatureFor(noKey)), 400, /webhook_idempotency_key is missing/, before);
+      await expectRefused(
+        await receive(noKey, signer.signatureFor(noKey)),
+        400,
+        /webhook_idempotency_key is missing/,
+        before,
+      );
     });
 
     it("a body over 1 MB", async () => {
       const before = await refusedCount();
       const answer = await receiveWebhook(
-        { body: new Uint8Array(), overLimit: true, headers: headers("x.y.z"), sourceAddress: "203.0.113.7", receivedAt: new Date(clock) },
+        {
+          body: new Uint8Array(),
+          overLimit: true,
+          headers: headers("x.y.z"),
+          sourceAddress: "203.0.113.7",
+          receivedAt: new Date(clock),
+        },
         deps,
       );
       await expectRefused(answer, 413, /over 1 MB/, before);
@@ -183,8 +236,18 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
   });
 
   it("never turns a link back: an event older than the one applied changes nothing", async () => {
-    const newer = event({ link_id: "mk_hook_order", state: "connected", error: null, webhook_timestamp: new Date(clock).toISOString() });
-    const older = event({ link_id: "mk_hook_order", state: "error", error: "institution_error", webhook_timestamp: new Date(clock - 60_000).toISOString() });
+    const newer = event({
+      link_id: "mk_hook_order",
+      state: "connected",
+      error: null,
+      webhook_timestamp: new Date(clock).toISOString(),
+    });
+    const older = event({
+      link_id: "mk_hook_order",
+      state: "error",
+      error: "institution_error",
+      webhook_timestamp: new Date(clock - 60_000).toISOString(),
+    });
     for (const payload of [newer, older]) {
       const body = JSON.stringify(payload);
       expect((await receive(body, signer.signatureFor(body))).status).toBe(200);
@@ -204,22 +267,43 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
     await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
     // Then, in one batch: one older than what was applied, a transactions marker, a newer state, and another link.
     const older = event({ link_id: "mk_hook_waves", state: "deleted", error: null, webhook_timestamp: at(-60) });
-    const marker = event({ link_id: "mk_hook_waves", webhook_event: "transactions.updates_available", webhook_timestamp: at(-40) });
-    const newer = event({ link_id: "mk_hook_waves", state: "error", error: "institution_error", webhook_timestamp: at(-30) });
-    const other = event({ link_id: "mk_hook_waves_other", state: "connecting", error: null, webhook_timestamp: at(-30) });
+    const marker = event({
+      link_id: "mk_hook_waves",
+      webhook_event: "transactions.updates_available",
+      webhook_timestamp: at(-40),
+    });
+    const newer = event({
+      link_id: "mk_hook_waves",
+      state: "error",
+      error: "institution_error",
+      webhook_timestamp: at(-30),
+    });
+    const other = event({
+      link_id: "mk_hook_waves_other",
+      state: "connecting",
+      error: null,
+      webhook_timestamp: at(-30),
+    });
     for (const payload of [newer, other, marker, older]) {
       body = JSON.stringify(payload);
       expect((await receive(body, signer.signatureFor(body))).status).toBe(200);
     }
     const batch = await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
     expect(batch.processed).toBeGreaterThanOrEqual(4);
-    const detailOf = async (payload: { webhook_idempotency_key: string }) => (await rowsByKey(payload.webhook_idempotency_key))[0]!.detail;
+    const detailOf = async (payload: { webhook_idempotency_key: string }) =>
+      (await rowsByKey(payload.webhook_idempotency_key))[0]!.detail;
     expect(await detailOf(older)).toMatch(/older than what Linkdesk already knew/);
     expect(await detailOf(marker)).toBe("Transactions changed: the link's pages read them again.");
     expect(await detailOf(newer)).toMatch(/^Link now in error \(institution/);
     expect(await detailOf(other)).toBe("New link learned, connecting.");
     const [link] = await target.database.db.select().from(links).where(eq(links.linkId, "mk_hook_waves"));
-    expect(link).toMatchObject({ state: "error", errorCode: "institution_error", eventAt: new Date(at(-30)), transactionsChangedAt: new Date(at(-40)), deletedSeenAt: null });
+    expect(link).toMatchObject({
+      state: "error",
+      errorCode: "institution_error",
+      eventAt: new Date(at(-30)),
+      transactionsChangedAt: new Date(at(-40)),
+      deletedSeenAt: null,
+    });
   });
 
   it("stores an unknown kind of event and shows it as such, changing nothing", async () => {
@@ -259,21 +343,36 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
   it("keeps one event's database failure its own: the rest of the batch is processed, that one is tried again", async () => {
     const { db } = target.database;
     // A stand-in for any failure inside the database while applying one event.
-    await db.execute(sql`create or replace function refuse_mk_hook_boom() returns trigger language plpgsql as $$ begin raise exception 'boom'; end $$`);
-    await db.execute(sql`create trigger refuse_mk_hook_boom before insert or update on links for each row when (new.link_id = 'mk_hook_boom') execute function refuse_mk_hook_boom()`);
+    await db.execute(
+      sql`create or replace function refuse_mk_hook_boom() returns trigger language plpgsql as $$ begin raise exception 'boom'; end $$`,
+    );
+    await db.execute(
+      sql`create trigger refuse_mk_hook_boom before insert or update on links for each row when (new.link_id = 'mk_hook_boom') execute function refuse_mk_hook_boom()`,
+    );
     try {
-      const bodies = ["mk_hook_before_boom", "mk_hook_boom", "mk_hook_after_boom"].map((linkId) => JSON.stringify(event({ link_id: linkId, state: "connected", error: null })));
+      const bodies = ["mk_hook_before_boom", "mk_hook_boom", "mk_hook_after_boom"].map((linkId) =>
+        JSON.stringify(event({ link_id: linkId, state: "connected", error: null })),
+      );
       for (const body of bodies) expect((await receive(body, signer.signatureFor(body))).status).toBe(200);
       let batch;
       do batch = await processWebhookBatch(db, { now: () => new Date(clock) });
       while (batch.claimed > batch.failed);
-      const [before, boom, after] = await Promise.all(bodies.map(async (body) => (await rowsByKey(JSON.parse(body).webhook_idempotency_key))[0]!));
+      const [before, boom, after] = await Promise.all(
+        bodies.map(async (body) => (await rowsByKey(JSON.parse(body).webhook_idempotency_key))[0]!),
+      );
       expect(before).toMatchObject({ outcome: "processed", processAttempts: 1 });
       expect(after).toMatchObject({ outcome: "processed", processAttempts: 1 });
-      expect(boom).toMatchObject({ outcome: "pending", processAttempts: 1, detail: "Processing failed (see the server log). Tried 1 time; trying again." });
+      expect(boom).toMatchObject({
+        outcome: "pending",
+        processAttempts: 1,
+        detail: "Processing failed (see the server log). Tried 1 time; trying again.",
+      });
       expect(boom!.nextAttemptAt!.getTime()).toBeGreaterThan(clock);
       expect(warned).toContain("processing a webhook event failed");
-      const learned = await db.select({ linkId: links.linkId, state: links.state }).from(links).where(inArray(links.linkId, ["mk_hook_before_boom", "mk_hook_boom", "mk_hook_after_boom"]));
+      const learned = await db
+        .select({ linkId: links.linkId, state: links.state })
+        .from(links)
+        .where(inArray(links.linkId, ["mk_hook_before_boom", "mk_hook_boom", "mk_hook_after_boom"]));
       expect(learned.map((link) => link.linkId).sort()).toEqual(["mk_hook_after_boom", "mk_hook_before_boom"]);
     } finally {
       await db.execute(sql`drop trigger refuse_mk_hook_boom on links`);
@@ -287,18 +386,33 @@ describe.each(databases)("two processors on one $kind database", (target) => {
     const signer = new SigningKeys(() => NOW.getTime(), 1000);
     const deps: ReceiveDeps = {
       db: target.database.db,
-      keys: new WebhookKeySource({ fetchKeys: async () => signer.jwks() as unknown as { keys: Record<string, unknown>[] }, now: () => NOW.getTime() }),
+      keys: new WebhookKeySource({
+        fetchKeys: async () => signer.jwks() as unknown as { keys: Record<string, unknown>[] },
+        now: () => NOW.getTime(),
+      }),
       maxAgeS: 300,
       ratePerSecond: 10_000,
     };
     const keys: string[] = [];
     for (let i = 0; i < 120; i++) {
-      const payload = event({ link_id: `mk_pair_${i % 7}`, webhook_timestamp: new Date(NOW.getTime() + i).toISOString() });
+      const payload = event({
+        link_id: `mk_pair_${i % 7}`,
+        webhook_timestamp: new Date(NOW.getTime() + i).toISOString(),
+      });
       keys.push(payload.webhook_idempotency_key);
       const body = JSON.stringify(payload);
       // Each event arrives twice, as if delivered to two instances.
       for (let copy = 0; copy < 2; copy++) {
-        const answer = await receiveWebhook({ body: new TextEncoder().encode(body), overLimit: false, headers: headers(signer.signatureFor(body)), sourceAddress: "198.51.100.1", receivedAt: NOW }, deps);
+        const answer = await receiveWebhook(
+          {
+            body: new TextEncoder().encode(body),
+            overLimit: false,
+            headers: headers(signer.signatureFor(body)),
+            sourceAddress: "198.51.100.1",
+            receivedAt: NOW,
+          },
+          deps,
+        );
         expect(answer.status).toBe(200);
       }
     }
@@ -315,9 +429,13 @@ describe.each(databases)("two processors on one $kind database", (target) => {
         }
       };
       const [a, b] = await Promise.all([drainWith(target.database.db), drainWith(second.db)]);
-      const rows = (await target.database.db.select().from(webhookEvents)).filter((row) => keys.includes(row.idempotencyKey ?? ""));
+      const rows = (await target.database.db.select().from(webhookEvents)).filter((row) =>
+        keys.includes(row.idempotencyKey ?? ""),
+      );
       expect(rows).toHaveLength(120);
-      expect(rows.every((row) => row.outcome === "processed" && row.processAttempts === 1 && row.redeliveries === 1)).toBe(true);
+      expect(
+        rows.every((row) => row.outcome === "processed" && row.processAttempts === 1 && row.redeliveries === 1),
+      ).toBe(true);
       expect(a + b).toBeGreaterThanOrEqual(120);
       if (target.url) expect(Math.min(a, b)).toBeGreaterThan(0);
     } finally {
@@ -333,17 +451,31 @@ describe("the sandbox delivering to the receiver over HTTP", () => {
   let url = "";
   beforeAll(async () => {
     sandbox = await startSandbox({ webhookRetryBaseMs: 10 });
-    const keys = new WebhookKeySource({ fetchKeys: async () => (await fetch(`${sandbox.base}/.well-known/jwks.json`)).json() as Promise<{ keys: Record<string, unknown>[] }> });
+    const keys = new WebhookKeySource({
+      fetchKeys: async () =>
+        (await fetch(`${sandbox.base}/.well-known/jwks.json`)).json() as Promise<{ keys: Record<string, unknown>[] }>,
+    });
     server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => {
-        const headersOf = new Headers(Object.entries(request.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v] as [string, string]] : [])));
+        const headersOf = new Headers(
+          Object.entries(request.headers).flatMap(([k, v]) =>
+            typeof v === "string" ? [[k, v] as [string, string]] : [],
+          ),
+        );
         receiveWebhook(
-          { body: Buffer.concat(chunks), overLimit: false, headers: headersOf, sourceAddress: "127.0.0.1", receivedAt: new Date() },
+          {
+            body: Buffer.concat(chunks),
+            overLimit: false,
+            headers: headersOf,
+            sourceAddress: "127.0.0.1",
+            receivedAt: new Date(),
+          },
           { db: target!.database.db, keys, maxAgeS: 300, ratePerSecond: 10_000 },
         ).then(
-          (answer) => response.writeHead(answer.status, { "Content-Type": "application/json" }).end(JSON.stringify(answer.body)),
+          (answer) =>
+            response.writeHead(answer.status, { "Content-Type": "application/json" }).end(JSON.stringify(answer.body)),
           () => response.writeHead(503).end(),
         );
       });
@@ -360,11 +492,21 @@ describe("the sandbox delivering to the receiver over HTTP", () => {
     const fixtures = (await sandbox.api("GET", "/_sandbox/fixtures")).json as Record<string, string[]>;
     const linkId = fixtures.plain![0]!;
     expect((await sandbox.api("PATCH", `/links/${linkId}`, { body: { webhook: url } })).status).toBe(200);
-    expect((await sandbox.api("POST", `/_sandbox/links/${linkId}/state`, { body: { state: "error", error_code: "institution_error" } })).status).toBe(200);
+    expect(
+      (
+        await sandbox.api("POST", `/_sandbox/links/${linkId}/state`, {
+          body: { state: "error", error_code: "institution_error" },
+        })
+      ).status,
+    ).toBe(200);
     let delivered: { state: string; last_status: number | null }[] = [];
     for (let i = 0; i < 200 && !delivered.some((d) => d.state === "delivered"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      delivered = ((await sandbox.api("GET", `/_sandbox/webhooks?link_id=${linkId}&event=link.state_changed`)).json as { deliveries: typeof delivered }).deliveries;
+      delivered = (
+        (await sandbox.api("GET", `/_sandbox/webhooks?link_id=${linkId}&event=link.state_changed`)).json as {
+          deliveries: typeof delivered;
+        }
+      ).deliveries;
     }
     expect(delivered.at(-1)).toMatchObject({ state: "delivered", last_status: 200 });
     await processWebhookBatch(target!.database.db);

@@ -78,7 +78,12 @@ export async function receiveWebhook(input: ReceiveInput, deps: ReceiveDeps): Pr
   const address = input.sourceAddress ?? "unknown";
   const nowMs = input.receivedAt.getTime();
 
-  const refuse = async (status: number, reason: string, kid?: string, headers?: Record<string, string>): Promise<ReceiveAnswer> => {
+  const refuse = async (
+    status: number,
+    reason: string,
+    kid?: string,
+    headers?: Record<string, string>,
+  ): Promise<ReceiveAnswer> => {
     const { allowed, window } = refusals.take(address, nowMs, REFUSALS_STORED_PER_MINUTE);
     if (allowed) {
       await storeRefusal(deps.db, reason, { ...facts, kid });
@@ -87,13 +92,23 @@ export async function receiveWebhook(input: ReceiveInput, deps: ReceiveDeps): Pr
     // Past the bound: one row says so, once a minute; the requests still get their answer.
     if (!window.noted) {
       window.noted = true;
-      await storeRefusal(deps.db, `More than ${REFUSALS_STORED_PER_MINUTE} refused requests in a minute from this address: further refusals this minute are answered 429 and not recorded one by one.`, facts);
+      await storeRefusal(
+        deps.db,
+        `More than ${REFUSALS_STORED_PER_MINUTE} refused requests in a minute from this address: further refusals this minute are answered 429 and not recorded one by one.`,
+        facts,
+      );
     }
-    return { status: 429, body: { error: "Too many refused webhooks from this address; wait a minute." }, headers: { "Retry-After": "60" } };
+    return {
+      status: 429,
+      body: { error: "Too many refused webhooks from this address; wait a minute." },
+      headers: { "Retry-After": "60" },
+    };
   };
 
   if (!requests.take(address, nowMs, deps.ratePerSecond).allowed) {
-    return refuse(429, `More than ${deps.ratePerSecond} webhook requests in a second from this address.`, undefined, { "Retry-After": "1" });
+    return refuse(429, `More than ${deps.ratePerSecond} webhook requests in a second from this address.`, undefined, {
+      "Retry-After": "1",
+    });
   }
   if (input.overLimit || input.body.byteLength > WEBHOOK_BODY_LIMIT_BYTES) {
     return refuse(413, "The body is over 1 MB: no webhook is that large.");
@@ -111,7 +126,9 @@ export async function receiveWebhook(input: ReceiveInput, deps: ReceiveDeps): Pr
   const receipt = await storeVerifiedEvent(deps.db, verification.webhook, verification.webhook.envelope, facts);
   return {
     status: 200,
-    body: receipt.duplicate ? { received: true, duplicate: true, note: "Already received: this delivery is not processed again." } : { received: true },
+    body: receipt.duplicate
+      ? { received: true, duplicate: true, note: "Already received: this delivery is not processed again." }
+      : { received: true },
     stored: !receipt.duplicate,
   };
 }

@@ -72,9 +72,16 @@ class EventWriter {
             .values(batch.map((item) => item.values))
             .onConflictDoUpdate({
               target: webhookEvents.idempotencyKey,
-              set: { redeliveries: sql`${webhookEvents.redeliveries} + 1`, lastReceivedAt: sql`excluded.last_received_at` },
+              set: {
+                redeliveries: sql`${webhookEvents.redeliveries} + 1`,
+                lastReceivedAt: sql`excluded.last_received_at`,
+              },
             })
-            .returning({ id: webhookEvents.id, key: webhookEvents.idempotencyKey, redeliveries: webhookEvents.redeliveries });
+            .returning({
+              id: webhookEvents.id,
+              key: webhookEvents.idempotencyKey,
+              redeliveries: webhookEvents.redeliveries,
+            });
           const byKey = new Map(rows.map((row) => [row.key, row]));
           for (const item of batch) {
             const row = byKey.get(item.key);
@@ -94,7 +101,12 @@ class EventWriter {
 const writers = new WeakMap<Db, EventWriter>();
 
 /** Stores a verified event unless one with its idempotency key exists, in which case the redelivery is counted. */
-export function storeVerifiedEvent(db: Db, webhook: VerifiedWebhook, body: unknown, facts: DeliveryFacts): Promise<Receipt> {
+export function storeVerifiedEvent(
+  db: Db,
+  webhook: VerifiedWebhook,
+  body: unknown,
+  facts: DeliveryFacts,
+): Promise<Receipt> {
   const { envelope } = webhook;
   const key = storable(envelope.webhook_idempotency_key);
   let writer = writers.get(db);

@@ -32,7 +32,8 @@ export interface VerifiedWebhook {
   signedAt: Date;
 }
 
-export type Verification = { ok: true; webhook: VerifiedWebhook } | { ok: false; status: 400 | 401; reason: string; kid?: string };
+export type Verification =
+  { ok: true; webhook: VerifiedWebhook } | { ok: false; status: 400 | 401; reason: string; kid?: string };
 
 export interface VerifyOptions {
   /** The exact bytes received. */
@@ -47,15 +48,23 @@ export interface VerifyOptions {
 const claimsSchema = z.looseObject({ request_body_sha256: z.string(), iat: z.number() });
 
 export async function verifyWebhook({ body, signature, keyFor, now, maxAgeS }: VerifyOptions): Promise<Verification> {
-  const refuse = (status: 400 | 401, reason: string, kid?: string): Verification => ({ ok: false, status, reason, ...(kid ? { kid } : {}) });
+  const refuse = (status: 400 | 401, reason: string, kid?: string): Verification => ({
+    ok: false,
+    status,
+    reason,
+    ...(kid ? { kid } : {}),
+  });
   const token = signature?.trim();
-  if (!token) return refuse(401, "No MoneyKit-Signature header: Linkdesk takes webhooks only as the upstream signs them.");
+  if (!token)
+    return refuse(401, "No MoneyKit-Signature header: Linkdesk takes webhooks only as the upstream signs them.");
 
   let kid: string;
   try {
     const header = decodeProtectedHeader(token);
-    if (header.alg !== "ES256") return refuse(401, `The signature uses ${header.alg ? `algorithm ${header.alg}` : "no algorithm"}, not ES256.`);
-    if (typeof header.kid !== "string" || header.kid === "") return refuse(401, "The signature names no signing key (no kid in its header).");
+    if (header.alg !== "ES256")
+      return refuse(401, `The signature uses ${header.alg ? `algorithm ${header.alg}` : "no algorithm"}, not ES256.`);
+    if (typeof header.kid !== "string" || header.kid === "")
+      return refuse(401, "The signature names no signing key (no kid in its header).");
     kid = header.kid.slice(0, 200);
   } catch {
     return refuse(401, "The MoneyKit-Signature header is not a signed token (JWT).");
@@ -66,12 +75,17 @@ export async function verifyWebhook({ body, signature, keyFor, now, maxAgeS }: V
 
   let claims: z.infer<typeof claimsSchema>;
   try {
-    const verified = await jwtVerify(token, found.key, { algorithms: ["ES256"], currentDate: now, clockTolerance: maxAgeS });
+    const verified = await jwtVerify(token, found.key, {
+      algorithms: ["ES256"],
+      currentDate: now,
+      clockTolerance: maxAgeS,
+    });
     const parsed = claimsSchema.safeParse(verified.payload);
     if (!parsed.success) return refuse(401, "The signature's claims lack request_body_sha256 or iat.", kid);
     claims = parsed.data;
   } catch (error) {
-    if (error instanceof joseErrors.JWSSignatureVerificationFailed) return refuse(401, `The signature does not verify with key "${kid}".`, kid);
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+      return refuse(401, `The signature does not verify with key "${kid}".`, kid);
     if (error instanceof joseErrors.JWTExpired || error instanceof joseErrors.JWTClaimValidationFailed) {
       return refuse(401, "The signature's time claims are not valid.", kid);
     }
@@ -93,7 +107,11 @@ export async function verifyWebhook({ body, signature, keyFor, now, maxAgeS }: V
 
   const digest = createHash("sha256").update(body).digest("hex");
   if (digest !== claims.request_body_sha256.toLowerCase()) {
-    return refuse(401, "The body is not the one that was signed (its SHA-256 differs from request_body_sha256): altered on the way?", kid);
+    return refuse(
+      401,
+      "The body is not the one that was signed (its SHA-256 differs from request_body_sha256): altered on the way?",
+      kid,
+    );
   }
 
   let json: unknown;
@@ -106,7 +124,11 @@ export async function verifyWebhook({ body, signature, keyFor, now, maxAgeS }: V
   if (!envelope.success) {
     const issue = envelope.error.issues[0];
     const field = issue?.path.join(".") || "the body";
-    return refuse(400, `The body is not a webhook: ${field} ${issue?.code === "invalid_type" && issue.input === undefined ? "is missing" : (issue?.message ?? "is not valid")}.`, kid);
+    return refuse(
+      400,
+      `The body is not a webhook: ${field} ${issue?.code === "invalid_type" && issue.input === undefined ? "is missing" : (issue?.message ?? "is not valid")}.`,
+      kid,
+    );
   }
   return { ok: true, webhook: { envelope: envelope.data, kid, signedAt: new Date(signedAtMs) } };
 }

@@ -16,7 +16,9 @@ export const accountRoutes: Route[] = [
       const link = requireReadyLink(world.store, params.id ?? "");
       requireProduct(link, "accounts");
       const wanted = accountIdsParam(query);
-      const accounts = world.store.dataOf(link).accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id));
+      const accounts = world.store
+        .dataOf(link)
+        .accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id));
       return { status: 200, body: { accounts, link: toWireLink(link) } };
     },
   },

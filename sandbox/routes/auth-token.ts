@@ -34,11 +34,20 @@ export const authRoutes: Route[] = [
       const form = await formOf(ctx);
       const grantType = form.get("grant_type") ?? "client_credentials";
       if (grantType !== "client_credentials") {
-        throw new ApiError(400, "api_error.auth.unauthorized", `Unsupported grant_type "${grantType}"; use client_credentials.`);
+        throw new ApiError(
+          400,
+          "api_error.auth.unauthorized",
+          `Unsupported grant_type "${grantType}"; use client_credentials.`,
+        );
       }
       const { clientId, clientSecret } = presentedCredentials(ctx.req.headers, form);
       const { clientId: expectedId, clientSecret: expectedSecret } = ctx.world.options;
-      if (!clientId || !clientSecret || !sameSecret(clientId, expectedId) || !sameSecret(clientSecret, expectedSecret)) {
+      if (
+        !clientId ||
+        !clientSecret ||
+        !sameSecret(clientId, expectedId) ||
+        !sameSecret(clientSecret, expectedSecret)
+      ) {
         throw apiErrors.unauthorized("Invalid client credentials.");
       }
       return { status: 201, body: ctx.world.tokens.issue(clientId) };

@@ -128,7 +128,11 @@ export const controlRoutes: Route[] = [
         status: 200,
         raw: { contentType: "image/svg+xml", text: logoSvg(art) },
         // An SVG opened on its own must not run anything; logos do not change while the sandbox runs.
-        headers: { "Cache-Control": "public, max-age=86400", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'", "X-Content-Type-Options": "nosniff" },
+        headers: {
+          "Cache-Control": "public, max-age=86400",
+          "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+          "X-Content-Type-Options": "nosniff",
+        },
       };
     },
   },

@@ -58,12 +58,20 @@ function toTransactions(
   const problems: ValidationIssue[] = [];
   inputs.forEach((input, index) => {
     if (!byOriginalId.has(input.account_id)) {
-      problems.push(issue(["body", "transactions", index, "account_id"], `no imported account has account_id "${input.account_id}"`, "value_error"));
+      problems.push(
+        issue(
+          ["body", "transactions", index, "account_id"],
+          `no imported account has account_id "${input.account_id}"`,
+          "value_error",
+        ),
+      );
     }
   });
   if (problems.length > 0) throw apiErrors.validation(problems.slice(0, 50));
   const { store } = ctx.world;
-  return inputs.map((input) => importTransaction(input, byOriginalId.get(input.account_id) as AccountRecord, store.corrections, store.runtimeRng));
+  return inputs.map((input) =>
+    importTransaction(input, byOriginalId.get(input.account_id) as AccountRecord, store.corrections, store.runtimeRng),
+  );
 }
 
 /** The upstream may take up to ~10 s to answer an import; the sandbox waits a random part of importDelayMs. */
@@ -86,7 +94,9 @@ export const importRoutes: Route[] = [
           seen.add(account.account_id);
           return [];
         }
-        return [issue(["body", "accounts", index, "account_id"], "account_id must be unique in the import", "value_error")];
+        return [
+          issue(["body", "accounts", index, "account_id"], "account_id must be unique in the import", "value_error"),
+        ];
       });
       if (duplicates.length > 0) throw apiErrors.validation(duplicates);
 
@@ -119,7 +129,12 @@ export const importRoutes: Route[] = [
               refreshed_at: now,
               last_attempted_at: now,
               ...(product === "transactions" ? { last_enriched: now } : {}),
-              ...(connected ? {} : { error_code: "auth_expired", error_message: "Imported without provider credentials; reconnect to refresh." }),
+              ...(connected
+                ? {}
+                : {
+                    error_code: "auth_expired",
+                    error_message: "Imported without provider credentials; reconnect to refresh.",
+                  }),
             },
           ]),
         ),
@@ -146,7 +161,10 @@ export const importRoutes: Route[] = [
       const { store } = ctx.world;
       const link = requireLink(store, ctx.params.id ?? "");
       if (link.origin !== "import") {
-        throw apiErrors.badState("not_imported", "Transactions can only be imported into a link created by POST /links/import.");
+        throw apiErrors.badState(
+          "not_imported",
+          "Transactions can only be imported into a link created by POST /links/import.",
+        );
       }
       const transactions = toTransactions(ctx, body.transactions, store.dataOf(link).accounts);
       await importDelay(ctx);

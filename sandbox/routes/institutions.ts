@@ -21,7 +21,8 @@ export function toWireInstitution(institution: Institution) {
 }
 
 // Cursors are opaque to clients; inside they name the last institution served (the list is in catalog order).
-const encodeCursor = (institutionId: string) => Buffer.from(JSON.stringify(["inst", institutionId])).toString("base64url");
+const encodeCursor = (institutionId: string) =>
+  Buffer.from(JSON.stringify(["inst", institutionId])).toString("base64url");
 
 function decodeCursor(cursor: string): string | null {
   try {
@@ -60,13 +61,18 @@ export const institutionRoutes: Route[] = [
       const afterIndex = after ? INSTITUTIONS.findIndex((institution) => institution.institution_id === after) : -1;
       const matching = INSTITUTIONS.filter(
         (institution, index) =>
-          index > afterIndex && (!name || institution.name.toLowerCase().startsWith(name)) && (rawFeatured !== "true" || institution.featured),
+          index > afterIndex &&
+          (!name || institution.name.toLowerCase().startsWith(name)) &&
+          (rawFeatured !== "true" || institution.featured),
       );
       const page = matching.slice(0, limit);
       const more = matching.length > limit;
       return {
         status: 200,
-        body: { institutions: page.map(toWireInstitution), cursors: { next: more ? encodeCursor(page[page.length - 1]!.institution_id) : null } },
+        body: {
+          institutions: page.map(toWireInstitution),
+          cursors: { next: more ? encodeCursor(page[page.length - 1]!.institution_id) : null },
+        },
       };
     },
   },

@@ -42,12 +42,16 @@ export const investmentRoutes: Route[] = [
       const size = integerParam(query.get("size"), "size", 50, 1, 1000, problems);
       const startDate = dateParam(query.get("start_date"), "start_date", "0000-01-01", problems);
       const endDate = dateParam(query.get("end_date"), "end_date", "9999-12-31", problems);
-      if (problems.length === 0 && startDate > endDate) problems.push(issue(["query", "start_date"], "start_date must not be after end_date", "value_error"));
+      if (problems.length === 0 && startDate > endDate)
+        problems.push(issue(["query", "start_date"], "start_date must not be after end_date", "value_error"));
       if (problems.length > 0) throw apiErrors.validation(problems);
       const wanted = accountIdsParam(query);
       const data = investmentDataOf(link, world.store.anchorMs);
       const matching = data.transactions.filter(
-        (transaction) => transaction.date >= startDate && transaction.date <= endDate && (wanted.size === 0 || wanted.has(transaction.account_id)),
+        (transaction) =>
+          transaction.date >= startDate &&
+          transaction.date <= endDate &&
+          (wanted.size === 0 || wanted.has(transaction.account_id)),
       );
       const investmentTransactions = matching.slice((page - 1) * size, page * size);
       const involved = new Set(investmentTransactions.map((transaction) => transaction.security_id));

@@ -1,7 +1,12 @@
 // POST /link-session, POST /link-session/exchange-token, and the sandbox's stand-in for the end user finishing the
 // linking flow: POST /_sandbox/link-sessions/{token}/complete.
 import { z } from "zod";
-import { exchangeTokenRequestSchema, linkSessionRequestSchema, PRODUCTS, type Product } from "../../lib/upstream/schemas";
+import {
+  exchangeTokenRequestSchema,
+  linkSessionRequestSchema,
+  PRODUCTS,
+  type Product,
+} from "../../lib/upstream/schemas";
 import { DEFAULT_SESSION_INSTITUTION_ID, findInstitution, INSTITUTIONS } from "../catalog";
 import type { Route } from "../context";
 import { ApiError, apiErrors, issue, parseWith } from "../http";
@@ -86,7 +91,8 @@ export const linkSessionRoutes: Route[] = [
       }
       // The link is connected and its products fetched: the webhook hears the new state, then each product's refresh.
       notifyStateChanged(ctx.world, link);
-      for (const product of Object.keys(link.products) as Product[]) notify(ctx.world, link, productRefreshEvent(ctx.world, link, product, "completed"));
+      for (const product of Object.keys(link.products) as Product[])
+        notify(ctx.world, link, productRefreshEvent(ctx.world, link, product, "completed"));
       const wire = toWireLink(link);
       return { status: 201, body: { link_id: link.link_id, link: wire } };
     },
@@ -108,7 +114,11 @@ export const linkSessionRoutes: Route[] = [
       const institution = findInstitution(institutionId);
       if (!institution) {
         throw apiErrors.validation([
-          issue(["body", "institution_id"], `unknown institution; one of ${INSTITUTIONS.map((i) => i.institution_id).join(", ")}`, "value_error"),
+          issue(
+            ["body", "institution_id"],
+            `unknown institution; one of ${INSTITUTIONS.map((i) => i.institution_id).join(", ")}`,
+            "value_error",
+          ),
         ]);
       }
       const nowMs = options.now();
@@ -133,7 +143,9 @@ export const linkSessionRoutes: Route[] = [
           provider: "moneykit",
           link_tags: session.linkTags,
           webhook: session.webhook,
-          products: Object.fromEntries(session.products.map((p) => [p, { refreshed_at: null, last_attempted_at: null }])),
+          products: Object.fromEntries(
+            session.products.map((p) => [p, { refreshed_at: null, last_attempted_at: null }]),
+          ),
           available_products: PRODUCTS.filter((product) => !session.products.includes(product)),
           createdAtMs: nowMs,
           deletedAtMs: null,

@@ -9,7 +9,11 @@ import { notifyStateChanged } from "../webhook-events";
 import { requireLink } from "./link-access";
 
 /** Tags are under 100 characters and start with a letter or digit (upstream-facts §3.5 UpdateLinkRequest). */
-const linkTagSchema = z.string().min(1, { abort: true }).max(99, { abort: true }).regex(/^[A-Za-z0-9]/, "a tag must start with a letter or digit");
+const linkTagSchema = z
+  .string()
+  .min(1, { abort: true })
+  .max(99, { abort: true })
+  .regex(/^[A-Za-z0-9]/, "a tag must start with a letter or digit");
 
 /**
  * UpdateLinkRequest (upstream-facts §3.5). `webhook: null` removes the webhook. The upstream types the webhook as a
@@ -21,7 +25,9 @@ const updateLinkRequestSchema = z.object({
     .string()
     .min(1, { abort: true })
     .max(65_536, { abort: true })
-    .refine(isWebAddress, "webhook must be an absolute http or https URL").nullable().optional(),
+    .refine(isWebAddress, "webhook must be an absolute http or https URL")
+    .nullable()
+    .optional(),
   link_tags: z.array(linkTagSchema).optional(),
   tags: z.array(linkTagSchema).optional(),
 });
@@ -44,7 +50,8 @@ export const linkRoutes: Route[] = [
       }
       const rawCursor = query.get("cursor");
       const cursor = rawCursor ? decodeCursor(rawCursor) : null;
-      if (rawCursor && !cursor) throw apiErrors.validation([issue(["query", "cursor"], "unknown cursor", "value_error")]);
+      if (rawCursor && !cursor)
+        throw apiErrors.validation([issue(["query", "cursor"], "unknown cursor", "value_error")]);
       return { status: 200, body: world.store.listLinks(cursor, limit, world.settings.linksListing) };
     },
   },
@@ -90,7 +97,10 @@ export const linkRoutes: Route[] = [
     template: "/users/{id}/links",
     async handle({ params, world }) {
       const links = world.store.linksOfUser(params.id ?? "");
-      return { status: 200, body: { links: Object.fromEntries(links.map((link) => [link.link_id, toWireLink(link)])) } };
+      return {
+        status: 200,
+        body: { links: Object.fromEntries(links.map((link) => [link.link_id, toWireLink(link)])) },
+      };
     },
   },
 ];

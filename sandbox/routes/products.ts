@@ -22,21 +22,36 @@ export const productRoutes: Route[] = [
       const { store, options } = ctx.world;
       const link = requireLink(store, ctx.params.id ?? "");
       if (link.state === "connecting" || link.state === "awaiting_token_exchange") {
-        throw apiErrors.badState("link_not_ready", `The link is in state ${link.state}; it has nothing to refresh yet.`);
+        throw apiErrors.badState(
+          "link_not_ready",
+          `The link is in state ${link.state}; it has nothing to refresh yet.`,
+        );
       }
       // A link in error cannot reach its institution: it must be reconnected first. The link's own error code says why.
       if (link.state === "error") {
-        throw apiErrors.badState(link.error_code ?? "system_error", `The link is in state error (${link.error_code ?? "unknown"}); reconnect it before refreshing.`);
+        throw apiErrors.badState(
+          link.error_code ?? "system_error",
+          `The link is in state error (${link.error_code ?? "unknown"}); reconnect it before refreshing.`,
+        );
       }
       const products = [...new Set(body.products)];
       for (const product of products) requireProduct(link, product);
       const nowMs = options.now();
       const waits = products
-        .map((product) => ({ product, waitMs: refreshWaitMs(link.products[product] ?? { refreshed_at: null, last_attempted_at: null }, product, nowMs) }))
+        .map((product) => ({
+          product,
+          waitMs: refreshWaitMs(
+            link.products[product] ?? { refreshed_at: null, last_attempted_at: null },
+            product,
+            nowMs,
+          ),
+        }))
         .filter((entry) => entry.waitMs > 0);
       if (waits.length > 0) {
         const longest = Math.max(...waits.map((entry) => entry.waitMs));
-        const names = waits.map((entry) => `${entry.product} (again from ${new Date(nowMs + entry.waitMs).toISOString()})`).join(", ");
+        const names = waits
+          .map((entry) => `${entry.product} (again from ${new Date(nowMs + entry.waitMs).toISOString()})`)
+          .join(", ");
         throw apiErrors.refreshTooSoon(`Refreshed too recently: ${names}.`, Math.ceil(longest / 1000));
       }
       startRefresh(ctx.world, link, products);

@@ -75,7 +75,10 @@ export const transactionRoutes: Route[] = [
       const size = integerParam(query.get("size"), "size", 50, 1, 500, problems);
       const rawCursor = query.get("cursor");
       const cursor = rawCursor ? decodeSyncCursor(rawCursor) : null;
-      if (rawCursor && !cursor) problems.push(issue(["query", "cursor"], "unknown cursor; use cursor.next of an earlier answer", "value_error"));
+      if (rawCursor && !cursor)
+        problems.push(
+          issue(["query", "cursor"], "unknown cursor; use cursor.next of an earlier answer", "value_error"),
+        );
       if (problems.length > 0) throw apiErrors.validation(problems);
       const data = world.store.dataOf(link);
       const page = syncPage(data.transactions, world.store.syncLogOf(link.link_id), cursor, size);
@@ -103,7 +106,10 @@ export const transactionRoutes: Route[] = [
       const body = parseWith(correctEnrichmentRequestSchema, await ctx.json());
       const link = requireLink(ctx.world.store, ctx.params.id ?? "");
       if (link.state === "connecting" || link.state === "awaiting_token_exchange") {
-        throw apiErrors.badState("link_not_ready", `The link is in state ${link.state}; it has no transactions to correct.`);
+        throw apiErrors.badState(
+          "link_not_ready",
+          `The link is in state ${link.state}; it has no transactions to correct.`,
+        );
       }
       requireProduct(link, "transactions");
       const data = ctx.world.store.dataOf(link, { forUpdate: true });

@@ -2,7 +2,13 @@
 // (GET /.well-known/jwks.json), and the sandbox's controls: the deliveries made, a key rotation, and the events a test
 // needs on demand (a link changing state, a product refresh step).
 import { z } from "zod";
-import { linkErrorCodeSchema, linkStateSchema, productSchema, PRODUCTS, type Product } from "../../lib/upstream/schemas";
+import {
+  linkErrorCodeSchema,
+  linkStateSchema,
+  productSchema,
+  PRODUCTS,
+  type Product,
+} from "../../lib/upstream/schemas";
 import type { Route } from "../context";
 import { apiErrors, issue, parseWith } from "../http";
 import { setProductState } from "../product-refresh";
@@ -25,7 +31,9 @@ const testWebhookRequestSchema = z.object({
   webhook_idempotency_key: z.string().min(1),
 });
 
-const linkStateRequestSchema = z.object({ state: linkStateSchema, error_code: linkErrorCodeSchema.optional() }).strict();
+const linkStateRequestSchema = z
+  .object({ state: linkStateSchema, error_code: linkErrorCodeSchema.optional() })
+  .strict();
 
 const productRefreshRequestSchema = z
   .object({
@@ -59,7 +67,10 @@ export const webhookRoutes: Route[] = [
         payload = transactionsUpdatesEvent(world, link, key);
       } else {
         const product = PRODUCTS.find((candidate) => link.products[candidate]) ?? "transactions";
-        payload = productRefreshEvent(world, link, product, "completed", { idempotencyKey: key, event: body.webhook_event });
+        payload = productRefreshEvent(world, link, product, "completed", {
+          idempotencyKey: key,
+          event: body.webhook_event,
+        });
       }
       const delivery = notify(world, link, payload) as Delivery;
       return { status: 200, body: { delivery_token: delivery.delivery_token } };
@@ -79,8 +90,14 @@ export const webhookRoutes: Route[] = [
     template: "/_sandbox/webhooks",
     control: true,
     async handle({ query, world }) {
-      const deliveries = world.webhooks.list({ linkId: query.get("link_id") ?? undefined, event: query.get("event") ?? undefined });
-      return { status: 200, body: { deliveries: deliveries.map(deliveryView), outstanding: world.webhooks.outstanding } };
+      const deliveries = world.webhooks.list({
+        linkId: query.get("link_id") ?? undefined,
+        event: query.get("event") ?? undefined,
+      });
+      return {
+        status: 200,
+        body: { deliveries: deliveries.map(deliveryView), outstanding: world.webhooks.outstanding },
+      };
     },
   },
   {
@@ -100,7 +117,9 @@ export const webhookRoutes: Route[] = [
     async handle(ctx) {
       const body = parseWith(linkStateRequestSchema, await ctx.json());
       if (body.error_code && body.state !== "error") {
-        throw apiErrors.validation([issue(["body", "error_code"], "error_code goes only with state error", "value_error")]);
+        throw apiErrors.validation([
+          issue(["body", "error_code"], "error_code goes only with state error", "value_error"),
+        ]);
       }
       const { world } = ctx;
       const link = requireLink(world.store, ctx.params.id ?? "", { allowDeleted: true });
@@ -118,12 +137,18 @@ export const webhookRoutes: Route[] = [
     async handle(ctx) {
       const body = parseWith(productRefreshRequestSchema, await ctx.json());
       const product = productSchema.safeParse(ctx.params.product);
-      if (!product.success) throw apiErrors.validation([issue(["path", "product"], `product must be one of ${PRODUCTS.join(", ")}`, "enum")]);
+      if (!product.success)
+        throw apiErrors.validation([
+          issue(["path", "product"], `product must be one of ${PRODUCTS.join(", ")}`, "enum"),
+        ]);
       const { world } = ctx;
       const link = requireLink(world.store, ctx.params.id ?? "");
       const name: Product = product.data;
       if (!link.products[name]) throw apiErrors.forbidden(`The link has no ${name} product.`);
-      const delivery = setProductState(world, link, name, body.state, { errorCode: body.error_code, errorMessage: body.error_message });
+      const delivery = setProductState(world, link, name, body.state, {
+        errorCode: body.error_code,
+        errorMessage: body.error_message,
+      });
       return { status: 200, body: { link: toWireLink(link), delivery_token: delivery?.delivery_token ?? null } };
     },
   },

@@ -27,7 +27,12 @@ export async function benchAuditPage({ runs = 30, port = 3171 } = {}): Promise<S
         ["action + outcome", "/audit?action=link.import&outcome=upstream_error"],
       ] as const) {
         const times = await time(runs, 3, async () => (await request.get(url)).text());
-        figures.push(fromRuns(`first Audit page, ${label}, 1,000,000 rows, PGlite`, times, "ms", { goal: below(100), note: `p99 ${percentile(times, 99).toFixed(1)} ms` }));
+        figures.push(
+          fromRuns(`first Audit page, ${label}, 1,000,000 rows, PGlite`, times, "ms", {
+            goal: below(100),
+            note: `p99 ${percentile(times, 99).toFixed(1)} ms`,
+          }),
+        );
       }
       return { name: "the Audit page rendered by the server through HTTP", figures };
     } finally {

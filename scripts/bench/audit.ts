@@ -20,16 +20,34 @@ export async function benchAudit({ appends = 200, pages = 50 } = {}): Promise<Su
   const figures: Figure[] = [];
   // The yardstick for "append adds under 5 %": one correction's round trip through lib/upstream to a local sandbox.
   const correctionMs = await correctionRoundTrip(appends);
-  figures.push({ label: "correction round trip (lib/upstream → sandbox), median", value: correctionMs, unit: "ms", note: "5 % of it is the append budget" });
-  figures.push(...(await onBenchDatabases("audit", (label, database) => measure(label, database, { appends, pages, correctionMs }))));
-  return { name: `audit trail at ${ROWS.toLocaleString("en")} rows: appending one row, first page of the Audit page`, figures };
+  figures.push({
+    label: "correction round trip (lib/upstream → sandbox), median",
+    value: correctionMs,
+    unit: "ms",
+    note: "5 % of it is the append budget",
+  });
+  figures.push(
+    ...(await onBenchDatabases("audit", (label, database) =>
+      measure(label, database, { appends, pages, correctionMs }),
+    )),
+  );
+  return {
+    name: `audit trail at ${ROWS.toLocaleString("en")} rows: appending one row, first page of the Audit page`,
+    figures,
+  };
 }
 
 async function correctionRoundTrip(runs: number): Promise<number> {
   const sandbox = createSandbox({ rateLimits: false, importDelayMs: 0 });
   const url = await sandbox.listen(0);
   try {
-    const api = new UpstreamApi(new UpstreamClient({ baseUrl: url, clientId: sandbox.state.options.clientId, clientSecret: sandbox.state.options.clientSecret }));
+    const api = new UpstreamApi(
+      new UpstreamClient({
+        baseUrl: url,
+        clientId: sandbox.state.options.clientId,
+        clientSecret: sandbox.state.options.clientSecret,
+      }),
+    );
     const fixtures = (await (await fetch(`${url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
     const linkId = fixtures.plain![0]!;
     const { transactions } = await api.getTransactions(linkId, { size: 50 });
@@ -89,17 +107,38 @@ async function measure(
     ["action + outcome", { action: "link.import", outcome: "upstream_error" }],
     ["unfiltered, halfway back by cursor", { cursor: middle }],
   ];
-  const result: Figure[] = [{ label: `${label}: bulk load + indexes + VACUUM ANALYZE`, value: loadSeconds, unit: "s", note: `${ROWS.toLocaleString("en")} rows` }];
+  const result: Figure[] = [
+    {
+      label: `${label}: bulk load + indexes + VACUUM ANALYZE`,
+      value: loadSeconds,
+      unit: "s",
+      note: `${ROWS.toLocaleString("en")} rows`,
+    },
+  ];
   result.push(
-    fromRuns(`${label}: appendAudit, one row`, appendTimes, "ms", { note: `p99 ${percentile(appendTimes, 99).toFixed(2)} ms`, versus: { label: "a correction", value: correctionMs } }),
-    { label: `${label}: appendAudit as a share of a correction (medians)`, value: (median(appendTimes) / correctionMs) * 100, unit: "%", goal: below(5), note: `${appends} runs` },
+    fromRuns(`${label}: appendAudit, one row`, appendTimes, "ms", {
+      note: `p99 ${percentile(appendTimes, 99).toFixed(2)} ms`,
+      versus: { label: "a correction", value: correctionMs },
+    }),
+    {
+      label: `${label}: appendAudit as a share of a correction (medians)`,
+      value: (median(appendTimes) / correctionMs) * 100,
+      unit: "%",
+      goal: below(5),
+      note: `${appends} runs`,
+    },
   );
   for (const [name, filters] of views) {
     let shown = 0;
     const times = await time(pages, 5, async () => {
       shown = (await listAudit(db, filters)).rows.length;
     });
-    result.push(fromRuns(`${label}: listAudit first page, ${name}`, times, "ms", { goal: below(100), note: `p99 ${percentile(times, 99).toFixed(1)} ms, ${shown} rows` }));
+    result.push(
+      fromRuns(`${label}: listAudit first page, ${name}`, times, "ms", {
+        goal: below(100),
+        note: `p99 ${percentile(times, 99).toFixed(1)} ms, ${shown} rows`,
+      }),
+    );
   }
   return result;
 }

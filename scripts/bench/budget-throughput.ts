@@ -24,12 +24,19 @@ export async function benchBudgetThroughput({ calls = 150 } = {}): Promise<Suite
     const fixtures = (await (await fetch(`${url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
     const linkId = fixtures.plain![0]!;
     const { transactions } = await api.getTransactions(linkId, { size: 50 });
-    const limit = budget.keys("POST /links/{id}/transactions/{txn_id}/enrichment", { linkId }).find((k) => k.scope === "link")!.limit;
+    const limit = budget
+      .keys("POST /links/{id}/transactions/{txn_id}/enrichment", { linkId })
+      .find((k) => k.scope === "link")!.limit;
 
     const sentAt: number[] = [];
     const startedAt = Date.now();
     for (let i = 0; i < calls; i++) {
-      await api.correctEnrichment(linkId, transactions[i % transactions.length]!.transaction_id, { category: i % 2 ? "banking" : "travel" }, { mode: "queued" });
+      await api.correctEnrichment(
+        linkId,
+        transactions[i % transactions.length]!.transaction_id,
+        { category: i % 2 ? "banking" : "travel" },
+        { mode: "queued" },
+      );
       sentAt.push(Date.now());
     }
     const stats = (await (await fetch(`${url}/_sandbox/stats`)).json()) as { rateLimited: number };

@@ -28,7 +28,9 @@ export async function benchBudget({ calls = 2000, warmup = 200 } = {}): Promise<
     try {
       const postgres = await createDatabase({ url: scratch.url });
       try {
-        rows.push(...(await measure("PostgreSQL", createPostgresStore(postgres.db), { calls, warmup, goal: below(2) })));
+        rows.push(
+          ...(await measure("PostgreSQL", createPostgresStore(postgres.db), { calls, warmup, goal: below(2) })),
+        );
         rows.push(await tableSize("PostgreSQL", postgres));
       } finally {
         await postgres.close();
@@ -49,13 +51,21 @@ export async function benchBudget({ calls = 2000, warmup = 200 } = {}): Promise<
   return { name: `rate budget: tryReserve on a per-link + per-app key (${ENDPOINT}), ${LINKS} links`, figures: rows };
 }
 
-async function measure(label: string, store: BudgetStore, { calls, warmup, goal }: { calls: number; warmup: number; goal?: Goal }): Promise<Figure[]> {
+async function measure(
+  label: string,
+  store: BudgetStore,
+  { calls, warmup, goal }: { calls: number; warmup: number; goal?: Goal },
+): Promise<Figure[]> {
   const run = randomBytes(4).toString("hex");
   const shares = { app: 1, link: 1, user: 1, client: 1 };
   const samples: number[] = [];
   let refused = 0;
   for (let i = 0; i < warmup + calls; i++) {
-    const keys = keysFor(ENDPOINT, { clientId: "client_bench", appId: `app_${run}_${i % APPS}`, linkId: `mk_${run}_${(i * 7919) % LINKS}` }, shares);
+    const keys = keysFor(
+      ENDPOINT,
+      { clientId: "client_bench", appId: `app_${run}_${i % APPS}`, linkId: `mk_${run}_${(i * 7919) % LINKS}` },
+      shares,
+    );
     const started = performance.now();
     const result = await store.tryReserve(keys);
     const elapsed = performance.now() - started;
@@ -63,7 +73,11 @@ async function measure(label: string, store: BudgetStore, { calls, warmup, goal 
     if (!result.ok) refused++;
   }
   // A refusal on a full key reads the window's oldest rows as well: time that path too.
-  const full = keysFor(ENDPOINT, { clientId: "client_bench", appId: `app_${run}_full`, linkId: `mk_${run}_full` }, { ...shares, link: 0.1 });
+  const full = keysFor(
+    ENDPOINT,
+    { clientId: "client_bench", appId: `app_${run}_full`, linkId: `mk_${run}_full` },
+    { ...shares, link: 0.1 },
+  );
   const refusals: number[] = [];
   for (let i = 0; i < 206; i++) {
     const started = performance.now();
@@ -71,8 +85,13 @@ async function measure(label: string, store: BudgetStore, { calls, warmup, goal 
     if (i >= 6 && !result.ok) refusals.push(performance.now() - started);
   }
   return [
-    fromRuns(`${label}: tryReserve, room on both keys`, samples, "ms", { goal, note: `p99 ${time(percentile(samples, 99))}, ${calls} calls, ${refused} refused` }),
-    fromRuns(`${label}: tryReserve, per-link key full`, refusals, "ms", { note: `p99 ${time(percentile(refusals, 99))}, ${refusals.length} refusals` }),
+    fromRuns(`${label}: tryReserve, room on both keys`, samples, "ms", {
+      goal,
+      note: `p99 ${time(percentile(samples, 99))}, ${calls} calls, ${refused} refused`,
+    }),
+    fromRuns(`${label}: tryReserve, per-link key full`, refusals, "ms", {
+      note: `p99 ${time(percentile(refusals, 99))}, ${refusals.length} refusals`,
+    }),
   ];
 }
 
@@ -81,5 +100,10 @@ const time = (value: number) => (value < 0.1 ? `${(value * 1000).toFixed(1)} µs
 
 async function tableSize(label: string, { db }: Database): Promise<Figure> {
   const result = await db.execute<{ n: number }>(sql`select count(*)::int as n from budget_reservations`);
-  return { label: `${label}: budget_reservations rows afterwards`, value: result.rows[0]?.n ?? Number.NaN, unit: "rows", note: "pruned per key as reserved, swept for idle keys" };
+  return {
+    label: `${label}: budget_reservations rows afterwards`,
+    value: result.rows[0]?.n ?? Number.NaN,
+    unit: "rows",
+    note: "pruned per key as reserved, swept for idle keys",
+  };
 }

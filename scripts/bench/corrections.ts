@@ -37,12 +37,25 @@ async function sandboxCaller(sandboxUrl: string) {
     await fetch(`${sandboxUrl}/auth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "client_credentials", client_id: SANDBOX_DEFAULTS.clientId, client_secret: SANDBOX_DEFAULTS.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: SANDBOX_DEFAULTS.clientId,
+        client_secret: SANDBOX_DEFAULTS.clientSecret,
+      }),
     })
   ).json()) as { access_token: string };
-  const headers = { Authorization: `Bearer ${token}`, "X-Client-Id": SANDBOX_DEFAULTS.clientId, "X-Client-Secret": SANDBOX_DEFAULTS.clientSecret, "Content-Type": "application/json" };
+  const headers = {
+    Authorization: `Bearer ${token}`,
+    "X-Client-Id": SANDBOX_DEFAULTS.clientId,
+    "X-Client-Secret": SANDBOX_DEFAULTS.clientSecret,
+    "Content-Type": "application/json",
+  };
   return async (method: "GET" | "POST", pathAndQuery: string, body?: unknown) => {
-    const response = await fetch(`${sandboxUrl}${pathAndQuery}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${sandboxUrl}${pathAndQuery}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = await response.json();
     if (!response.ok) throw new Error(`${method} ${pathAndQuery}: HTTP ${response.status}`);
     return json as { transactions: { transaction_id: string; date: string }[] };
@@ -99,7 +112,9 @@ async function openSubcategories(page: Page, row: ReturnType<Page["locator"]>, c
 
 /** How many transaction reads the sandbox has answered so far. */
 async function dayReads(sandboxUrl: string): Promise<number> {
-  const stats = (await (await fetch(`${sandboxUrl}/_sandbox/stats`)).json()) as { byEndpoint: Record<string, { requests: number }> };
+  const stats = (await (await fetch(`${sandboxUrl}/_sandbox/stats`)).json()) as {
+    byEndpoint: Record<string, { requests: number }>;
+  };
   return Object.entries(stats.byEndpoint)
     .filter(([endpoint]) => endpoint.startsWith("GET") && endpoint.endsWith("/transactions"))
     .reduce((n, [, e]) => n + e.requests, 0);
@@ -109,7 +124,9 @@ async function clickToSaved(page: Page, sandboxUrl: string, linkId: string, runs
   const call = await sandboxCaller(sandboxUrl);
   await page.goto(`/links/${linkId}`);
   await page.getByTestId("transaction-row").first().waitFor();
-  const ids = await page.getByTestId("transaction-row").evaluateAll((rows) => rows.slice(0, 10).map((r) => r.getAttribute("data-row-id")!));
+  const ids = await page
+    .getByTestId("transaction-row")
+    .evaluateAll((rows) => rows.slice(0, 10).map((r) => r.getAttribute("data-row-id")!));
   const desk: number[] = [];
   const shown: number[] = [];
   const sandboxOwn: number[] = [];
@@ -122,7 +139,9 @@ async function clickToSaved(page: Page, sandboxUrl: string, linkId: string, runs
     const toCharity = !now.startsWith("Charity");
     const [category, subcategory] = toCharity ? ["Charity", "Other charity"] : ["Education", "Other education"];
     // The previous correction's refresh of the table must be over: a refresh landing mid-way closes the control.
-    await page.waitForFunction(`!(document.querySelector('[data-testid="transactions-summary"]')?.textContent || "").includes("updating")`);
+    await page.waitForFunction(
+      `!(document.querySelector('[data-testid="transactions-summary"]')?.textContent || "").includes("updating")`,
+    );
     await openSubcategories(page, row, category);
     await row.getByRole("combobox").fill(subcategory);
     await row.getByRole("option", { name: subcategory }).waitFor();
@@ -135,25 +154,55 @@ async function clickToSaved(page: Page, sandboxUrl: string, linkId: string, runs
     // The same upstream calls straight against the sandbox: the day's read when Linkdesk sent one, then the correction.
     const date = /\d{4}-\d{2}-\d{2}/.exec((await row.locator("[role=cell]").nth(1).textContent()) ?? "")![0];
     const started = performance.now();
-    if (readTheDay) await call("GET", `/links/${linkId}/transactions?start_date=${date}&end_date=${date}&page=1&size=1000`);
-    await call("POST", `/links/${linkId}/transactions/${id}/enrichment`, { category: toCharity ? "charity" : "education", subcategory: toCharity ? "other_charity" : "other_education" });
+    if (readTheDay)
+      await call("GET", `/links/${linkId}/transactions?start_date=${date}&end_date=${date}&page=1&size=1000`);
+    await call("POST", `/links/${linkId}/transactions/${id}/enrichment`, {
+      category: toCharity ? "charity" : "education",
+      subcategory: toCharity ? "other_charity" : "other_education",
+    });
     sandboxOwn.push(performance.now() - started);
   }
   const overhead = desk.map((d, i) => d - sandboxOwn[i]!);
   const p95 = (samples: number[]) => `p95 ${percentile(samples, 95).toFixed(1)} ms`;
   return [
-    fromRuns("one correction, click to saved", desk, "ms", { note: p95(desk), versus: { label: "the sandbox's own time", value: median(sandboxOwn) } }),
-    fromRuns("the sandbox's own time for the same calls (the correction, and the day's read when Linkdesk sent one)", sandboxOwn, "ms", { note: p95(sandboxOwn) }),
-    fromRuns("Linkdesk's part: click to saved minus the sandbox", overhead, "ms", { goal: below(50), note: p95(overhead) }),
+    fromRuns("one correction, click to saved", desk, "ms", {
+      note: p95(desk),
+      versus: { label: "the sandbox's own time", value: median(sandboxOwn) },
+    }),
+    fromRuns(
+      "the sandbox's own time for the same calls (the correction, and the day's read when Linkdesk sent one)",
+      sandboxOwn,
+      "ms",
+      { note: p95(sandboxOwn) },
+    ),
+    fromRuns("Linkdesk's part: click to saved minus the sandbox", overhead, "ms", {
+      goal: below(50),
+      note: p95(overhead),
+    }),
     fromRuns("click to the new category shown (optimistic)", shown, "ms", { note: p95(shown) }),
   ];
 }
 
 /** Loads the link's page (1,000 transactions) in a fresh context and scrolls the table to its end, timing both. */
-async function pageWithThousandRows(context: Awaited<ReturnType<typeof signedInContext>>, baseURL: string, linkId: string, runs: number): Promise<Figure[]> {
-  const loads: { document: number; firstRow: number; rowsInDom: number; frameP95: number; longFrames: number; frames: number; lastRowReached: boolean }[] = [];
+async function pageWithThousandRows(
+  context: Awaited<ReturnType<typeof signedInContext>>,
+  baseURL: string,
+  linkId: string,
+  runs: number,
+): Promise<Figure[]> {
+  const loads: {
+    document: number;
+    firstRow: number;
+    rowsInDom: number;
+    frameP95: number;
+    longFrames: number;
+    frames: number;
+    lastRowReached: boolean;
+  }[] = [];
   for (let i = 0; i < runs; i++) {
-    const fresh = await context.browser()!.newContext({ baseURL, storageState: await context.storageState(), viewport: { width: 1440, height: 1000 } });
+    const fresh = await context
+      .browser()!
+      .newContext({ baseURL, storageState: await context.storageState(), viewport: { width: 1440, height: 1000 } });
     const page = await fresh.newPage();
     await page.addInitScript(`requestAnimationFrame(function poll() {
       if (document.querySelector('[data-testid="transaction-row"]')) window.__firstRowAt = performance.now();
@@ -162,7 +211,9 @@ async function pageWithThousandRows(context: Awaited<ReturnType<typeof signedInC
     await page.goto(`/links/${linkId}`, { waitUntil: "load" });
     await page.waitForFunction("window.__firstRowAt !== undefined");
     await page.getByTestId("transactions-summary").getByText("1,000").first().waitFor();
-    const timing = (await page.evaluate(`({ document: performance.getEntriesByType("navigation")[0].responseEnd, firstRow: window.__firstRowAt })`)) as {
+    const timing = (await page.evaluate(
+      `({ document: performance.getEntriesByType("navigation")[0].responseEnd, firstRow: window.__firstRowAt })`,
+    )) as {
       document: number;
       firstRow: number;
     };
@@ -198,14 +249,29 @@ async function pageWithThousandRows(context: Awaited<ReturnType<typeof signedInC
   const [cold, ...warm] = loads;
   const w = (pick: (l: (typeof loads)[number]) => number) => median(warm.map(pick));
   return [
-    { label: "1,000 rows, first load (history read from the sandbox): first row shown", value: cold!.firstRow, unit: "ms", note: `document ${cold!.document.toFixed(0)} ms` },
-    fromRuns("1,000 rows, cached history: first row shown", warm.map((l) => l.firstRow), "ms", {
-      note: `document median ${w((l) => l.document).toFixed(0)} ms`,
-      versus: { label: "first load", value: cold!.firstRow },
-    }),
-    fromRuns("scrolling the 1,000 rows top to bottom, 400 px a frame: frame p95", warm.map((l) => l.frameP95), "ms", {
-      note: `${w((l) => l.longFrames)} frames over 50 ms of ${w((l) => l.frames)}; at most ${w((l) => l.rowsInDom)} rows in the DOM at once; last row reached: ${warm.every((l) => l.lastRowReached) ? "yes" : "no"}`,
-    }),
+    {
+      label: "1,000 rows, first load (history read from the sandbox): first row shown",
+      value: cold!.firstRow,
+      unit: "ms",
+      note: `document ${cold!.document.toFixed(0)} ms`,
+    },
+    fromRuns(
+      "1,000 rows, cached history: first row shown",
+      warm.map((l) => l.firstRow),
+      "ms",
+      {
+        note: `document median ${w((l) => l.document).toFixed(0)} ms`,
+        versus: { label: "first load", value: cold!.firstRow },
+      },
+    ),
+    fromRuns(
+      "scrolling the 1,000 rows top to bottom, 400 px a frame: frame p95",
+      warm.map((l) => l.frameP95),
+      "ms",
+      {
+        note: `${w((l) => l.longFrames)} frames over 50 ms of ${w((l) => l.frames)}; at most ${w((l) => l.rowsInDom)} rows in the DOM at once; last row reached: ${warm.every((l) => l.lastRowReached) ? "yes" : "no"}`,
+      },
+    ),
   ];
 }
 
@@ -222,7 +288,11 @@ const BULK_DEADLINE_MS = 4 * 60_000;
  * whether the upstream ever answered 429.
  */
 async function bulkJob(items: number, share: number): Promise<Figure[]> {
-  const sandbox = createSandbox({ importDelayMs: 0, transactionsPerLink: Math.max(50, items + 100), rateLimitWindowMs: FAST_WINDOW_MS });
+  const sandbox = createSandbox({
+    importDelayMs: 0,
+    transactionsPerLink: Math.max(50, items + 100),
+    rateLimitWindowMs: FAST_WINDOW_MS,
+  });
   const url = await sandbox.listen(0);
   const database = await createDatabase({ dataDir: "memory" });
   let runner: JobRunner | null = null;
@@ -245,14 +315,28 @@ async function bulkJob(items: number, share: number): Promise<Figure[]> {
     const linkKey = keys.find((k) => k.scope === "link")!;
     // What the review list states before the run, from the same budget (its keys have the fast window already).
     const usage = await budget.store.usage(linkKey.windowMs);
-    const estimate = estimateCost(targets.length, keys.map((key) => ({ key, used: 0, remaining: key.limit - (usage.used.find((u) => u.key.scope === key.scope && u.key.scopeId === key.scopeId)?.count ?? 0), nextSlotAt: null, closedUntil: null })));
+    const estimate = estimateCost(
+      targets.length,
+      keys.map((key) => ({
+        key,
+        used: 0,
+        remaining:
+          key.limit - (usage.used.find((u) => u.key.scope === key.scope && u.key.scopeId === key.scopeId)?.count ?? 0),
+        nextSlotAt: null,
+        closedUntil: null,
+      })),
+    );
     const actor = { id: randomUUID(), email: "bench@linkdesk.test", role: "support" };
     const job = await startCorrectionJob(
       database.db,
       api,
       actor,
       linkId,
-      targets.map((t) => ({ transactionId: t.transaction_id, category: "charity" as const, subcategory: "other_charity" as const })),
+      targets.map((t) => ({
+        transactionId: t.transaction_id,
+        category: "charity" as const,
+        subcategory: "other_charity" as const,
+      })),
       { mode: "queued" },
     );
     runner = new JobRunner({ db: database.db, api, kinds: new Map([["correction", correctionKind as JobKind]]) });
@@ -319,7 +403,10 @@ export async function benchCorrections({
   });
   const browser = await launchChromium();
   try {
-    const fixtures = (await (await fetch(`${dashboard.sandboxUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+    const fixtures = (await (await fetch(`${dashboard.sandboxUrl}/_sandbox/fixtures`)).json()) as Record<
+      string,
+      string[]
+    >;
     const [correctionLink, pageLink] = [fixtures.plain![0]!, fixtures.plain![1]!];
     const support = await signedInContext(browser, dashboard.url, "support");
     const page = await support.newPage();
@@ -327,7 +414,13 @@ export async function benchCorrections({
     rows.push(...(await clickToSaved(page, dashboard.sandboxUrl, correctionLink, runs)));
     rows.push(...(await pageWithThousandRows(support, dashboard.url, pageLink, 5)));
     const js = await measureFirstLoadJs(support, dashboard.url, `/links/${pageLink}`);
-    rows.push({ label: "/links/{id} with 1,000 transactions: first-load JS, gzip", value: js.gzipped / 1024, unit: "kB", goal: below(250), note: `${(js.raw / 1024).toFixed(0)} kB raw, ${js.scripts} scripts` });
+    rows.push({
+      label: "/links/{id} with 1,000 transactions: first-load JS, gzip",
+      value: js.gzipped / 1024,
+      unit: "kB",
+      goal: below(250),
+      note: `${(js.raw / 1024).toFixed(0)} kB raw, ${js.scripts} scripts`,
+    });
   } finally {
     await browser.close();
     await dashboard.stop();

@@ -23,7 +23,11 @@ export async function startBenchDashboard(opts: {
   const sandbox = await startSandbox({
     port: opts.sandboxPort ?? opts.port + 1000,
     quiet: true,
-    env: { SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId, SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret, ...opts.sandboxEnv },
+    env: {
+      SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
+      SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
+      ...opts.sandboxEnv,
+    },
   });
   const dashboards: Started[] = [];
   try {
@@ -48,7 +52,11 @@ export async function startBenchDashboard(opts: {
         }),
       );
     }
-    await registerBackEndLinks({ sandboxUrl: sandbox.url, dashboardUrl: dashboards[0]!.url, token: BENCH_SERVICE_TOKEN });
+    await registerBackEndLinks({
+      sandboxUrl: sandbox.url,
+      dashboardUrl: dashboards[0]!.url,
+      token: BENCH_SERVICE_TOKEN,
+    });
     const stop = async () => {
       for (const dashboard of dashboards) await dashboard.stop();
       await sandbox.stop();
@@ -70,7 +78,10 @@ export async function startBenchDashboard(opts: {
 }
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu"],
+  });
 }
 
 /** A browser context signed in as the demo account of `role`, through the sign-in page. */

@@ -9,7 +9,11 @@ import { launchChromium, signedInContext, startBenchDashboard } from "./dashboar
 import { type SuiteResult, below } from "./report";
 
 /** Every script a fresh browser context fetches to show `target`, raw and gzip-compressed (level 9), in bytes. */
-export async function measureFirstLoadJs(signedIn: BrowserContext, baseURL: string, target: string): Promise<{ raw: number; gzipped: number; scripts: number }> {
+export async function measureFirstLoadJs(
+  signedIn: BrowserContext,
+  baseURL: string,
+  target: string,
+): Promise<{ raw: number; gzipped: number; scripts: number }> {
   // A fresh context per page: nothing cached from the previous one.
   const fresh = await signedIn.browser()!.newContext({ baseURL, storageState: await signedIn.storageState() });
   try {
@@ -31,7 +35,10 @@ export async function measureFirstLoadJs(signedIn: BrowserContext, baseURL: stri
   }
 }
 
-export async function benchFirstLoadJs({ pages = ["/links", "/health", "/audit", "/rate-limits"], port = 3170 } = {}): Promise<SuiteResult> {
+export async function benchFirstLoadJs({
+  pages = ["/links", "/health", "/audit", "/rate-limits"],
+  port = 3170,
+} = {}): Promise<SuiteResult> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-js-"));
   const dashboard = await startBenchDashboard({ port, dataDir });
   const browser = await launchChromium();
@@ -40,7 +47,13 @@ export async function benchFirstLoadJs({ pages = ["/links", "/health", "/audit",
     const figures: SuiteResult["figures"] = [];
     for (const target of pages) {
       const { raw, gzipped, scripts } = await measureFirstLoadJs(signedIn, dashboard.url, target);
-      figures.push({ label: `${target}: first-load JS, gzip`, value: gzipped / 1024, unit: "kB", goal: below(250), note: `${(raw / 1024).toFixed(0)} kB raw, ${scripts} scripts` });
+      figures.push({
+        label: `${target}: first-load JS, gzip`,
+        value: gzipped / 1024,
+        unit: "kB",
+        goal: below(250),
+        note: `${(raw / 1024).toFixed(0)} kB raw, ${scripts} scripts`,
+      });
     }
     return { name: "first-load JavaScript per page", figures };
   } finally {

@@ -15,8 +15,12 @@ export async function benchHealth(): Promise<SuiteResult> {
     const summary = await time(9, 1, () => healthSummary(db, { now: NOW }));
     const trend = await time(9, 1, () => healthTrend(db, { days: 30, now: NOW }));
     return [
-      fromRuns(`${label}: healthSummary, 100,000 links`, summary, "ms", { note: `p99 ${percentile(summary, 99).toFixed(1)} ms` }),
-      fromRuns(`${label}: healthTrend, 30 days of 10-minute snapshots`, trend, "ms", { note: `p99 ${percentile(trend, 99).toFixed(1)} ms` }),
+      fromRuns(`${label}: healthSummary, 100,000 links`, summary, "ms", {
+        note: `p99 ${percentile(summary, 99).toFixed(1)} ms`,
+      }),
+      fromRuns(`${label}: healthTrend, 30 days of 10-minute snapshots`, trend, "ms", {
+        note: `p99 ${percentile(trend, 99).toFixed(1)} ms`,
+      }),
     ];
   });
   return { name: "Health page queries at 100,000 links", figures };

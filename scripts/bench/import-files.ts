@@ -1,7 +1,13 @@
 // Import files for the benchmarks: a link of `transactions` legacy transactions (about 250 bytes each, as a legacy
 // export's are), and a fleet of such links.
 
-const account = (id: string) => ({ account_id: id, name: `Checking ${id}`, type: "checking", mask: "0042", balances: { currency: "USD", current: 1520.33 } });
+const account = (id: string) => ({
+  account_id: id,
+  name: `Checking ${id}`,
+  type: "checking",
+  mask: "0042",
+  balances: { currency: "USD", current: 1520.33 },
+});
 
 export function legacyLink(marker: string, transactions: number) {
   return {

@@ -31,7 +31,11 @@ const SEED_CHUNK = 2_000;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
 function fleetLines(marker: string): string[] {
-  return Array.from({ length: LINKS }, (_, i) => JSON.stringify(legacyLink(`${marker}-${i < LINKS - LISTED_TWICE ? i : i - (LINKS - LISTED_TWICE)}`, TRANSACTIONS_PER_LINK)));
+  return Array.from({ length: LINKS }, (_, i) =>
+    JSON.stringify(
+      legacyLink(`${marker}-${i < LINKS - LISTED_TWICE ? i : i - (LINKS - LISTED_TWICE)}`, TRANSACTIONS_PER_LINK),
+    ),
+  );
 }
 
 /** The file's distinct identity keys, in file order. */
@@ -47,7 +51,8 @@ function keysOf(lines: string[]): string[] {
 async function seedImported({ db }: Database, fileKeys: string[]): Promise<number> {
   const ofFile = fileKeys.filter((_, i) => i % 2 === 0);
   const jobs = Array.from({ length: IMPORTED / 1_000 }, () => randomUUID());
-  const keyAt = (n: number) => (n < ofFile.length ? ofFile[n]! : JSON.stringify([`legacy-old-${n}`, "chase", ["acc-1", "acc-2"]]));
+  const keyAt = (n: number) =>
+    n < ofFile.length ? ofFile[n]! : JSON.stringify([`legacy-old-${n}`, "chase", ["acc-1", "acc-2"]]);
   for (let start = 0; start < IMPORTED; start += SEED_CHUNK) {
     const rows: (typeof importedLinks.$inferInsert)[] = [];
     for (let n = start; n < Math.min(start + SEED_CHUNK, IMPORTED); n++) {
@@ -81,14 +86,20 @@ async function planning(bytes: Uint8Array, label: string): Promise<{ figure: Fig
     const { report } = await analyzeImportFile(bytes, { identity: DEFAULT_IDENTITY });
     const used = process.cpuUsage(started);
     cpu.push((used.user + used.system) / 1000);
-    if (report.fileProblem || report.invalid > 0) throw new Error(`the ${label} file did not check: ${report.fileProblem?.message ?? `${report.invalid} invalid`}`);
+    if (report.fileProblem || report.invalid > 0)
+      throw new Error(`the ${label} file did not check: ${report.fileProblem?.message ?? `${report.invalid} invalid`}`);
     summary = `${report.valid} to import, ${report.duplicates} duplicates in the file, ${report.transactions.toLocaleString("en-US")} transactions → ${report.calls.imports} imports + ${report.calls.batches} batches`;
   });
   return {
     medianMs: median(runs),
-    figure: fromRuns(`(a) planning, ${label}: read, checked, identities and in-file duplicates, planned (analyzeImportFile, identity on)`, runs, "ms", {
-      note: `${summary}; CPU time median ${median(cpu.slice(1)).toFixed(0)} ms; one warm-up run first`,
-    }),
+    figure: fromRuns(
+      `(a) planning, ${label}: read, checked, identities and in-file duplicates, planned (analyzeImportFile, identity on)`,
+      runs,
+      "ms",
+      {
+        note: `${summary}; CPU time median ${median(cpu.slice(1)).toFixed(0)} ms; one warm-up run first`,
+      },
+    ),
   };
 }
 
@@ -111,7 +122,12 @@ function identitiesAlone(text: string): Figure {
     });
     if (run > 0) runs.push(performance.now() - started);
   }
-  return fromRuns("in-file duplicates alone: identityOf of every link and the first of each key (part of (a))", runs, "ms", { note: `${duplicates} duplicates among ${values.length} links` });
+  return fromRuns(
+    "in-file duplicates alone: identityOf of every link and the first of each key (part of (a))",
+    runs,
+    "ms",
+    { note: `${duplicates} duplicates among ${values.length} links` },
+  );
 }
 
 /** The array form's extra pass: the line of each element, now found for every array file. */
@@ -131,11 +147,19 @@ async function arrayScan(arrayText: string, ndjsonPlanningMs: number): Promise<F
   ];
 }
 
-async function measureDatabase(name: "PGlite" | "PostgreSQL", database: Database, bytes: Uint8Array, fileKeys: string[], planningMs: number): Promise<Figure[]> {
+async function measureDatabase(
+  name: "PGlite" | "PostgreSQL",
+  database: Database,
+  bytes: Uint8Array,
+  fileKeys: string[],
+  planningMs: number,
+): Promise<Figure[]> {
   const seedStarted = performance.now();
   const seededOfFile = await seedImported(database, fileKeys);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
-  const [{ count } = { count: 0 }] = (await database.db.execute<{ count: number }>(sql`select count(*)::int as count from imported_links`)).rows;
+  const [{ count } = { count: 0 }] = (
+    await database.db.execute<{ count: number }>(sql`select count(*)::int as count from imported_links`)
+  ).rows;
 
   let found = 0;
   let cold = 0;
@@ -152,18 +176,34 @@ async function measureDatabase(name: "PGlite" | "PostgreSQL", database: Database
     const sha256 = await sha256Hex(bytes);
     const { report } = await analyzeImportFile(bytes, { sha256, identity: DEFAULT_IDENTITY });
     const toImport = report.links.filter((l) => l.problems.length === 0 && !l.duplicateOf);
-    const held = await lookupImported(database.db, toImport.map((l) => l.identityKey!));
+    const held = await lookupImported(
+      database.db,
+      toImport.map((l) => l.identityKey!),
+    );
     summary = `${toImport.length - held.size} new, ${held.size} already imported, ${report.duplicates} duplicates in the file`;
   });
 
   return [
-    { label: `${name}: seed ${IMPORTED.toLocaleString("en-US")} imported links (bulk insert of ${SEED_CHUNK.toLocaleString("en-US")} a statement, VACUUM ANALYZE)`, value: seedSeconds, unit: "s", note: `${count.toLocaleString("en-US")} rows` },
-    fromRuns(`${name}: (b) duplicate check against ${IMPORTED.toLocaleString("en-US")} imported links: lookupImported of the file's ${fileKeys.length} keys`, lookup, "ms", {
-      goal: below(2000),
+    {
+      label: `${name}: seed ${IMPORTED.toLocaleString("en-US")} imported links (bulk insert of ${SEED_CHUNK.toLocaleString("en-US")} a statement, VACUUM ANALYZE)`,
+      value: seedSeconds,
+      unit: "s",
+      note: `${count.toLocaleString("en-US")} rows`,
+    },
+    fromRuns(
+      `${name}: (b) duplicate check against ${IMPORTED.toLocaleString("en-US")} imported links: lookupImported of the file's ${fileKeys.length} keys`,
+      lookup,
+      "ms",
+      {
+        goal: below(2000),
+        versus: { label: "planning (a)", value: planningMs },
+        note: `${found} found imported (${seededOfFile} seeded); first call ${cold.toFixed(1)} ms (not counted)`,
+      },
+    ),
+    fromRuns(`${name}: whole dry run path (hash, analyze, look up the links to import)`, dryRun, "ms", {
       versus: { label: "planning (a)", value: planningMs },
-      note: `${found} found imported (${seededOfFile} seeded); first call ${cold.toFixed(1)} ms (not counted)`,
+      note: summary,
     }),
-    fromRuns(`${name}: whole dry run path (hash, analyze, look up the links to import)`, dryRun, "ms", { versus: { label: "planning (a)", value: planningMs }, note: summary }),
   ];
 }
 
@@ -173,8 +213,16 @@ export async function benchImportIdentity(): Promise<SuiteResult> {
   const bytes = new TextEncoder().encode(ndjson);
   const fileKeys = keysOf(lines);
   const { figure: planned, medianMs: planningMs } = await planning(bytes, `${mb(bytes.length)} NDJSON`);
-  const figures: Figure[] = [planned, identitiesAlone(ndjson), ...(await arrayScan(`[\n${lines.join(",\n")}\n]\n`, planningMs))];
-  figures.push(...(await onBenchDatabases("import-identity", (name, database) => measureDatabase(name, database, bytes, fileKeys, planningMs))));
+  const figures: Figure[] = [
+    planned,
+    identitiesAlone(ndjson),
+    ...(await arrayScan(`[\n${lines.join(",\n")}\n]\n`, planningMs)),
+  ];
+  figures.push(
+    ...(await onBenchDatabases("import-identity", (name, database) =>
+      measureDatabase(name, database, bytes, fileKeys, planningMs),
+    )),
+  );
   return {
     name: `import identity: the dry run of a ${mb(bytes.length)} fleet file (${LINKS} links, ${LISTED_TWICE} listed twice) against ${IMPORTED.toLocaleString("en-US")} imported links`,
     figures,

@@ -28,7 +28,12 @@ const started = performance.now();
 /** What the server action does; like the action's, its file and plan are garbage once it returns. */
 async function plan(): Promise<{ jobId: string; calls: number; bytes: number }> {
   const bytes = new Uint8Array(readFileSync(file));
-  const result = await startImportJob(database.db, { id: randomUUID(), email: "ops@bench.test", role: "ops" }, { bytes, name: "legacy.ndjson" }, 6);
+  const result = await startImportJob(
+    database.db,
+    { id: randomUUID(), email: "ops@bench.test", role: "ops" },
+    { bytes, name: "legacy.ndjson" },
+    6,
+  );
   if (result.outcome !== "started") throw new Error("the job was not started");
   return { jobId: result.job.id, calls: result.job.total, bytes: bytes.length };
 }
@@ -37,9 +42,20 @@ const plannedAt = performance.now();
 const afterPlan = process.memoryUsage().rss;
 
 const { clientId, clientSecret } = SANDBOX_DEFAULTS;
-const budget = new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
+const budget = new Budget({
+  store: createMemoryStore(),
+  clientId,
+  appId: clientId,
+  shares: { app: 1, link: 1, user: 1, client: 1 },
+  interactiveMaxWaitMs: 0,
+});
 const api = new UpstreamApi(new UpstreamClient({ baseUrl: sandboxUrl, clientId, clientSecret, gate: budget }));
-const runner = new JobRunner({ db: database.db, api, kinds: new Map([[IMPORT_KIND, importKind as JobKind]]), pollMs: 20 });
+const runner = new JobRunner({
+  db: database.db,
+  api,
+  kinds: new Map([[IMPORT_KIND, importKind as JobKind]]),
+  pollMs: 20,
+});
 runner.start();
 for (;;) {
   const job = await readJob(database.db, result.jobId);

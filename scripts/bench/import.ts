@@ -91,13 +91,19 @@ async function validateInChromium(port: number): Promise<Figure[]> {
     await page.goto("/import");
     const samples: number[] = [];
     for (let run = 0; run < 5; run++) {
-      await page.locator("#import-file").setInputFiles({ name: `mb-${run}.json`, mimeType: "application/json", buffer: Buffer.from(oneMegabyte()) });
+      await page
+        .locator("#import-file")
+        .setInputFiles({ name: `mb-${run}.json`, mimeType: "application/json", buffer: Buffer.from(oneMegabyte()) });
       const summary = page.getByTestId("file-summary");
       await summary.filter({ hasText: `mb-${run}.json` }).waitFor();
       const match = /checked in (\d+) ms/.exec((await summary.textContent()) ?? "");
       samples.push(Number(match?.[1] ?? NaN));
     }
-    return [fromRuns("1 MB, 4000 transactions in the Import page's Web Worker (Chromium)", samples, "ms", { goal: below(300) })];
+    return [
+      fromRuns("1 MB, 4000 transactions in the Import page's Web Worker (Chromium)", samples, "ms", {
+        goal: below(300),
+      }),
+    ];
   } finally {
     await browser.close();
     await dashboard.stop();
@@ -142,14 +148,30 @@ async function fleetRate(): Promise<Figure[]> {
   const database = await createDatabase({ dataDir: "memory" });
   try {
     const { clientId, clientSecret } = sandbox.state.options;
-    const budget = new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: share, link: share, user: share, client: share }, interactiveMaxWaitMs: 0 });
+    const budget = new Budget({
+      store: createMemoryStore(),
+      clientId,
+      appId: clientId,
+      shares: { app: share, link: share, user: share, client: share },
+      interactiveMaxWaitMs: 0,
+    });
     const api = new UpstreamApi(new UpstreamClient({ baseUrl: url, clientId, clientSecret, gate: budget }), 30_000);
     const limit = budget.keys(IMPORT_ENDPOINT, {})[0]!.limit;
     const bytes = new TextEncoder().encode(legacyFleet(`fleet-${randomUUID()}`, links, 3));
     const concurrency = importConcurrency({ importsPerMinute: limit, batchesPerMinute: limit * 2, hasBatches: false });
-    const result = await startImportJob(database.db, { id: randomUUID(), email: "ops@bench.test", role: "ops" }, { bytes, name: "fleet.ndjson" }, concurrency);
+    const result = await startImportJob(
+      database.db,
+      { id: randomUUID(), email: "ops@bench.test", role: "ops" },
+      { bytes, name: "fleet.ndjson" },
+      concurrency,
+    );
     if (result.outcome !== "started") throw new Error("not started");
-    const runner = new JobRunner({ db: database.db, api, kinds: new Map([[IMPORT_KIND, importKind as JobKind]]), pollMs: 50 });
+    const runner = new JobRunner({
+      db: database.db,
+      api,
+      kinds: new Map([[IMPORT_KIND, importKind as JobKind]]),
+      pollMs: 50,
+    });
     runner.start();
     for (;;) {
       const job = await readJob(database.db, result.job.id);
@@ -158,7 +180,11 @@ async function fleetRate(): Promise<Figure[]> {
     }
     await runner.stop(1_000);
     const [span] = await database.db
-      .select({ first: sql<string>`min(${jobItems.sentAt})::text`, last: sql<string>`max(${jobItems.sentAt})::text`, done: sql<number>`count(*) filter (where ${jobItems.state} = 'done')::int` })
+      .select({
+        first: sql<string>`min(${jobItems.sentAt})::text`,
+        last: sql<string>`max(${jobItems.sentAt})::text`,
+        done: sql<number>`count(*) filter (where ${jobItems.state} = 'done')::int`,
+      })
       .from(jobItems)
       .where(and(eq(jobItems.jobId, result.job.id)));
     const seconds = (Date.parse(span!.last) - Date.parse(span!.first)) / 1000;
@@ -185,7 +211,8 @@ async function fleetRate(): Promise<Figure[]> {
 /** The server's side of a 20 MB job in a process of its own; the sandbox (which keeps what is imported) in this one. */
 async function memoryOfTwentyMegabyteJob(storage: "postgres" | "embedded", heapMb?: number): Promise<Figure[]> {
   const serverUrl = process.env.DATABASE_URL;
-  if (storage === "postgres" && !serverUrl) return [skipped("20 MB job on PostgreSQL: memory", "DATABASE_URL is not set")];
+  if (storage === "postgres" && !serverUrl)
+    return [skipped("20 MB job on PostgreSQL: memory", "DATABASE_URL is not set")];
   const scratch = storage === "postgres" ? await createScratchDatabase(serverUrl!) : null;
   const dir = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-import-mem-"));
   const file = path.join(dir, "legacy.ndjson");
@@ -193,7 +220,13 @@ async function memoryOfTwentyMegabyteJob(storage: "postgres" | "embedded", heapM
   const sandbox = createSandbox({ links: 50, importDelayMs: 0, rateLimits: false });
   const url = await sandbox.listen(0, "127.0.0.1");
   try {
-    const args = [path.join(ROOT, "scripts/bench/import-memory-child.ts"), file, url, dir, ...(scratch ? [scratch.url] : [])];
+    const args = [
+      path.join(ROOT, "scripts/bench/import-memory-child.ts"),
+      file,
+      url,
+      dir,
+      ...(scratch ? [scratch.url] : []),
+    ];
     // With a capped heap V8 collects as it goes: the peak then shows what the job really keeps, not what V8 had not
     // collected yet.
     const heap = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
@@ -206,7 +239,16 @@ async function memoryOfTwentyMegabyteJob(storage: "postgres" | "embedded", heapM
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     if (code !== 0) throw new Error(`the memory child exited with ${code}`);
-    const r = JSON.parse(out.trim().split("\n").at(-1)!) as { state: string; calls: number; bytes: number; baselineMb: number; afterPlanMb: number; peakMb: number; planSeconds: number; seconds: number };
+    const r = JSON.parse(out.trim().split("\n").at(-1)!) as {
+      state: string;
+      calls: number;
+      bytes: number;
+      baselineMb: number;
+      afterPlanMb: number;
+      peakMb: number;
+      planSeconds: number;
+      seconds: number;
+    };
     const where = `${storage === "postgres" ? "PostgreSQL server" : "embedded database (in the process)"}${heapMb ? `, heap capped at ${heapMb} MB` : ", default heap"}`;
     return [
       {
@@ -227,7 +269,11 @@ async function memoryOfTwentyMegabyteJob(storage: "postgres" | "embedded", heapM
 export async function benchImport({ port = PORT } = {}): Promise<SuiteResult> {
   return {
     name: "importing links: checking in the worker, planning 20 MB, a fleet's pace against the binding limit, memory of a 20 MB job",
-    figures: [...(await validateInNode()), ...(await validateInChromium(port)), ...(await planTwentyMegabytes()), ...(await fleetRate()),
+    figures: [
+      ...(await validateInNode()),
+      ...(await validateInChromium(port)),
+      ...(await planTwentyMegabytes()),
+      ...(await fleetRate()),
       ...(await memoryOfTwentyMegabyteJob("postgres")),
       ...(await memoryOfTwentyMegabyteJob("postgres", 128)),
       ...(await memoryOfTwentyMegabyteJob("embedded")),

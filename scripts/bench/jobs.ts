@@ -61,7 +61,9 @@ async function engineOverhead(): Promise<Figure[]> {
         concurrency,
         items: Array.from({ length: items }, (_, n) => ({ input: { n } })),
       });
-      const api = new UpstreamApi(new UpstreamClient({ baseUrl: "http://127.0.0.1:9", clientId: "x", clientSecret: "y" }));
+      const api = new UpstreamApi(
+        new UpstreamClient({ baseUrl: "http://127.0.0.1:9", clientId: "x", clientSecret: "y" }),
+      );
       const runner = new JobRunner({ db: database.db, api, kinds: new Map([["noop", noop as JobKind]]), pollMs: 20 });
       const started = performance.now();
       runner.start();
@@ -88,14 +90,29 @@ async function perLinkRate(): Promise<Figure[]> {
   const database = await createDatabase({ dataDir: "memory" });
   try {
     const { clientId, clientSecret } = sandbox.state.options;
-    const budget = new Budget({ store: createMemoryStore(), clientId, appId: clientId, shares: { app: 1, link: 1, user: 1, client: 1 }, interactiveMaxWaitMs: 0 });
+    const budget = new Budget({
+      store: createMemoryStore(),
+      clientId,
+      appId: clientId,
+      shares: { app: 1, link: 1, user: 1, client: 1 },
+      interactiveMaxWaitMs: 0,
+    });
     const api = new UpstreamApi(new UpstreamClient({ baseUrl: url, clientId, clientSecret, gate: budget }));
     const fixtures = (await (await fetch(`${url}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
     const linkId = fixtures.plain![0]!;
     const { transactions } = await api.getTransactions(linkId, { size: 1000 }, { mode: "queued" });
     const targets = transactions.filter((t) => t.enrichment?.category.value !== "charity").slice(0, items);
-    const limit = budget.keys("POST /links/{id}/transactions/{txn_id}/enrichment", { linkId }).find((k) => k.scope === "link")!.limit;
-    const job = await startCorrectionJob(database.db, api, actor, linkId, targets.map((t) => ({ transactionId: t.transaction_id, category: "charity" as const })), { mode: "queued" });
+    const limit = budget
+      .keys("POST /links/{id}/transactions/{txn_id}/enrichment", { linkId })
+      .find((k) => k.scope === "link")!.limit;
+    const job = await startCorrectionJob(
+      database.db,
+      api,
+      actor,
+      linkId,
+      targets.map((t) => ({ transactionId: t.transaction_id, category: "charity" as const })),
+      { mode: "queued" },
+    );
     const runner = new JobRunner({ db: database.db, api, kinds: new Map([["correction", correctionKind as JobKind]]) });
     const started = Date.now();
     runner.start();
@@ -125,7 +142,8 @@ async function perLinkRate(): Promise<Figure[]> {
 /** Kills an instance working a job (SIGKILL), starts it again, and times until the job's next call. */
 async function restartToMoving(storage: "embedded" | "postgres"): Promise<Figure[]> {
   const serverUrl = process.env.DATABASE_URL;
-  if (storage === "postgres" && !serverUrl) return [skipped("PostgreSQL: killed instance restarted", "DATABASE_URL is not set")];
+  if (storage === "postgres" && !serverUrl)
+    return [skipped("PostgreSQL: killed instance restarted", "DATABASE_URL is not set")];
   const scratch = storage === "postgres" ? await createScratchDatabase(serverUrl!) : null;
   const sandbox = createSandbox({ importDelayMs: 0, links: 200 });
   const url = await sandbox.listen(0);
@@ -142,31 +160,50 @@ async function restartToMoving(storage: "embedded" | "postgres"): Promise<Figure
       title: "restart",
       category: "charity",
       concurrency: 5,
-      links: links.map((l) => ({ linkId: l.link_id, transactionIds: store.dataOf(l).transactions.filter((t) => t.enrichment?.category.value !== "charity").slice(0, 40).map((t) => t.transaction_id) })),
+      links: links.map((l) => ({
+        linkId: l.link_id,
+        transactionIds: store
+          .dataOf(l)
+          .transactions.filter((t) => t.enrichment?.category.value !== "charity")
+          .slice(0, 40)
+          .map((t) => t.transaction_id),
+      })),
     };
     const planFile = path.join(dir, "plan.json");
     writeFileSync(planFile, JSON.stringify(plan));
-    const applied = () => Object.entries(sandbox.state.stats.snapshot().applied).filter(([k]) => k.endsWith("/enrichment")).reduce((a, [, n]) => a + n, 0);
+    const applied = () =>
+      Object.entries(sandbox.state.stats.snapshot().applied)
+        .filter(([k]) => k.endsWith("/enrichment"))
+        .reduce((a, [, n]) => a + n, 0);
     const start = () => {
-      const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/jobs/test-worker-process.ts"), planFile], {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          UPSTREAM_BASE_URL: url,
-          UPSTREAM_CLIENT_ID: sandbox.state.options.clientId,
-          UPSTREAM_CLIENT_SECRET: sandbox.state.options.clientSecret,
-          UPSTREAM_SANDBOX: "1",
-          AUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
-          BUDGET_LINK_SHARE: "1",
-          LINKDESK_DATA_DIR: dir,
-          DATABASE_URL: scratch?.url ?? "",
-          LOG_LEVEL: "silent",
+      const child = spawn(
+        process.execPath,
+        ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/jobs/test-worker-process.ts"), planFile],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            UPSTREAM_BASE_URL: url,
+            UPSTREAM_CLIENT_ID: sandbox.state.options.clientId,
+            UPSTREAM_CLIENT_SECRET: sandbox.state.options.clientSecret,
+            UPSTREAM_SANDBOX: "1",
+            AUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
+            BUDGET_LINK_SHARE: "1",
+            LINKDESK_DATA_DIR: dir,
+            DATABASE_URL: scratch?.url ?? "",
+            LOG_LEVEL: "silent",
+          },
+          stdio: ["ignore", "pipe", "inherit"],
         },
-        stdio: ["ignore", "pipe", "inherit"],
-      }) as ChildProcess;
+      ) as ChildProcess;
       children.push(child);
       let out = "";
-      const started = new Promise<number>((resolve) => child.stdout!.on("data", (c: Buffer) => ((out += c.toString()), /^owner /m.test(out) && resolve(performance.now()))));
+      const started = new Promise<number>((resolve) =>
+        child.stdout!.on(
+          "data",
+          (c: Buffer) => ((out += c.toString()), /^owner /m.test(out) && resolve(performance.now())),
+        ),
+      );
       return { child, started };
     };
     const until = async (check: () => boolean) => {
@@ -191,13 +228,19 @@ async function restartToMoving(storage: "embedded" | "postgres"): Promise<Figure
         // 5 s, plus the 15 s lease a dead instance's items may wait out.
         goal: below(20),
         note: `of which process start-up ${((upAt - spawnedAt) / 1000).toFixed(2)} s, engine ${((movedAt - upAt) / 1000).toFixed(2)} s${
-          storage === "embedded" ? " (leases released at start: one process holds the database)" : " (the dead instance's leases lapse first)"
+          storage === "embedded"
+            ? " (leases released at start: one process holds the database)"
+            : " (the dead instance's leases lapse first)"
         }`,
       },
     ];
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once("exit", r)) : undefined)));
+    await Promise.all(
+      children.map((c) =>
+        c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once("exit", r)) : undefined,
+      ),
+    );
     await scratch?.drop();
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
@@ -207,6 +250,11 @@ async function restartToMoving(storage: "embedded" | "postgres"): Promise<Figure
 export async function benchJobs(): Promise<SuiteResult> {
   return {
     name: "durable jobs: engine cost per item, a correction job against the per-link limit, a killed instance's restart",
-    figures: [...(await engineOverhead()), ...(await perLinkRate()), ...(await restartToMoving("embedded")), ...(await restartToMoving("postgres"))],
+    figures: [
+      ...(await engineOverhead()),
+      ...(await perLinkRate()),
+      ...(await restartToMoving("embedded")),
+      ...(await restartToMoving("postgres")),
+    ],
   };
 }

@@ -24,7 +24,11 @@ interface View {
 // most common error code.
 const VIEWS: View[] = [
   { name: "first page, unfiltered (newest first)", params: {}, goalMs: 150 },
-  { name: "filter change: error_code + institution", params: { error_code: "auth_expired", institution: "ins_0000" }, goalMs: 50 },
+  {
+    name: "filter change: error_code + institution",
+    params: { error_code: "auth_expired", institution: "ins_0000" },
+    goalMs: 50,
+  },
   { name: "filter change: state + stale 30 days", params: { state: "connected", stale: 30 }, goalMs: 50 },
   { name: "filter: institution by name (no index: the typed-URL path)", params: { institution: "Institution 0007" } },
   { name: "filter: tag", params: { tag: "team:retail" } },
@@ -37,14 +41,24 @@ const VIEWS: View[] = [
 
 export async function benchLinksList({ runs = 50 }: { runs?: number } = {}): Promise<SuiteResult> {
   const figures = await onBenchDatabases("links", (label, database) => measure(label, database, runs));
-  return { name: `links list at ${LINKS.toLocaleString("en")} links: server time of listLinks (page of 50 + count)`, figures };
+  return {
+    name: `links list at ${LINKS.toLocaleString("en")} links: server time of listLinks (page of 50 + count)`,
+    figures,
+  };
 }
 
 async function measure(label: string, database: Database, runs: number): Promise<Figure[]> {
   const { db } = database;
   const loadStarted = performance.now();
   await bulkLoad(database);
-  const result: Figure[] = [{ label: `${label}: bulk load + indexes + VACUUM ANALYZE`, value: (performance.now() - loadStarted) / 1000, unit: "s", note: `${LINKS.toLocaleString("en")} links` }];
+  const result: Figure[] = [
+    {
+      label: `${label}: bulk load + indexes + VACUUM ANALYZE`,
+      value: (performance.now() - loadStarted) / 1000,
+      unit: "s",
+      note: `${LINKS.toLocaleString("en")} links`,
+    },
+  ];
 
   for (const view of VIEWS) {
     let shown = 0;
@@ -63,7 +77,14 @@ async function measure(label: string, database: Database, runs: number): Promise
   }
 
   const facetTimes = await time(Math.min(runs, 10), 1, () => facetOptions(db));
-  result.push(fromRuns(`${label}: facetOptions (filter dropdowns; cached 60 s per process by cachedFacetOptions)`, facetTimes, "ms", { note: `p99 ${percentile(facetTimes, 99).toFixed(1)} ms` }));
+  result.push(
+    fromRuns(
+      `${label}: facetOptions (filter dropdowns; cached 60 s per process by cachedFacetOptions)`,
+      facetTimes,
+      "ms",
+      { note: `p99 ${percentile(facetTimes, 99).toFixed(1)} ms` },
+    ),
+  );
   const cachedTimes = await time(runs, 1, () => cachedFacetOptions(db));
   result.push(fromRuns(`${label}: cachedFacetOptions while fresh`, cachedTimes, "ms"));
   const asOfTimes = await time(runs, 5, () => readModelSummary(db));
@@ -72,7 +93,12 @@ async function measure(label: string, database: Database, runs: number): Promise
   const exportStarted = performance.now();
   let bytes = 0;
   for await (const chunk of streamLinksCsv(db, {})) bytes += chunk.length;
-  result.push({ label: `${label}: CSV export of all ${LINKS.toLocaleString("en")} links`, value: (performance.now() - exportStarted) / 1000, unit: "s", note: `${(bytes / 1e6).toFixed(1)} MB` });
+  result.push({
+    label: `${label}: CSV export of all ${LINKS.toLocaleString("en")} links`,
+    value: (performance.now() - exportStarted) / 1000,
+    unit: "s",
+    note: `${(bytes / 1e6).toFixed(1)} MB`,
+  });
   return result;
 }
 

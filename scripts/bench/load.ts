@@ -57,12 +57,22 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<{ name: string;
   if (serverUrl) {
     // Side by side: one PostgreSQL dashboard against the embedded database, two against one.
     let before = { label: "embedded" as Setup, figures: embedded };
-    for (const [setup, instances] of [["PostgreSQL", 1], ["PostgreSQL, two instances", 2]] as const) {
+    for (const [setup, instances] of [
+      ["PostgreSQL", 1],
+      ["PostgreSQL, two instances", 2],
+    ] as const) {
       const scratch = await createScratchDatabase(serverUrl);
       try {
-        const measured = await measure(setup, { port, sessions, thinkSeconds, busySecondsPerPage }, scratch.url, instances);
+        const measured = await measure(
+          setup,
+          { port, sessions, thinkSeconds, busySecondsPerPage },
+          scratch.url,
+          instances,
+        );
         for (const figure of measured) {
-          const twin = before.figures.find((e) => e.label === `${before.label}:${figure.label.slice(setup.length + 1)}`);
+          const twin = before.figures.find(
+            (e) => e.label === `${before.label}:${figure.label.slice(setup.length + 1)}`,
+          );
           figures.push(twin?.value ? { ...figure, versus: { label: before.label, value: twin.value } } : figure);
         }
         before = { label: setup, figures: measured };
@@ -73,7 +83,10 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<{ name: string;
   } else {
     figures.push(skipped("PostgreSQL", "DATABASE_URL is not set"));
   }
-  return { name: `${sessions} signed-in sessions on the built dashboard: latency, throughput, CPU per view, memory, page weight`, figures };
+  return {
+    name: `${sessions} signed-in sessions on the built dashboard: latency, throughput, CPU per view, memory, page weight`,
+    figures,
+  };
 }
 
 type Setup = "embedded" | "PostgreSQL" | "PostgreSQL, two instances";
@@ -105,9 +118,15 @@ async function measure(
     const { pids, urls } = dashboard;
     const cpuMs = () => pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
     const linkIds = await linksToBrowse(dashboard.sandboxUrl);
-    const signedIn = await Promise.all(Array.from({ length: sessions }, (_, i) => signIn(urls[i % urls.length]!, DEMO_ACCOUNTS[i % DEMO_ACCOUNTS.length]!)));
+    const signedIn = await Promise.all(
+      Array.from({ length: sessions }, (_, i) =>
+        signIn(urls[i % urls.length]!, DEMO_ACCOUNTS[i % DEMO_ACCOUNTS.length]!),
+      ),
+    );
     const first = signedIn[0]!;
-    progress(`${sessions} sessions signed in on ${instances} instance(s); waiting for the first sync of the sandbox's links`);
+    progress(
+      `${sessions} sessions signed in on ${instances} instance(s); waiting for the first sync of the sandbox's links`,
+    );
     await syncedReadModel(first);
     progress("synced; measuring");
 
@@ -128,12 +147,26 @@ async function measure(
     // The weight of the links list at the seeded size: the document, and the RSC payload of a client navigation.
     const html = await bytesOf(first, "/links", {});
     const rsc = await bytesOf(first, "/links", { RSC: "1" });
-    figures.push({ label: name("/links HTML (2,000 links, first page)"), value: html.raw / 1024, unit: "kB", goal: below(120), note: `${(html.gzip / 1024).toFixed(1)} kB gzip; the document carries the RSC payload inline` });
-    figures.push({ label: name("/links RSC payload (RSC: 1)"), value: rsc.raw / 1024, unit: "kB", goal: below(120), note: `${(rsc.gzip / 1024).toFixed(1)} kB gzip` });
+    figures.push({
+      label: name("/links HTML (2,000 links, first page)"),
+      value: html.raw / 1024,
+      unit: "kB",
+      goal: below(120),
+      note: `${(html.gzip / 1024).toFixed(1)} kB gzip; the document carries the RSC payload inline`,
+    });
+    figures.push({
+      label: name("/links RSC payload (RSC: 1)"),
+      value: rsc.raw / 1024,
+      unit: "kB",
+      goal: below(120),
+      note: `${(rsc.gzip / 1024).toFixed(1)} kB gzip`,
+    });
 
     const memory = pids.map((pid) => sampleRss(pid));
     // Every session asks for a page in the same instant: what the slowest of them waits when a queue forms at once.
-    const burst = await Promise.all(signedIn.map((session, s) => view(session, PAGES[s % PAGES.length]!, pathOf(PAGES[s % PAGES.length]!, linkIds))));
+    const burst = await Promise.all(
+      signedIn.map((session, s) => view(session, PAGES[s % PAGES.length]!, pathOf(PAGES[s % PAGES.length]!, linkIds))),
+    );
     const burstMs = burst.map((v) => v.ms);
     const burstFailed = burst.filter((v) => !v.ok);
     figures.push({
@@ -144,17 +177,41 @@ async function measure(
     });
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     // Staff do not all arrive in the same millisecond: each session starts within the first think time.
-    const thinking = await browse(signedIn, linkIds, thinkSeconds * 1000, () => 1000 + Math.random() * 2000, undefined, () => Math.random() * 3000);
+    const thinking = await browse(
+      signedIn,
+      linkIds,
+      thinkSeconds * 1000,
+      () => 1000 + Math.random() * 2000,
+      undefined,
+      () => Math.random() * 3000,
+    );
     const latencies = thinking.views.map((v) => v.ms);
     const errors = [...burstFailed, ...thinking.views.filter((v) => !v.ok)];
     const note = `${thinking.views.length} views in ${thinkSeconds} s by ${sessions} sessions${instances > 1 ? ` on ${instances} instances` : ""}, each starting within 3 s, think time 1–3 s`;
     figures.push({ label: name("think-time load, latency p50"), value: percentile(latencies, 50), unit: "ms", note });
-    figures.push({ label: name("think-time load, latency p95"), value: percentile(latencies, 95), unit: "ms", goal: below(300), note });
+    figures.push({
+      label: name("think-time load, latency p95"),
+      value: percentile(latencies, 95),
+      unit: "ms",
+      goal: below(300),
+      note,
+    });
     figures.push({ label: name("think-time load, latency p99"), value: percentile(latencies, 99), unit: "ms", note });
-    figures.push({ label: name("think-time load, errors"), value: errors.length, unit: "", goal: exactly(0), note: describeErrors(errors) });
+    figures.push({
+      label: name("think-time load, errors"),
+      value: errors.length,
+      unit: "",
+      goal: exactly(0),
+      note: describeErrors(errors),
+    });
     for (const page of PAGES) {
       const own = thinking.views.filter((v) => v.page === page).map((v) => v.ms);
-      figures.push({ label: name(`think-time load, ${page} p95`), value: percentile(own, 95), unit: "ms", note: `p50 ${percentile(own, 50).toFixed(0)} ms, ${own.length} views` });
+      figures.push({
+        label: name(`think-time load, ${page} p95`),
+        value: percentile(own, 95),
+        unit: "ms",
+        note: `p50 ${percentile(own, 50).toFixed(0)} ms, ${own.length} views`,
+      });
     }
 
     // No think time, one page at a time, so each page's CPU time is its own.
@@ -171,7 +228,13 @@ async function measure(
         unit: "views/s",
         note: `${n} views in ${busy.seconds.toFixed(1)} s; p50 ${percentile(own, 50).toFixed(0)} ms, p99 ${percentile(own, 99).toFixed(0)} ms; ${failed.length} errors${failed.length ? ` (${describeErrors(failed)})` : ""}`,
       });
-      figures.push({ label: name(`no think time, ${page} server CPU per view`), value: n ? cpu / n : Number.NaN, unit: "ms", goal: below(10), note: `${cpu.toFixed(0)} ms of CPU for ${n} views${instances > 1 ? `, all instances` : ""}` });
+      figures.push({
+        label: name(`no think time, ${page} server CPU per view`),
+        value: n ? cpu / n : Number.NaN,
+        unit: "ms",
+        goal: below(10),
+        note: `${cpu.toFixed(0)} ms of CPU for ${n} views${instances > 1 ? `, all instances` : ""}`,
+      });
     }
     const peaks = memory.map((m) => m.stop() / MB);
     figures.push({
@@ -179,7 +242,9 @@ async function measure(
       value: Math.max(...peaks),
       unit: "MB",
       goal: below(400),
-      ...(instances > 1 ? { note: `the larger instance; each: ${peaks.map((mb) => mb.toFixed(0)).join(" and ")} MB` } : {}),
+      ...(instances > 1
+        ? { note: `the larger instance; each: ${peaks.map((mb) => mb.toFixed(0)).join(" and ")} MB` }
+        : {}),
     });
     return figures;
   } finally {
@@ -214,12 +279,19 @@ export async function signIn(baseUrl: string, account: { email: string; password
     method: "POST",
     redirect: "manual",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie(), Origin: baseUrl },
-    body: new URLSearchParams({ csrfToken, email: account.email, password: account.password, callbackUrl: `${baseUrl}/links` }),
+    body: new URLSearchParams({
+      csrfToken,
+      email: account.email,
+      password: account.password,
+      callbackUrl: `${baseUrl}/links`,
+    }),
   });
   keep(response);
   await response.body?.cancel();
   if (![...jar.keys()].some((k) => k.endsWith("session-token"))) {
-    throw new Error(`signing in ${account.email} set no session cookie (HTTP ${response.status}, ${response.headers.get("location")})`);
+    throw new Error(
+      `signing in ${account.email} set no session cookie (HTTP ${response.status}, ${response.headers.get("location")})`,
+    );
   }
   return { baseUrl, cookie: cookie(), email: account.email };
 }
@@ -229,9 +301,15 @@ export async function syncedReadModel(session: Session): Promise<void> {
   const deadline = Date.now() + 8 * 60_000;
   let last = "";
   while (Date.now() < deadline) {
-    const response = await fetch(`${session.baseUrl}/links`, { headers: { Cookie: session.cookie }, redirect: "manual" });
+    const response = await fetch(`${session.baseUrl}/links`, {
+      headers: { Cookie: session.cookie },
+      redirect: "manual",
+    });
     const text = await response.text();
-    last = /data-testid="sync-status"[^>]*>\s*<p[^>]*>([^<]*(?:<!-- -->[^<]*)*)/.exec(text)?.[1]?.replaceAll("<!-- -->", "") ?? `HTTP ${response.status}`;
+    last =
+      /data-testid="sync-status"[^>]*>\s*<p[^>]*>([^<]*(?:<!-- -->[^<]*)*)/
+        .exec(text)?.[1]
+        ?.replaceAll("<!-- -->", "") ?? `HTTP ${response.status}`;
     if (/Synced /.test(last) && !/not read yet|listing|refreshing|resumes/.test(last)) return;
     await new Promise((resolve) => setTimeout(resolve, 5_000));
   }
@@ -245,7 +323,11 @@ function pathOf(page: PageKey, linkIds: string[]): string {
 async function view(session: Session, page: PageKey, target: string): Promise<View> {
   const started = performance.now();
   try {
-    const response = await fetch(`${session.baseUrl}${target}`, { headers: { Cookie: session.cookie }, redirect: "manual", signal: AbortSignal.timeout(VIEW_TIMEOUT_MS) });
+    const response = await fetch(`${session.baseUrl}${target}`, {
+      headers: { Cookie: session.cookie },
+      redirect: "manual",
+      signal: AbortSignal.timeout(VIEW_TIMEOUT_MS),
+    });
     const text = await response.text();
     const ms = performance.now() - started;
     if (response.status !== 200) return { page, ms, ok: false, why: `HTTP ${response.status}` };
@@ -260,7 +342,14 @@ async function view(session: Session, page: PageKey, target: string): Promise<Vi
  * Every session views pages until `durationMs` has passed, pausing `think()` ms after each view: the pages in turn
  * (each session starting at a different one), or only `only`. With `arrival`, each session waits that many ms first.
  */
-async function browse(sessions: Session[], linkIds: string[], durationMs: number, think: () => number, only?: PageKey, arrival?: () => number): Promise<{ views: View[]; seconds: number }> {
+async function browse(
+  sessions: Session[],
+  linkIds: string[],
+  durationMs: number,
+  think: () => number,
+  only?: PageKey,
+  arrival?: () => number,
+): Promise<{ views: View[]; seconds: number }> {
   const views: View[] = [];
   const started = performance.now();
   const deadline = started + durationMs;
@@ -278,7 +367,11 @@ async function browse(sessions: Session[], linkIds: string[], durationMs: number
   return { views, seconds: (performance.now() - started) / 1000 };
 }
 
-async function bytesOf(session: Session, target: string, headers: Record<string, string>): Promise<{ raw: number; gzip: number }> {
+async function bytesOf(
+  session: Session,
+  target: string,
+  headers: Record<string, string>,
+): Promise<{ raw: number; gzip: number }> {
   const { baseUrl } = session;
   const get = (url: string) => fetch(url, { headers: { Cookie: session.cookie, ...headers }, redirect: "manual" });
   let response = await get(`${baseUrl}${target}`);
@@ -289,7 +382,10 @@ async function bytesOf(session: Session, target: string, headers: Record<string,
     response = await get(new URL(location, baseUrl).href);
   }
   const body = Buffer.from(await response.arrayBuffer());
-  if (response.status !== 200) throw new Error(`${target} answered HTTP ${response.status} (${response.headers.get("location") ?? "no location"})`);
+  if (response.status !== 200)
+    throw new Error(
+      `${target} answered HTTP ${response.status} (${response.headers.get("location") ?? "no location"})`,
+    );
   return { raw: body.length, gzip: gzipSync(body).length };
 }
 

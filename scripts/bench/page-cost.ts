@@ -36,7 +36,13 @@ export interface PageCostOptions {
   verbose?: boolean;
 }
 
-export async function benchPageCost({ port = 3250, views = 60, rounds = 3, pages = DEFAULT_PAGES, verbose = false }: PageCostOptions = {}): Promise<SuiteResult> {
+export async function benchPageCost({
+  port = 3250,
+  views = 60,
+  rounds = 3,
+  pages = DEFAULT_PAGES,
+  verbose = false,
+}: PageCostOptions = {}): Promise<SuiteResult> {
   const log = (line: string) => verbose && console.log(line);
   const keptDir = process.env.PAGE_COST_DATA_DIR;
   const dataDir = keptDir ?? mkdtempSync(path.join(tmpdir(), "linkdesk-page-cost-"));
@@ -56,9 +62,13 @@ export async function benchPageCost({ port = 3250, views = 60, rounds = 3, pages
     const dashboard = await startBenchDashboard({ port, dataDir, env: { ...env, SYNC_INTERVAL_MINUTES: "0" } });
     try {
       const session = await signIn(dashboard.url, DEMO_ACCOUNTS[1]!);
-      const fixtures = (await (await fetch(`${dashboard.sandboxUrl}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
+      const fixtures = (await (await fetch(`${dashboard.sandboxUrl}/_sandbox/fixtures`)).json()) as Record<
+        string,
+        string[]
+      >;
       const linkId = fixtures.plain?.[0] ?? Object.values(fixtures).flat()[0]!;
-      const get = (target: string, headers: Record<string, string> = {}) => fetch(`${dashboard.url}${target}`, { headers: { Cookie: session.cookie, ...headers }, redirect: "manual" });
+      const get = (target: string, headers: Record<string, string> = {}) =>
+        fetch(`${dashboard.url}${target}`, { headers: { Cookie: session.cookie, ...headers }, redirect: "manual" });
       const targets = [FLOOR_PAGE, ...pages.filter((p) => p !== FLOOR_PAGE)].map((p) => p.replace("{link}", linkId));
       const labelOf = (target: string) => target.replace(linkId, "{link}");
       for (const target of targets) for (let i = 0; i < 5; i++) await (await get(target)).text();
@@ -75,7 +85,11 @@ export async function benchPageCost({ port = 3250, views = 60, rounds = 3, pages
       if (process.env.PAGE_COST_DUMP) {
         writeFileSync(`${process.env.PAGE_COST_DUMP}.html`, htmlText);
         writeFileSync(`${process.env.PAGE_COST_DUMP}.rsc`, rscText);
-        for (const target of targets.filter((t) => t !== "/links")) writeFileSync(`${process.env.PAGE_COST_DUMP}${target.replaceAll("/", "_")}.html`, await (await get(target)).text());
+        for (const target of targets.filter((t) => t !== "/links"))
+          writeFileSync(
+            `${process.env.PAGE_COST_DUMP}${target.replaceAll("/", "_")}.html`,
+            await (await get(target)).text(),
+          );
       }
       const html = Buffer.byteLength(htmlText) / 1024;
       const rsc = Buffer.byteLength(rscText) / 1024;
@@ -111,7 +125,9 @@ export async function benchPageCost({ port = 3250, views = 60, rounds = 3, pages
       for (const target of targets.slice(1)) {
         const label = labelOf(target);
         const runs = perView.get(target)!;
-        figures.push(fromRuns(`${label} CPU per view`, runs, "ms", { versus: { label: FLOOR_PAGE, value: floorFigure.value! } }));
+        figures.push(
+          fromRuns(`${label} CPU per view`, runs, "ms", { versus: { label: FLOOR_PAGE, value: floorFigure.value! } }),
+        );
         // Round by round: each page against the floor measured just before it.
         const ratios = runs.map((ms, round) => ms / floor[round]!);
         const goal = RATIO_GOALS[label];
@@ -129,7 +145,10 @@ export async function benchPageCost({ port = 3250, views = 60, rounds = 3, pages
   } finally {
     if (!keptDir) rmSync(dataDir, { recursive: true, force: true });
   }
-  return { name: `Page cost: server CPU per view, one session, ${views} views × ${rounds} rounds, beside ${FLOOR_PAGE}`, figures };
+  return {
+    name: `Page cost: server CPU per view, one session, ${views} views × ${rounds} rounds, beside ${FLOOR_PAGE}`,
+    figures,
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -41,11 +41,21 @@ try {
     }
     writeFileSync(syncedMark, "");
   }
-  const profiled = await startBenchDashboard({ port, dataDir, env: { ...env, SYNC_INTERVAL_MINUTES: "0", NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "cpu-profile-preload.mjs")}`, LINKDESK_CPU_PROFILE: profileFile } });
+  const profiled = await startBenchDashboard({
+    port,
+    dataDir,
+    env: {
+      ...env,
+      SYNC_INTERVAL_MINUTES: "0",
+      NODE_OPTIONS: `--import ${path.join(import.meta.dirname, "cpu-profile-preload.mjs")}`,
+      LINKDESK_CPU_PROFILE: profileFile,
+    },
+  });
   let wallMs = 0;
   try {
     const session = await signIn(profiled.url, DEMO_ACCOUNTS[1]!);
-    const view = async () => (await fetch(`${profiled.url}${target}`, { headers: { Cookie: session.cookie }, redirect: "manual" })).text();
+    const view = async () =>
+      (await fetch(`${profiled.url}${target}`, { headers: { Cookie: session.cookie }, redirect: "manual" })).text();
     for (let i = 0; i < 5; i++) await view();
     process.kill(profiled.pid, "SIGUSR2");
     const started = performance.now();
@@ -69,7 +79,9 @@ function report(profile: Profile, wallMs: number): void {
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const idle = [...self].filter(([id]) => ["(idle)", "(program)"].includes(byId.get(id)!.callFrame.functionName)).reduce((a, [, ms]) => a + ms, 0);
+  const idle = [...self]
+    .filter(([id]) => ["(idle)", "(program)"].includes(byId.get(id)!.callFrame.functionName))
+    .reduce((a, [, ms]) => a + ms, 0);
   const where = (url: string) => {
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
     if (pkg) return pkg;
@@ -86,8 +98,17 @@ function report(profile: Profile, wallMs: number): void {
     functions.set(key, (functions.get(key) ?? 0) + ms);
     packages.set(where(url), (packages.get(where(url)) ?? 0) + ms);
   }
-  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, ms]) => `  ${(ms / views).toFixed(2).padStart(7)} ms/view  ${((ms / (total - idle)) * 100).toFixed(1).padStart(5)} %  ${k}`);
-  console.log(`${target}: ${views} views in ${(wallMs / 1000).toFixed(1)} s; profiled CPU (idle excluded) ${((total - idle) / views).toFixed(1)} ms per view`);
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(
+        ([k, ms]) =>
+          `  ${(ms / views).toFixed(2).padStart(7)} ms/view  ${((ms / (total - idle)) * 100).toFixed(1).padStart(5)} %  ${k}`,
+      );
+  console.log(
+    `${target}: ${views} views in ${(wallMs / 1000).toFixed(1)} s; profiled CPU (idle excluded) ${((total - idle) / views).toFixed(1)} ms per view`,
+  );
   console.log("\nBy package or place:\n" + top(packages, 15).join("\n"));
   console.log("\nBy function (self time):\n" + top(functions, 30).join("\n"));
 }

@@ -37,7 +37,12 @@ export interface SuiteReport extends Partial<SuiteResult> {
 }
 
 /** A figure from repeated runs: its value is their median. */
-export function fromRuns(label: string, runs: number[], unit: string, extra: Omit<Figure, "label" | "value" | "unit" | "runs"> = {}): Figure {
+export function fromRuns(
+  label: string,
+  runs: number[],
+  unit: string,
+  extra: Omit<Figure, "label" | "value" | "unit" | "runs"> = {},
+): Figure {
   return { label, value: median(runs), unit, runs, ...extra };
 }
 
@@ -63,7 +68,8 @@ function number(value: number): string {
   return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-const withUnit = (value: number, unit: string) => (unit === "" ? number(value) : unit === "%" ? `${number(value)} %` : `${number(value)} ${unit}`);
+const withUnit = (value: number, unit: string) =>
+  unit === "" ? number(value) : unit === "%" ? `${number(value)} %` : `${number(value)} ${unit}`;
 
 export function formatValue(figure: Figure): string {
   return figure.value === null ? "not measured" : withUnit(figure.value, figure.unit);
@@ -83,7 +89,8 @@ export function formatVersus(figure: Figure): string {
   return `${(figure.value / figure.versus.value).toFixed(2)}× ${figure.versus.label} (${withUnit(figure.versus.value, figure.unit)})`;
 }
 
-const verdict = (figure: Figure) => ({ true: "met", false: "**missed**", undefined: "" })[String(goalMet(figure)) as "true" | "false" | "undefined"];
+const verdict = (figure: Figure) =>
+  ({ true: "met", false: "**missed**", undefined: "" })[String(goalMet(figure)) as "true" | "false" | "undefined"];
 
 /** For the terminal, as each suite ends. */
 export function printSuite(suite: SuiteReport): void {
@@ -91,7 +98,9 @@ export function printSuite(suite: SuiteReport): void {
   if (suite.error) console.log(`  FAILED: ${suite.error}`);
   for (const f of suite.figures ?? []) {
     const goal = f.goal ? `goal ${formatGoal(f)}: ${goalMet(f) ? "met" : goalMet(f) === false ? "MISSED" : "?"}` : "";
-    console.log(`  ${[f.label, formatValue(f), formatSpread(f) && `spread ${formatSpread(f)}`, formatVersus(f), goal, f.note ?? ""].filter(Boolean).join("  |  ")}`);
+    console.log(
+      `  ${[f.label, formatValue(f), formatSpread(f) && `spread ${formatSpread(f)}`, formatVersus(f), goal, f.note ?? ""].filter(Boolean).join("  |  ")}`,
+    );
   }
 }
 
@@ -103,7 +112,8 @@ export function summaryTable(suites: SuiteReport[]): string {
   const lines = [row(["suite", "figure", "measured", "goal", ""]), row(["---", "---", "---", "---", "---"])];
   for (const suite of suites) {
     if (suite.error) lines.push(row([suite.key, "the suite failed", "", "", suite.error.split("\n")[0]!]));
-    for (const f of suite.figures ?? []) if (f.goal) lines.push(row([suite.key, f.label, formatValue(f), formatGoal(f), verdict(f)]));
+    for (const f of suite.figures ?? [])
+      if (f.goal) lines.push(row([suite.key, f.label, formatValue(f), formatGoal(f), verdict(f)]));
   }
   return lines.join("\n");
 }
@@ -123,8 +133,14 @@ function markdown(suites: SuiteReport[], meta: ReturnType<typeof machine>): stri
     parts.push("", `## ${suite.name}`, "", `\`${suite.key}\`, ${suite.seconds.toFixed(0)} s.`, "");
     if (suite.error) parts.push("**The suite failed:**", "", "```", suite.error, "```", "");
     if (suite.figures?.length) {
-      parts.push(row(["figure", "measured", "goal", "", "spread (min – max)", "compared", "note"]), row(["---", "---", "---", "---", "---", "---", "---"]));
-      for (const f of suite.figures) parts.push(row([f.label, formatValue(f), formatGoal(f), verdict(f), formatSpread(f), formatVersus(f), f.note ?? ""]));
+      parts.push(
+        row(["figure", "measured", "goal", "", "spread (min – max)", "compared", "note"]),
+        row(["---", "---", "---", "---", "---", "---", "---"]),
+      );
+      for (const f of suite.figures)
+        parts.push(
+          row([f.label, formatValue(f), formatGoal(f), verdict(f), formatSpread(f), formatVersus(f), f.note ?? ""]),
+        );
     }
   }
   return `${parts.join("\n")}\n`;
@@ -137,7 +153,9 @@ function machine() {
     cpuModel: cpus()[0]?.model.trim() ?? "unknown CPU",
     memoryGb: Math.round(totalmem() / 2 ** 30),
     node: process.versions.node,
-    loadAverage: loadavg().map((l) => l.toFixed(2)).join(" "),
+    loadAverage: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" "),
     postgres: Boolean(process.env.DATABASE_URL),
   };
 }
@@ -150,7 +168,15 @@ export function writeReport(dir: string, suites: SuiteReport[], meta: Machine): 
   mkdirSync(dir, { recursive: true });
   const files = { markdown: path.join(dir, "report.md"), json: path.join(dir, "report.json") };
   writeFileSync(files.markdown, markdown(suites, meta));
-  const json = suites.map((s) => ({ ...s, figures: s.figures?.map((f) => ({ ...f, met: goalMet(f), min: f.runs ? Math.min(...f.runs) : undefined, max: f.runs ? Math.max(...f.runs) : undefined })) }));
+  const json = suites.map((s) => ({
+    ...s,
+    figures: s.figures?.map((f) => ({
+      ...f,
+      met: goalMet(f),
+      min: f.runs ? Math.min(...f.runs) : undefined,
+      max: f.runs ? Math.max(...f.runs) : undefined,
+    })),
+  }));
   writeFileSync(files.json, `${JSON.stringify({ ...meta, suites: json }, null, 2)}\n`);
   return files;
 }

@@ -37,7 +37,10 @@ export async function onBenchDatabases(
   const folder = mkdtempSync(path.join(tmpdir(), `linkdesk-bench-${label}-`));
   try {
     // As the dashboard opens it: PGLITE_SHARED_BUFFERS, or the default.
-    const pglite = await createDatabase({ dataDir: path.join(folder, "pglite"), sharedBuffers: process.env.PGLITE_SHARED_BUFFERS ?? PGLITE_SHARED_BUFFERS_DEFAULT });
+    const pglite = await createDatabase({
+      dataDir: path.join(folder, "pglite"),
+      sharedBuffers: process.env.PGLITE_SHARED_BUFFERS ?? PGLITE_SHARED_BUFFERS_DEFAULT,
+    });
     try {
       rows.push(...(await measure("PGlite", pglite)));
     } finally {

@@ -50,7 +50,9 @@ export async function benchSync({
     const readAt: number[] = [];
     let detailsFrom: number | undefined;
     const stopper = new AbortController();
-    const timer = full ? undefined : setTimeout(() => stopper.abort(new Error("quick mode: time is up")), quickSeconds * 1000);
+    const timer = full
+      ? undefined
+      : setTimeout(() => stopper.abort(new Error("quick mode: time is up")), quickSeconds * 1000);
     const started = performance.now();
     const result = await runSync({
       db: database.db,
@@ -93,7 +95,7 @@ export async function benchSync({
           value: ofAllowed * 100,
           unit: "%",
           goal: atLeast(90),
-          note: `${reads} detail reads, the last ${reads - 3} in ${(spanMs / 1000).toFixed(1)} s: ${perMinute.toFixed(1)}/min of the allowed ${allowedPerMinute}/min; the budget's 61 s window caps it at ${((pace.limit / pace.windowMs) * RATE_LIMIT_WINDOW_MS / allowedPerMinute * 100).toFixed(1)} %`,
+          note: `${reads} detail reads, the last ${reads - 3} in ${(spanMs / 1000).toFixed(1)} s: ${perMinute.toFixed(1)}/min of the allowed ${allowedPerMinute}/min; the budget's 61 s window caps it at ${((((pace.limit / pace.windowMs) * RATE_LIMIT_WINDOW_MS) / allowedPerMinute) * 100).toFixed(1)} %`,
         },
         { label: "429s from the upstream", value: stats.rateLimited, unit: "", goal: exactly(0) },
         {

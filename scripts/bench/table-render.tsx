@@ -25,11 +25,23 @@ const rows: LinkTableRow[] = Array.from({ length: 50 }, (_, i) => ({
   lastRefreshedAt: at(i),
   learnedFrom: i % 4 ? "listing" : "registration",
   learnedAt: at(i * 60 + 5),
-  products: [{ product: "accounts", refreshedAt: at(i) }, { product: "transactions", refreshedAt: at(i) }, { product: "enrichment", errorCode: "unknown", errorMessage: "The last refresh failed." }],
+  products: [
+    { product: "accounts", refreshedAt: at(i) },
+    { product: "transactions", refreshedAt: at(i) },
+    { product: "enrichment", errorCode: "unknown", errorMessage: "The last refresh failed." },
+  ],
 }));
 
 const table = (n: number) => (
-  <DataTable columns={linkColumns} data={rows.slice(0, n)} getRowId={(row) => row.linkId} sort={{ id: "created_at", dir: "desc" }} view={{ pathname: "/links", query: "" }} renderedAt={now} label="Links" />
+  <DataTable
+    columns={linkColumns}
+    data={rows.slice(0, n)}
+    getRowId={(row) => row.linkId}
+    sort={{ id: "created_at", dir: "desc" }}
+    view={{ pathname: "/links", query: "" }}
+    renderedAt={now}
+    label="Links"
+  />
 );
 
 for (let i = 0; i < 50; i++) renderToString(table(50));
@@ -41,5 +53,7 @@ for (const n of [0, 50]) {
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  console.log(`${String(n).padStart(2)} rows: median ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms a render (p90 ${times[Math.floor(times.length * 0.9)]!.toFixed(2)} ms), ${renderToString(table(n)).length.toLocaleString("en")} characters`);
+  console.log(
+    `${String(n).padStart(2)} rows: median ${times[Math.floor(times.length / 2)]!.toFixed(2)} ms a render (p90 ${times[Math.floor(times.length * 0.9)]!.toFixed(2)} ms), ${renderToString(table(n)).length.toLocaleString("en")} characters`,
+  );
 }

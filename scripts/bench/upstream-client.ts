@@ -7,7 +7,11 @@ import { startSandbox } from "../processes";
 import { type SuiteResult, atMost, fromRuns } from "./report";
 import { median, percentile } from "./stats";
 
-export async function benchUpstreamClient({ iterations = 150, warmup = 20, sandboxPort = 4180 } = {}): Promise<SuiteResult> {
+export async function benchUpstreamClient({
+  iterations = 150,
+  warmup = 20,
+  sandboxPort = 4180,
+} = {}): Promise<SuiteResult> {
   const sandbox = await startSandbox({
     port: sandboxPort,
     quiet: true,
@@ -41,7 +45,11 @@ export async function benchUpstreamClient({ iterations = 150, warmup = 20, sandb
     const tokenResponse = await fetch(`${sandbox.url}/auth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "client_credentials", client_id: SANDBOX_DEFAULTS.clientId, client_secret: SANDBOX_DEFAULTS.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: SANDBOX_DEFAULTS.clientId,
+        client_secret: SANDBOX_DEFAULTS.clientSecret,
+      }),
     });
     const { access_token } = (await tokenResponse.json()) as { access_token: string };
     const url = `${sandbox.url}/links/${linkId}/transactions?page=1&size=1000&start_date=1900-01-01`;
@@ -77,12 +85,20 @@ export async function benchUpstreamClient({ iterations = 150, warmup = 20, sandb
     return {
       name: "lib/upstream vs raw fetch, 1000-transaction page",
       figures: [
-        fromRuns("raw fetch + JSON.parse", timings.raw, "ms", { note: `p99 ${percentile(timings.raw, 99).toFixed(2)} ms` }),
+        fromRuns("raw fetch + JSON.parse", timings.raw, "ms", {
+          note: `p99 ${percentile(timings.raw, 99).toFixed(2)} ms`,
+        }),
         fromRuns("lib/upstream getTransactions", timings.client, "ms", {
           note: `p99 ${percentile(timings.client, 99).toFixed(2)} ms`,
           versus: { label: "raw fetch", value: rawMedian },
         }),
-        { label: "lib/upstream ÷ raw fetch, medians (interleaved runs)", value: clientMedian / rawMedian, unit: "×", goal: atMost(1.2), note: `${iterations} runs each` },
+        {
+          label: "lib/upstream ÷ raw fetch, medians (interleaved runs)",
+          value: clientMedian / rawMedian,
+          unit: "×",
+          goal: atMost(1.2),
+          note: `${iterations} runs each`,
+        },
       ],
     };
   } finally {

@@ -59,14 +59,28 @@ interface Row {
 const ROWS: Row[] = [
   { name: "burst, 8 in flight (the sandbox's default)", inFlight: 8, goals: { ack: true } },
   { name: "burst, 64 in flight (the receiver's ceiling)", inFlight: 64, goals: { accepted: true } },
-  { name: "steady at half the ceiling, 64 in flight", inFlight: 64, steady: { shareOfCeiling: 0.5, seconds: 20 }, goals: { ack: true, lag: true } },
+  {
+    name: "steady at half the ceiling, 64 in flight",
+    inFlight: 64,
+    steady: { shareOfCeiling: 0.5, seconds: 20 },
+    goals: { ack: true, lag: true },
+  },
 ];
 
 type Setup = "PGlite" | "PostgreSQL";
 
-export async function benchWebhooks({ port = 3178, events = EVENTS_PER_ROW, pollSeconds = POLL_SECONDS }: { port?: number; events?: number; pollSeconds?: number } = {}): Promise<SuiteResult> {
+export async function benchWebhooks({
+  port = 3178,
+  events = EVENTS_PER_ROW,
+  pollSeconds = POLL_SECONDS,
+}: { port?: number; events?: number; pollSeconds?: number } = {}): Promise<SuiteResult> {
   // Linkdesk's defaults for the shares, the interval and the slowdown, from its own configuration schema.
-  const config = parseEnv({ UPSTREAM_BASE_URL: "http://127.0.0.1:1", UPSTREAM_CLIENT_ID: "bench", UPSTREAM_CLIENT_SECRET: "bench", AUTH_SECRET: "bench-secret-0123456789abcdef0123456789" });
+  const config = parseEnv({
+    UPSTREAM_BASE_URL: "http://127.0.0.1:1",
+    UPSTREAM_CLIENT_ID: "bench",
+    UPSTREAM_CLIENT_SECRET: "bench",
+    AUTH_SECRET: "bench-secret-0123456789abcdef0123456789",
+  });
   if (buildIsStale()) await build();
   const figures: Figure[] = [];
   console.log(`  [webhooks] polling alone: the sync at its configured pace for ${pollSeconds} s of detail reads`);
@@ -78,7 +92,10 @@ export async function benchWebhooks({ port = 3178, events = EVENTS_PER_ROW, poll
   if (serverUrl) {
     const scratch = await createScratchDatabase(serverUrl);
     try {
-      setups.push({ setup: "PostgreSQL", ...(await measureSetup("PostgreSQL", { port, material, databaseUrl: scratch.url })) });
+      setups.push({
+        setup: "PostgreSQL",
+        ...(await measureSetup("PostgreSQL", { port, material, databaseUrl: scratch.url })),
+      });
     } finally {
       await scratch.drop();
     }
@@ -130,14 +147,22 @@ async function measurePolling(config: Env, seconds: number): Promise<Polling> {
   const sandbox = createSandbox({ links: SANDBOX_LINKS, linksListing: "all", importDelayMs: 0, rateLimits: true });
   const url = await sandbox.listen(0);
   const folder = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-webhooks-poll-"));
-  const database = await createDatabase({ dataDir: path.join(folder, "pglite"), sharedBuffers: PGLITE_SHARED_BUFFERS_DEFAULT });
+  const database = await createDatabase({
+    dataDir: path.join(folder, "pglite"),
+    sharedBuffers: PGLITE_SHARED_BUFFERS_DEFAULT,
+  });
   try {
     const { clientId, clientSecret } = sandbox.state.options;
     const budget = new Budget({
       store: createMemoryStore(),
       clientId,
       appId: clientId,
-      shares: { app: config.BUDGET_APP_SHARE, link: config.BUDGET_LINK_SHARE, user: config.BUDGET_USER_SHARE, client: config.BUDGET_CLIENT_SHARE },
+      shares: {
+        app: config.BUDGET_APP_SHARE,
+        link: config.BUDGET_LINK_SHARE,
+        user: config.BUDGET_USER_SHARE,
+        client: config.BUDGET_CLIENT_SHARE,
+      },
       interactiveMaxWaitMs: 0,
     });
     const api = new UpstreamApi(new UpstreamClient({ baseUrl: url, clientId, clientSecret, gate: budget }));
@@ -192,7 +217,8 @@ async function measurePolling(config: Env, seconds: number): Promise<Polling> {
 }
 
 /** Seconds of a full pass over `links` at the measured pace: the listing scaled from what was listed, then one read each. */
-const passSeconds = (polling: Polling, links: number) => polling.listingSeconds * (links / Math.max(1, polling.listed)) + links / polling.readsPerSecond;
+const passSeconds = (polling: Polling, links: number) =>
+  polling.listingSeconds * (links / Math.max(1, polling.listed)) + links / polling.readsPerSecond;
 
 function pollingFigures(polling: Polling, config: Env): Figure[] {
   const pass = passSeconds(polling, READ_MODEL_LINKS);
@@ -246,7 +272,9 @@ function freshnessFigures(polling: Polling, config: Env, lagP95: { setup: Setup;
         unit: "s",
         note:
           `the measured lag p95 of the steady row on ${first?.setup}${others.map((o) => ` (${o.setup}: ${o.seconds.toFixed(2)} s)`).join("")}` +
-          (links > READ_MODEL_LINKS ? "; taken as the same at 1M rows (one upsert by primary key an event), not measured there" : ""),
+          (links > READ_MODEL_LINKS
+            ? "; taken as the same at 1M rows (one upsert by primary key an event), not measured there"
+            : ""),
       },
       {
         label: `freshness at ${scale} links, with webhooks, a change missed: p95 (worst)`,
@@ -303,16 +331,25 @@ interface Measured {
   baseline: { perSecond: number; cpuMsPerRequest: number };
 }
 
-async function measureSetup(setup: Setup, { port, material, databaseUrl }: { port: number; material: SeedMaterial; databaseUrl?: string }): Promise<Measured> {
+async function measureSetup(
+  setup: Setup,
+  { port, material, databaseUrl }: { port: number; material: SeedMaterial; databaseUrl?: string },
+): Promise<Measured> {
   const progress = (text: string) => console.log(`  [webhooks, ${setup}] ${text}`);
   const folder = mkdtempSync(path.join(tmpdir(), "linkdesk-bench-webhooks-"));
   const dataDir = path.join(folder, "pglite");
   const sandboxPort = port + 1000;
-  const openDatabase = () => createDatabase(databaseUrl ? { url: databaseUrl } : { dataDir, sharedBuffers: PGLITE_SHARED_BUFFERS_DEFAULT });
+  const openDatabase = () =>
+    createDatabase(databaseUrl ? { url: databaseUrl } : { dataDir, sharedBuffers: PGLITE_SHARED_BUFFERS_DEFAULT });
   let sandbox: Sandbox | undefined;
   let dashboard: Awaited<ReturnType<typeof startDashboard>> | undefined;
   try {
-    sandbox = createSandbox({ links: SANDBOX_LINKS, linksListing: "all", rateLimits: false, webhookConcurrency: ROWS[0]!.inFlight });
+    sandbox = createSandbox({
+      links: SANDBOX_LINKS,
+      linksListing: "all",
+      rateLimits: false,
+      webhookConcurrency: ROWS[0]!.inFlight,
+    });
     const sandboxUrl = await sandbox.listen(sandboxPort, "127.0.0.1");
     const { clientId, clientSecret } = sandbox.state.options;
     // A new sandbox knows none of the tokens the one before issued: one client per sandbox.
@@ -326,7 +363,9 @@ async function measureSetup(setup: Setup, { port, material, databaseUrl }: { por
     } finally {
       await database.close();
     }
-    progress(`read model seeded: ${READ_MODEL_LINKS.toLocaleString("en")} links in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+    progress(
+      `read model seeded: ${READ_MODEL_LINKS.toLocaleString("en")} links in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`,
+    );
 
     const output: string[] = [];
     dashboard = await startDashboard({
@@ -358,7 +397,12 @@ async function measureSetup(setup: Setup, { port, material, databaseUrl }: { por
         await sandbox.close();
         // Connections kept alive to the old one (this process's fetch pool) notice it closed.
         await sleep(500);
-        sandbox = createSandbox({ links: SANDBOX_LINKS, linksListing: "all", rateLimits: false, webhookConcurrency: row.inFlight });
+        sandbox = createSandbox({
+          links: SANDBOX_LINKS,
+          linksListing: "all",
+          rateLimits: false,
+          webhookConcurrency: row.inFlight,
+        });
         await sandbox.listen(sandboxPort, "127.0.0.1");
         api = clientFor();
         // One delivery first, on a link no row changes: the receiver reads the new signing key before the row, which
@@ -368,24 +412,36 @@ async function measureSetup(setup: Setup, { port, material, databaseUrl }: { por
         await runRow(sandbox, { ...row, name: "warm-up" }, [warmUp], null, pid, databaseUrl);
       }
       const ceiling = results.find((done) => done.row.inFlight === 64 && !done.row.steady);
-      const perSecond = row.steady && ceiling ? Math.max(1, Math.floor(accepted(ceiling.changes).perSecond * row.steady.shareOfCeiling)) : null;
+      const perSecond =
+        row.steady && ceiling
+          ? Math.max(1, Math.floor(accepted(ceiling.changes).perSecond * row.steady.shareOfCeiling))
+          : null;
       const all = material.targets[index]!.map((link) => link.link_id);
       const own = perSecond === null ? all : all.slice(0, Math.ceil(perSecond * row.steady!.seconds));
       // Once more after a failure: a connection kept alive to the sandbox before this one may be found closed.
-      await inParallel(own, 16, (linkId) => api.updateLink(linkId, { webhook: hookUrl }).catch(() => api.updateLink(linkId, { webhook: hookUrl })));
-      progress(`${row.name}: ${own.length} webhooks set; making the changes${perSecond === null ? " at once" : ` at ${perSecond}/s`}`);
+      await inParallel(own, 16, (linkId) =>
+        api.updateLink(linkId, { webhook: hookUrl }).catch(() => api.updateLink(linkId, { webhook: hookUrl })),
+      );
+      progress(
+        `${row.name}: ${own.length} webhooks set; making the changes${perSecond === null ? " at once" : ` at ${perSecond}/s`}`,
+      );
       const result = await runRow(sandbox, row, own, perSecond, pid, databaseUrl);
       results.push(result);
       const durations = result.changes.flatMap(({ delivery }) => delivery.attempt_log.map((a) => a.duration_ms));
       const statuses = new Map<string, number>();
-      for (const { delivery } of result.changes) for (const a of delivery.attempt_log) statuses.set(String(a.status ?? a.error), (statuses.get(String(a.status ?? a.error)) ?? 0) + 1);
+      for (const { delivery } of result.changes)
+        for (const a of delivery.attempt_log)
+          statuses.set(String(a.status ?? a.error), (statuses.get(String(a.status ?? a.error)) ?? 0) + 1);
       progress(
         `${row.name}: ${result.changes.length} changes settled in ${result.seconds.toFixed(1)} s; attempts ${JSON.stringify(Object.fromEntries(statuses))}; ack p50 ${percentile(durations, 50).toFixed(1)} ms, p99 ${percentile(durations, 99).toFixed(1)} ms`,
       );
     }
     await dashboard.stop();
     dashboard = undefined;
-    const errors = output.join("").split("\n").filter((line) => /"level":(50|60)/.test(line));
+    const errors = output
+      .join("")
+      .split("\n")
+      .filter((line) => /"level":(50|60)/.test(line));
     if (errors.length > 0) progress(`the dashboard logged ${errors.length} errors; first: ${errors[0]!.slice(0, 300)}`);
 
     const after = await openDatabase();
@@ -440,7 +496,8 @@ async function readSeedMaterial(api: UpstreamApi, perRow: number): Promise<SeedM
     if (!page.next_cursor) break;
     cursor = page.next_cursor;
   }
-  if (listed.length < READ_MODEL_LINKS) throw new Error(`The sandbox lists ${listed.length} links, fewer than ${READ_MODEL_LINKS}.`);
+  if (listed.length < READ_MODEL_LINKS)
+    throw new Error(`The sandbox lists ${listed.length} links, fewer than ${READ_MODEL_LINKS}.`);
   const step = Math.floor(READ_MODEL_LINKS / (perRow * ROWS.length));
   const chosen = Array.from({ length: perRow * ROWS.length }, (_, i) => listed[i * step]!.link_id);
   const read = new Map<string, WireLink>();
@@ -497,14 +554,23 @@ async function seedReadModel({ db }: Database, material: SeedMaterial): Promise<
   }
   for (const { definition } of indexes) await db.execute(sql.raw(definition));
   const targets = material.targets.flat();
-  for (let start = 0; start < targets.length; start += 500) await recordLinks(db, targets.slice(start, start + 500), new Date(), "listing");
+  for (let start = 0; start < targets.length; start += 500)
+    await recordLinks(db, targets.slice(start, start + 500), new Date(), "listing");
   await db.execute(sql`vacuum analyze links`);
   const [count] = (await db.execute<{ n: number }>(sql`select count(*)::int as n from links`)).rows;
-  if (count?.n !== READ_MODEL_LINKS) throw new Error(`The read model holds ${count?.n} links, not ${READ_MODEL_LINKS}.`);
+  if (count?.n !== READ_MODEL_LINKS)
+    throw new Error(`The read model holds ${count?.n} links, not ${READ_MODEL_LINKS}.`);
 }
 
 /** Makes one row's changes the way POST /_sandbox/links/{id}/state does, and waits until they are delivered and applied. */
-async function runRow(sandbox: Sandbox, row: Row, linkIds: string[], perSecond: number | null, dashboardPid: number, databaseUrl: string | undefined): Promise<RowResult> {
+async function runRow(
+  sandbox: Sandbox,
+  row: Row,
+  linkIds: string[],
+  perSecond: number | null,
+  dashboardPid: number,
+  databaseUrl: string | undefined,
+): Promise<RowResult> {
   const world = sandbox.state;
   const changes: Change[] = [];
   const change = (linkId: string) => {
@@ -556,7 +622,12 @@ async function runRow(sandbox: Sandbox, row: Row, linkIds: string[], perSecond: 
  * the dashboard's process, so there the bench waits for the process to go quiet (under 5 % of a core for 1.5 s), and
  * the outcome is read once it has stopped.
  */
-async function processed(pid: number, changes: Change[], databaseUrl: string | undefined, deadline: number): Promise<void> {
+async function processed(
+  pid: number,
+  changes: Change[],
+  databaseUrl: string | undefined,
+  deadline: number,
+): Promise<void> {
   if (databaseUrl) {
     const database = await createDatabase({ url: databaseUrl });
     try {
@@ -586,11 +657,21 @@ async function processed(pid: number, changes: Change[], databaseUrl: string | u
   }
 }
 
-const keyOf = (delivery: Delivery) => (JSON.parse(delivery.body) as { webhook_idempotency_key: string }).webhook_idempotency_key;
+const keyOf = (delivery: Delivery) =>
+  (JSON.parse(delivery.body) as { webhook_idempotency_key: string }).webhook_idempotency_key;
 
 async function readOutcome({ db }: Database, result: RowResult): Promise<void> {
   const keys = JSON.stringify(result.changes.map((c) => keyOf(c.delivery)));
-  const { rows } = await db.execute<{ key: string; received_at: string; event_at: string | null; processed_at: string | null; outcome: string; process_attempts: number; redeliveries: number; rows: number }>(sql`
+  const { rows } = await db.execute<{
+    key: string;
+    received_at: string;
+    event_at: string | null;
+    processed_at: string | null;
+    outcome: string;
+    process_attempts: number;
+    redeliveries: number;
+    rows: number;
+  }>(sql`
     select idempotency_key as key, min(received_at)::text as received_at, min(event_at)::text as event_at, min(processed_at)::text as processed_at,
            min(outcome) as outcome, max(process_attempts)::int as process_attempts, sum(redeliveries)::int as redeliveries, count(*)::int as rows
     from webhook_events
@@ -627,12 +708,20 @@ function rowFigures(setup: Setup, result: RowResult): Figure[] {
   const { count: acks, seconds: windowS, perSecond } = accepted(changes);
   const durations = changes.flatMap(({ delivery }) => delivery.attempt_log.map((a) => a.duration_ms));
   const retried = changes.filter(({ delivery }) => delivery.attempts > 1).length;
-  const notOk = changes.flatMap(({ delivery }) => delivery.attempt_log.filter((a) => a.status === null || a.status < 200 || a.status >= 300));
+  const notOk = changes.flatMap(({ delivery }) =>
+    delivery.attempt_log.filter((a) => a.status === null || a.status < 200 || a.status >= 300),
+  );
 
   const lost = changes.filter(({ linkId, state, delivery }) => {
     const stored = result.stored.get(keyOf(delivery));
     const link = result.readModel.get(linkId);
-    return delivery.state !== "delivered" || !stored || stored.outcome !== "processed" || link?.state !== state || link.eventAt?.getTime() !== Date.parse(delivery.webhook_timestamp);
+    return (
+      delivery.state !== "delivered" ||
+      !stored ||
+      stored.outcome !== "processed" ||
+      link?.state !== state ||
+      link.eventAt?.getTime() !== Date.parse(delivery.webhook_timestamp)
+    );
   });
   const stored = [...result.stored.values()];
   const doubled = stored.filter((s) => s.rows > 1 || s.processAttempts > 1).length;
@@ -650,7 +739,12 @@ function rowFigures(setup: Setup, result: RowResult): Figure[] {
       goal: row.goals.accepted ? atLeast(1000) : undefined,
       note: `${acks} 2xx in ${windowS.toFixed(2)} s, first to last${result.perSecond === null ? "" : ` (offered ${result.perSecond}/s, half the burst at 64 in flight)`}; ${cpuNote}`,
     },
-    { label: name("acknowledgement p50"), value: percentile(durations, 50), unit: "ms", note: "each attempt's duration_ms in the sandbox: sending to the receiver's status line" },
+    {
+      label: name("acknowledgement p50"),
+      value: percentile(durations, 50),
+      unit: "ms",
+      note: "each attempt's duration_ms in the sandbox: sending to the receiver's status line",
+    },
     {
       label: name("acknowledgement p99"),
       value: percentile(durations, 99),
@@ -658,7 +752,12 @@ function rowFigures(setup: Setup, result: RowResult): Figure[] {
       goal: row.goals.ack ? below(50) : undefined,
       note: `max ${Math.max(...durations).toFixed(1)} ms; ${notOk.length} attempts not 2xx, ${retried} deliveries retried`,
     },
-    { label: name("lag to the read model p50, from webhook_timestamp"), value: percentile(lagEvent, 50) / 1000, unit: "s", note: `from the receipt: p50 ${(percentile(lagReceipt, 50) / 1000).toFixed(3)} s` },
+    {
+      label: name("lag to the read model p50, from webhook_timestamp"),
+      value: percentile(lagEvent, 50) / 1000,
+      unit: "s",
+      note: `from the receipt: p50 ${(percentile(lagReceipt, 50) / 1000).toFixed(3)} s`,
+    },
     {
       label: name("lag to the read model p95, from webhook_timestamp"),
       value: percentile(lagEvent, 95) / 1000,
@@ -673,7 +772,13 @@ function rowFigures(setup: Setup, result: RowResult): Figure[] {
       goal: exactly(0),
       note: `${changes.length} changes: ${undelivered} not delivered, ${changes.length - stored.length} not stored verified, ${unprocessed} stored but not processed, ${lost.length - undelivered} not showing in the read model or not stored`,
     },
-    { label: name("doubled"), value: doubled, unit: "", goal: exactly(0), note: `events processed more than once or stored twice; ${redeliveries} redeliveries received (counted, not processed)` },
+    {
+      label: name("doubled"),
+      value: doubled,
+      unit: "",
+      goal: exactly(0),
+      note: `events processed more than once or stored twice; ${redeliveries} redeliveries received (counted, not processed)`,
+    },
   ];
 }
 
@@ -692,13 +797,18 @@ async function measureBaseline(url: string, pid: number): Promise<Measured["base
       }
     }),
   );
-  return { perSecond: requests / ((performance.now() - started) / 1000), cpuMsPerRequest: (treeCpuMs(pid) - cpuBefore) / requests };
+  return {
+    perSecond: requests / ((performance.now() - started) / 1000),
+    cpuMsPerRequest: (treeCpuMs(pid) - cpuBefore) / requests,
+  };
 }
 
 /** The 2xx answers the sandbox received, and their rate from the first to the last. */
 function accepted(changes: Change[]): { count: number; seconds: number; perSecond: number } {
   const times = changes
-    .flatMap(({ delivery }) => delivery.attempt_log.filter((a) => a.status !== null && a.status >= 200 && a.status < 300))
+    .flatMap(({ delivery }) =>
+      delivery.attempt_log.filter((a) => a.status !== null && a.status >= 200 && a.status < 300),
+    )
     .map((a) => Date.parse(a.at))
     .sort((a, b) => a - b);
   const seconds = times.length > 1 ? (times.at(-1)! - times[0]!) / 1000 : Number.NaN;

@@ -53,7 +53,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         description={DESCRIPTION}
         actions={
           // A plain anchor: the export is a file download from a route handler, not a page to navigate to.
-          <a href={exportHref} download className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+          <a
+            href={exportHref}
+            download
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+          >
             Export CSV
           </a>
         }
@@ -61,7 +65,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       {/* Keyed by the view so fields typed but not applied reset when the view changes (Clear, a shared link). */}
       <AuditFilterForm key={viewHref} filters={filters} />
       <IgnoredFilters dropped={dropped} />
-      {rows.length > 0 ? <AuditTable rows={rows} rowAction={can(staff.role, "correct") ? undoCorrectionControl : undefined} /> : <AuditEmpty filtered={filtered} paged={filters.cursor !== undefined} />}
+      {rows.length > 0 ? (
+        <AuditTable rows={rows} rowAction={can(staff.role, "correct") ? undoCorrectionControl : undefined} />
+      ) : (
+        <AuditEmpty filtered={filtered} paged={filters.cursor !== undefined} />
+      )}
       {rows.length > 0 || filters.cursor ? (
         <KeysetPagination
           label="Audit pages"

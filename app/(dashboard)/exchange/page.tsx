@@ -18,7 +18,11 @@ export default async function ExchangePage() {
         title="Exchange token"
         description="After an end user finishes linking, the front end receives an exchangeable token; exchanging it creates the link."
       />
-      {can(staff.role, "exchange") ? <ExchangeForm demo={getEnv().UPSTREAM_SANDBOX} /> : <NotPermitted what={PERMISSION_LABELS.exchange} />}
+      {can(staff.role, "exchange") ? (
+        <ExchangeForm demo={getEnv().UPSTREAM_SANDBOX} />
+      ) : (
+        <NotPermitted what={PERMISSION_LABELS.exchange} />
+      )}
     </>
   );
 }

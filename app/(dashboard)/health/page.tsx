@@ -34,7 +34,13 @@ type TrendWindow = (typeof TREND_WINDOWS)[number];
 const DEFAULT_TREND_WINDOW: TrendWindow = 30;
 
 /** Healthy first, then problems, then the rest: the order managers read the state bars in. */
-const STATE_DISPLAY_ORDER: readonly LinkState[] = ["connected", "error", "connecting", "awaiting_token_exchange", "deleted"];
+const STATE_DISPLAY_ORDER: readonly LinkState[] = [
+  "connected",
+  "error",
+  "connecting",
+  "awaiting_token_exchange",
+  "deleted",
+];
 
 // One summary per request, shared by the widgets that each wait for it in their own Suspense boundary.
 const loadSummary = cache(async (): Promise<HealthSummary> => cachedHealthSummary((await getDb()).db));
@@ -70,7 +76,10 @@ export default async function HealthPage({ searchParams }: { searchParams: Promi
         <Suspense fallback={<NowSkeleton />}>
           <NowWidgets />
         </Suspense>
-        <HealthCard title="Over time" description="From the snapshots Linkdesk takes at start and after each sync. Point at a chart, or focus it and use the arrow keys, to read each snapshot; click a series in the legend to hide or show it.">
+        <HealthCard
+          title="Over time"
+          description="From the snapshots Linkdesk takes at start and after each sync. Point at a chart, or focus it and use the arrow keys, to read each snapshot; click a series in the legend to hide or show it."
+        >
           <TrendWindowPicker days={days} />
           <Suspense key={days} fallback={<TrendChartsSkeleton />}>
             <Trend days={days} />
@@ -100,8 +109,8 @@ async function NowWidgets() {
     return (
       <Callout title="No links in Linkdesk's read model yet">
         <p>
-          A sync fills it: Linkdesk walks the upstream&rsquo;s list of links and reads each link&rsquo;s details within its share of the rate
-          budget, in the background and on demand. The counts appear here as links are read.
+          A sync fills it: Linkdesk walks the upstream&rsquo;s list of links and reads each link&rsquo;s details within
+          its share of the rate budget, in the background and on demand. The counts appear here as links are read.
         </p>
       </Callout>
     );
@@ -112,14 +121,34 @@ async function NowWidgets() {
       <AsOf summary={summary} />
       <div className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" data-testid="health-tiles">
         <StatTile label="Links" count={summary.total} href={linksHref()} />
-        <StatTile label={LINK_STATE_LABELS.connected} count={stateCount("connected")} href={linksHref({ state: "connected" })} tone="good" />
+        <StatTile
+          label={LINK_STATE_LABELS.connected}
+          count={stateCount("connected")}
+          href={linksHref({ state: "connected" })}
+          tone="good"
+        />
         <StatTile label="In error" count={stateCount("error")} href={linksHref({ state: "error" })} tone="bad" />
-        <StatTile label={LINK_STATE_LABELS.deleted} count={stateCount("deleted")} href={linksHref({ state: "deleted" })} hint="Removed upstream 90 days after deletion" />
+        <StatTile
+          label={LINK_STATE_LABELS.deleted}
+          count={stateCount("deleted")}
+          href={linksHref({ state: "deleted" })}
+          hint="Removed upstream 90 days after deletion"
+        />
         {summary.stale.map((s) => (
-          <StatTile key={s.days} label={`Not refreshed in ${s.days} days`} count={s.count} href={linksHref({ stale: s.days })} tone="warn" hint="Never refreshed included" />
+          <StatTile
+            key={s.days}
+            label={`Not refreshed in ${s.days} days`}
+            count={s.count}
+            href={linksHref({ stale: s.days })}
+            tone="warn"
+            hint="Never refreshed included"
+          />
         ))}
       </div>
-      <HealthCard title="Who must act" description={`Links with an error code (${formatCount(summary.withErrorCode)}), by who can fix them.`}>
+      <HealthCard
+        title="Who must act"
+        description={`Links with an error code (${formatCount(summary.withErrorCode)}), by who can fix them.`}
+      >
         <WhoActsSplit groups={summary.whoActs} withErrorCode={summary.withErrorCode} />
       </HealthCard>
       <div className="grid gap-6 lg:grid-cols-2">
@@ -136,8 +165,10 @@ async function NowWidgets() {
           />
           {summary.unread > 0 ? (
             <p className="mt-3 text-xs text-slate-500">
-              {formatCount(summary.unread)} listed {summary.unread === 1 ? "link is" : "links are"} not read yet: the sync reads
-              {summary.unread === 1 ? " its" : " their"} details next, and until then {summary.unread === 1 ? "it is" : "they are"} in no state.
+              {formatCount(summary.unread)} listed {summary.unread === 1 ? "link is" : "links are"} not read yet: the
+              sync reads
+              {summary.unread === 1 ? " its" : " their"} details next, and until then{" "}
+              {summary.unread === 1 ? "it is" : "they are"} in no state.
             </p>
           ) : null}
         </HealthCard>
@@ -160,7 +191,10 @@ async function NowWidgets() {
 }
 
 function AsOf({ summary }: { summary: HealthSummary }) {
-  if (!summary.asOf) return <p className="text-sm text-slate-600">No link&rsquo;s details read yet: counts fill in as the sync reads them.</p>;
+  if (!summary.asOf)
+    return (
+      <p className="text-sm text-slate-600">No link&rsquo;s details read yet: counts fill in as the sync reads them.</p>
+    );
   return (
     <p className="text-sm text-slate-600" data-testid="health-as-of">
       Counts from Linkdesk&rsquo;s read model, as of{" "}
@@ -177,13 +211,22 @@ async function ProblemWidgets() {
   if (summary.total === 0) return null;
   return (
     <div className="grid gap-6 lg:grid-cols-3">
-      <HealthCard title="Institutions with most errors" description={`Top ${TOP_ERROR_SOURCES} by links in state error.`}>
+      <HealthCard
+        title="Institutions with most errors"
+        description={`Top ${TOP_ERROR_SOURCES} by links in state error.`}
+      >
         <InstitutionErrorsTable rows={summary.topInstitutions} />
       </HealthCard>
-      <HealthCard title="Providers with most errors" description="By links in state error; a link's provider may change.">
+      <HealthCard
+        title="Providers with most errors"
+        description="By links in state error; a link's provider may change."
+      >
         <ProviderErrorsTable rows={summary.topProviders} />
       </HealthCard>
-      <HealthCard title="Refresh problems" description="Links whose products stopped refreshing, and why refreshes fail.">
+      <HealthCard
+        title="Refresh problems"
+        description="Links whose products stopped refreshing, and why refreshes fail."
+      >
         <h3 className="text-xs font-medium uppercase tracking-wide text-slate-500">Stale links</h3>
         <BarList
           bars={summary.stale.map((s) => ({
@@ -195,14 +238,26 @@ async function ProblemWidgets() {
           }))}
           max={summary.total}
         />
-        <p className="mt-1 text-xs text-slate-500">No product refreshed in that time, or never refreshed: links still connecting and links not read yet count too.</p>
+        <p className="mt-1 text-xs text-slate-500">
+          No product refreshed in that time, or never refreshed: links still connecting and links not read yet count
+          too.
+        </p>
         <h3 className="mt-4 text-xs font-medium uppercase tracking-wide text-slate-500">Product refresh errors</h3>
         <BarList
           empty="No product refresh is failing."
-          bars={summary.productErrors.map(({ code, count }) => ({ key: code, label: code, count, href: linksHref({ product_error: code }), color: "bg-orange-500" }))}
+          bars={summary.productErrors.map(({ code, count }) => ({
+            key: code,
+            label: code,
+            count,
+            href: linksHref({ product_error: code }),
+            color: "bg-orange-500",
+          }))}
         />
         {summary.otherProductErrors > 0 ? (
-          <p className="mt-1 text-xs text-slate-500">{formatCount(summary.otherProductErrors)} more under rarer codes: filter the list by product error to see them.</p>
+          <p className="mt-1 text-xs text-slate-500">
+            {formatCount(summary.otherProductErrors)} more under rarer codes: filter the list by product error to see
+            them.
+          </p>
         ) : null}
       </HealthCard>
     </div>

@@ -26,7 +26,12 @@ export default async function ImportPage({ searchParams }: { searchParams: Promi
   const { job: jobParam } = await searchParams;
   const jobId = typeof jobParam === "string" && UUID.test(jobParam) ? jobParam : null;
   const job = jobId ? await readJobView((await getDb()).db, jobId) : null;
-  const header = <PageHeader title="Import" description="Import legacy links from an old aggregator's JSON export: checked, previewed, split to the upstream's limits, never duplicated." />;
+  const header = (
+    <PageHeader
+      title="Import"
+      description="Import legacy links from an old aggregator's JSON export: checked, previewed, split to the upstream's limits, never duplicated."
+    />
+  );
 
   if (jobParam !== undefined) {
     return (
@@ -49,7 +54,10 @@ export default async function ImportPage({ searchParams }: { searchParams: Promi
   }
 
   const budget = await getBudget();
-  const headroom = { imports: await callHeadroom(budget, IMPORT_ENDPOINT, {}), batches: await callHeadroom(budget, IMPORT_BATCH_ENDPOINT, { linkId: "·" }) };
+  const headroom = {
+    imports: await callHeadroom(budget, IMPORT_ENDPOINT, {}),
+    batches: await callHeadroom(budget, IMPORT_BATCH_ENDPOINT, { linkId: "·" }),
+  };
   return (
     <>
       {header}

@@ -25,10 +25,16 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
   const { filters, dropped } = parseJobListFilters(await searchParams);
   const { jobs, readAt } = await listJobs((await getDb()).db, filters);
   const query = new URLSearchParams(
-    Object.entries({ state: filters.state, kind: filters.kind, link: filters.linkId }).filter((e): e is [string, string] => e[1] !== undefined),
+    Object.entries({ state: filters.state, kind: filters.kind, link: filters.linkId }).filter(
+      (e): e is [string, string] => e[1] !== undefined,
+    ),
   ).toString();
   const chip = (params: Record<string, string | undefined>, label: string, active: boolean) => {
-    const next = new URLSearchParams(Object.entries({ ...Object.fromEntries(new URLSearchParams(query)), ...params }).filter((e): e is [string, string] => e[1] !== undefined));
+    const next = new URLSearchParams(
+      Object.entries({ ...Object.fromEntries(new URLSearchParams(query)), ...params }).filter(
+        (e): e is [string, string] => e[1] !== undefined,
+      ),
+    );
     return (
       <Link
         key={label}
@@ -62,7 +68,8 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
       </nav>
       {jobs.length === 0 ? (
         <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-8 text-center text-sm text-slate-600">
-          No jobs{query ? " match these filters" : " yet"}. A bulk correction from a link&apos;s transactions, or an import, starts one.
+          No jobs{query ? " match these filters" : " yet"}. A bulk correction from a link&apos;s transactions, or an
+          import, starts one.
         </p>
       ) : (
         <JobsTable initial={jobs} query={query} renderedAt={readAt.getTime()} pathname="/jobs" />

@@ -15,7 +15,14 @@ import { PageHeader } from "@/components/ui/page-header";
 import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS, ROLE_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
-import { cachedFacetOptions, hasLinkFilters, linkListSearchParams, cachedReadModelSummary, listLinks, parseLinkListParams } from "@/lib/links/query";
+import {
+  cachedFacetOptions,
+  hasLinkFilters,
+  linkListSearchParams,
+  cachedReadModelSummary,
+  listLinks,
+  parseLinkListParams,
+} from "@/lib/links/query";
 import { readTableView } from "@/lib/preferences/table-views";
 
 export const metadata: Metadata = { title: "Links" };
@@ -54,7 +61,11 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
   const { db } = await getDb();
   // Started now, awaited by the filter bar in its own Suspense boundary: a cold cache must not hold up the rows.
   const facets = cachedFacetOptions(db);
-  const [list, readModel, tableView] = await Promise.all([listLinks(db, params), cachedReadModelSummary(db), readTableView(db, staff.id, "links")]);
+  const [list, readModel, tableView] = await Promise.all([
+    listLinks(db, params),
+    cachedReadModelSummary(db),
+    readTableView(db, staff.id, "links"),
+  ]);
   const { asOf } = readModel;
   // One clock for every relative time on the page, the server's, so the HTML and the hydrated table agree.
   const renderedAt = list.readAt.getTime();
@@ -106,14 +117,31 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
       <IgnoredLinkParams dropped={dropped} />
       {list.rows.length > 0 ? (
         <>
-          <LinksTable page={linkTablePage(list.rows)} sort={{ id: list.sort, dir: list.dir }} view={view} renderedAt={renderedAt} tableView={tableView} />
-          <DataTablePagination view={view} page={list.page} pageCount={list.pageCount} total={list.total} pageSize={list.pageSize} noun={{ one: "link", other: "links" }} />
+          <LinksTable
+            page={linkTablePage(list.rows)}
+            sort={{ id: list.sort, dir: list.dir }}
+            view={view}
+            renderedAt={renderedAt}
+            tableView={tableView}
+          />
+          <DataTablePagination
+            view={view}
+            page={list.page}
+            pageCount={list.pageCount}
+            total={list.total}
+            pageSize={list.pageSize}
+            noun={{ one: "link", other: "links" }}
+          />
         </>
       ) : list.total > 0 ? (
         <DataTableEmpty title={`Page ${list.page.toLocaleString("en")} is past the end`}>
           <p>
-            This view has {list.total.toLocaleString("en")} links on {list.pageCount.toLocaleString("en")} {list.pageCount === 1 ? "page" : "pages"}.{" "}
-            <Link href={`/links?${linkListSearchParams(params, { page: list.pageCount })}`} className="text-indigo-700 underline">
+            This view has {list.total.toLocaleString("en")} links on {list.pageCount.toLocaleString("en")}{" "}
+            {list.pageCount === 1 ? "page" : "pages"}.{" "}
+            <Link
+              href={`/links?${linkListSearchParams(params, { page: list.pageCount })}`}
+              className="text-indigo-700 underline"
+            >
               Go to the last page
             </Link>
             .
@@ -126,10 +154,11 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
       ) : (
         <DataTableEmpty title="The read model is empty">
           <p>
-            Linkdesk lists links from its own copy of the upstream&apos;s links, and has not read any yet. A sync fills it: it walks the upstream&apos;s
-            list of links (active ones only) and reads each one within the rate budget, newest and failing links first. Its progress shows above.
-            Links the list leaves out (in error, never connected) come from the product&apos;s back end, which registers the ids it knows, from
-            webhooks and from customer lookups.
+            Linkdesk lists links from its own copy of the upstream&apos;s links, and has not read any yet. A sync fills
+            it: it walks the upstream&apos;s list of links (active ones only) and reads each one within the rate budget,
+            newest and failing links first. Its progress shows above. Links the list leaves out (in error, never
+            connected) come from the product&apos;s back end, which registers the ids it knows, from webhooks and from
+            customer lookups.
           </p>
           <p>Meanwhile, open a link by its id.</p>
         </DataTableEmpty>
@@ -145,8 +174,17 @@ function OpenById() {
       <label htmlFor="link-id" className="shrink-0 text-sm font-medium text-slate-700">
         Open a link by id
       </label>
-      <input id="link-id" name="id" required placeholder="mk_eqkWN34UEoa2NxyALG8pcV" className="block min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-2.5 py-1.5 font-mono text-sm" />
-      <button type="submit" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700">
+      <input
+        id="link-id"
+        name="id"
+        required
+        placeholder="mk_eqkWN34UEoa2NxyALG8pcV"
+        className="block min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-2.5 py-1.5 font-mono text-sm"
+      />
+      <button
+        type="submit"
+        className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700"
+      >
         Open
       </button>
     </form>

@@ -10,7 +10,17 @@ const utc = (date: Date) => `${date.toISOString().replace("T", " ").slice(0, 19)
 
 type CheckView = { ok: true; text: string } | { ok: false; title: string; detail: string };
 
-function CheckRow({ label, okTitle, check, testId }: { label: string; okTitle: string; check: CheckView; testId: string }) {
+function CheckRow({
+  label,
+  okTitle,
+  check,
+  testId,
+}: {
+  label: string;
+  okTitle: string;
+  check: CheckView;
+  testId: string;
+}) {
   return (
     <div data-testid={testId}>
       <dt className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
@@ -59,20 +69,38 @@ export default async function StatusPage({ searchParams }: { searchParams: Promi
           label="Reachability"
           okTitle="Reachable"
           testId="status-reachability"
-          check={reachable.ok ? { ok: true, text: `Connected in ${reachable.latencyMs} ms (a connection only: no request, no rate limit spent).` } : reachable}
+          check={
+            reachable.ok
+              ? {
+                  ok: true,
+                  text: `Connected in ${reachable.latencyMs} ms (a connection only: no request, no rate limit spent).`,
+                }
+              : reachable
+          }
         />
         <CheckRow
           label="Access token"
           okTitle="Access token obtained"
           testId="status-token"
-          check={token.ok ? { ok: true, text: `Valid until ${utc(token.expiresAt)}. The token itself stays on the server.` } : token}
+          check={
+            token.ok
+              ? { ok: true, text: `Valid until ${utc(token.expiresAt)}. The token itself stays on the server.` }
+              : token
+          }
         />
         {read ? (
           <CheckRow
             label="Reading data"
             okTitle="Links can be read"
             testId="status-read"
-            check={read.ok ? { ok: true, text: `GET /links answered ${read.links} link ids in ${read.latencyMs} ms, matching the API contract.` } : read}
+            check={
+              read.ok
+                ? {
+                    ok: true,
+                    text: `GET /links answered ${read.links} link ids in ${read.latencyMs} ms, matching the API contract.`,
+                  }
+                : read
+            }
           />
         ) : null}
       </dl>

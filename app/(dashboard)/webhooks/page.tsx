@@ -10,14 +10,20 @@ import { PageHeader } from "@/components/ui/page-header";
 import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS, ROLE_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
-import { listWebhookEvents, parseWebhookFilters, webhookFiltersToSearchParams, webhookSummary } from "@/lib/webhooks/query";
+import {
+  listWebhookEvents,
+  parseWebhookFilters,
+  webhookFiltersToSearchParams,
+  webhookSummary,
+} from "@/lib/webhooks/query";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
 const TITLE = "Webhooks";
-const DESCRIPTION = "Every request to Linkdesk's webhook receiver: verified events and how processing went, refused requests and why. Newest first.";
+const DESCRIPTION =
+  "Every request to Linkdesk's webhook receiver: verified events and how processing went, refused requests and why. Newest first.";
 
 export default async function WebhooksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const staff = await currentStaff();
@@ -42,7 +48,10 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
   const now = new Date();
   const { filters, dropped } = parseWebhookFilters(params, now);
   const { db } = await getDb();
-  const [{ rows, nextCursor }, summary] = await Promise.all([listWebhookEvents(db, filters), webhookSummary(db, { now })]);
+  const [{ rows, nextCursor }, summary] = await Promise.all([
+    listWebhookEvents(db, filters),
+    webhookSummary(db, { now }),
+  ]);
 
   const view = webhookFiltersToSearchParams(filters);
   const viewHref = view.size > 0 ? `/webhooks?${view}` : "/webhooks";
@@ -56,7 +65,11 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         description={DESCRIPTION}
         actions={
           // A plain anchor: the export is a file download from a route handler, not a page to navigate to.
-          <a href={exportHref} download className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+          <a
+            href={exportHref}
+            download
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+          >
             Export CSV
           </a>
         }
@@ -66,7 +79,12 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
       <WebhooksFilters key={viewHref} filters={filters} />
       <IgnoredWebhookFilters dropped={dropped} />
       {rows.length > 0 ? (
-        <WebhooksTable rows={rows} renderedAt={now.getTime()} canReprocess={can(staff.role, "reprocessWebhook")} view={{ pathname: "/webhooks", query }} />
+        <WebhooksTable
+          rows={rows}
+          renderedAt={now.getTime()}
+          canReprocess={can(staff.role, "reprocessWebhook")}
+          view={{ pathname: "/webhooks", query }}
+        />
       ) : filters.cursor ? (
         <DataTableEmpty title="No older requests">
           <p>This view has nothing after that point. Go back to the first page.</p>
@@ -78,13 +96,19 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
       ) : (
         <DataTableEmpty title="No webhook received yet">
           <p>
-            The upstream sends a link&apos;s events to the webhook address set on the link. Requests to Linkdesk&apos;s receiver appear here, verified
-            or refused, as soon as they arrive.
+            The upstream sends a link&apos;s events to the webhook address set on the link. Requests to Linkdesk&apos;s
+            receiver appear here, verified or refused, as soon as they arrive.
           </p>
         </DataTableEmpty>
       )}
       {rows.length > 0 || filters.cursor ? (
-        <KeysetPagination label="Webhook event pages" noun={{ one: "request", other: "requests" }} shown={rows.length} firstHref={filters.cursor ? viewHref : null} nextHref={nextCursor ? `/webhooks?${webhookFiltersToSearchParams(filters, nextCursor)}` : null} />
+        <KeysetPagination
+          label="Webhook event pages"
+          noun={{ one: "request", other: "requests" }}
+          shown={rows.length}
+          firstHref={filters.cursor ? viewHref : null}
+          nextHref={nextCursor ? `/webhooks?${webhookFiltersToSearchParams(filters, nextCursor)}` : null}
+        />
       ) : null}
     </>
   );

@@ -6,6 +6,9 @@ export const GET = withStaff("read", { mayNot: "read rate limits" }, async () =>
   try {
     return Response.json(await readRateLimitsView());
   } catch (error) {
-    return Response.json({ error: error instanceof Error ? error.message : "The rate budget cannot be read." }, { status: 503 });
+    return Response.json(
+      { error: error instanceof Error ? error.message : "The rate budget cannot be read." },
+      { status: 503 },
+    );
   }
 });

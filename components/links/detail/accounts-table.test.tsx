@@ -21,17 +21,42 @@ describe("AccountsTable", () => {
       <AccountsTable
         accounts={[
           account(),
-          account({ account_id: "acc_2", account_type: "liability.credit_card", name: "Platinum Card", account_mask: "0007", balances: { currency: "CAD", current: 80.25, available: 4919.75, limit: 5000 }, closed: true }),
+          account({
+            account_id: "acc_2",
+            account_type: "liability.credit_card",
+            name: "Platinum Card",
+            account_mask: "0007",
+            balances: { currency: "CAD", current: 80.25, available: 4919.75, limit: 5000 },
+            closed: true,
+          }),
         ]}
       />,
     );
-    for (const text of ["Everyday Checking", "Checking", "depository", "•••• 4321", "$1,250.00", "$1,200.50", "Platinum Card", "Credit card", "liability", "owed", "CA$5,000.00", "closed", "2026-11-01 08:00:00 UTC"]) {
+    for (const text of [
+      "Everyday Checking",
+      "Checking",
+      "depository",
+      "•••• 4321",
+      "$1,250.00",
+      "$1,200.50",
+      "Platinum Card",
+      "Credit card",
+      "liability",
+      "owed",
+      "CA$5,000.00",
+      "closed",
+      "2026-11-01 08:00:00 UTC",
+    ]) {
       expect(html).toContain(text);
     }
   });
 
   it("renders names with markup as text", () => {
-    const html = renderToStaticMarkup(<AccountsTable accounts={[account({ name: `<script>alert("account")</script> Checking`, nickname: "<b>x</b>" })]} />);
+    const html = renderToStaticMarkup(
+      <AccountsTable
+        accounts={[account({ name: `<script>alert("account")</script> Checking`, nickname: "<b>x</b>" })]}
+      />,
+    );
     expect(html).not.toContain("<script>");
     expect(html).not.toContain("<b>");
     expect(html).toContain("&lt;script&gt;alert(&quot;account&quot;)&lt;/script&gt; Checking");

@@ -30,14 +30,19 @@ const none = <span className="text-slate-500">—</span>;
 
 /** The link's accounts as the upstream reports them. Names are the institution's or the user's: text only. */
 export function AccountsTable({ accounts }: { accounts: LinkAccount[] }) {
-  if (accounts.length === 0) return <p className="text-sm text-slate-500">The upstream reports no accounts for this link.</p>;
+  if (accounts.length === 0)
+    return <p className="text-sm text-slate-500">The upstream reports no accounts for this link.</p>;
   return (
     <ScrollTable>
       <table className="min-w-full text-left text-sm">
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
           <tr>
             {COLUMNS.map((name) => (
-              <th key={name} scope="col" className={`px-2.5 py-2 ${name === "Balance as of" ? "" : "whitespace-nowrap"} ${["Current", "Available", "Limit"].includes(name) ? "text-right" : ""}`}>
+              <th
+                key={name}
+                scope="col"
+                className={`px-2.5 py-2 ${name === "Balance as of" ? "" : "whitespace-nowrap"} ${["Current", "Available", "Limit"].includes(name) ? "text-right" : ""}`}
+              >
                 {name}
               </th>
             ))}
@@ -53,9 +58,13 @@ export function AccountsTable({ accounts }: { accounts: LinkAccount[] }) {
               <tr key={account.account_id} className="align-top" data-testid="account-row">
                 <th scope="row" className="px-2.5 py-2 font-medium text-slate-800">
                   <span>{account.name || "Unnamed account"}</span>
-                  {account.nickname ? <span className="ml-1 font-normal text-slate-500">({account.nickname})</span> : null}
+                  {account.nickname ? (
+                    <span className="ml-1 font-normal text-slate-500">({account.nickname})</span>
+                  ) : null}
                   {account.closed ? (
-                    <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-normal text-slate-600 ring-1 ring-inset ring-slate-200">closed</span>
+                    <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs font-normal text-slate-600 ring-1 ring-inset ring-slate-200">
+                      closed
+                    </span>
                   ) : null}
                   <div className="font-mono text-xs font-normal text-slate-500">{account.account_id}</div>
                 </th>
@@ -63,13 +72,21 @@ export function AccountsTable({ accounts }: { accounts: LinkAccount[] }) {
                   {type.label}
                   {type.kind ? <div className="text-xs text-slate-500">{type.kind}</div> : null}
                 </td>
-                <td className="whitespace-nowrap px-2.5 py-2 font-mono text-xs">{account.account_mask ? `•••• ${account.account_mask}` : none}</td>
+                <td className="whitespace-nowrap px-2.5 py-2 font-mono text-xs">
+                  {account.account_mask ? `•••• ${account.account_mask}` : none}
+                </td>
                 <td className="whitespace-nowrap px-2.5 py-2 text-right tabular-nums">
                   {money(account.balances?.current, currency) ?? none}
-                  {owed && account.balances?.current != null ? <div className="text-xs text-slate-500">owed</div> : null}
+                  {owed && account.balances?.current != null ? (
+                    <div className="text-xs text-slate-500">owed</div>
+                  ) : null}
                 </td>
-                <td className="whitespace-nowrap px-2.5 py-2 text-right tabular-nums">{money(account.balances?.available, currency) ?? none}</td>
-                <td className="whitespace-nowrap px-2.5 py-2 text-right tabular-nums">{money(account.balances?.limit, currency) ?? none}</td>
+                <td className="whitespace-nowrap px-2.5 py-2 text-right tabular-nums">
+                  {money(account.balances?.available, currency) ?? none}
+                </td>
+                <td className="whitespace-nowrap px-2.5 py-2 text-right tabular-nums">
+                  {money(account.balances?.limit, currency) ?? none}
+                </td>
                 {/* Date and time may take two lines: at 1024 px the table then fits without scrolling sideways. */}
                 <td className="min-w-24 px-2.5 py-2 text-xs">
                   <Time value={account.balances?.balance_date} none="unknown" />

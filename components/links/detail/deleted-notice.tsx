@@ -12,7 +12,13 @@ export function removalBy(deletedSeenAt: Date | null | undefined): Date | null {
   return deletedSeenAt ? new Date(deletedSeenAt.getTime() + DELETED_RETENTION_DAYS * DAY_MS) : null;
 }
 
-export function DeletedNotice({ deletedSeenAt, now = new Date() }: { deletedSeenAt: Date | null | undefined; now?: Date }) {
+export function DeletedNotice({
+  deletedSeenAt,
+  now = new Date(),
+}: {
+  deletedSeenAt: Date | null | undefined;
+  now?: Date;
+}) {
   const by = removalBy(deletedSeenAt);
   return (
     <Callout tone="warning" title="This link was deleted">
@@ -24,12 +30,13 @@ export function DeletedNotice({ deletedSeenAt, now = new Date() }: { deletedSeen
             <time dateTime={by.toISOString()} className="font-medium">
               {utcText(by)}
             </time>{" "}
-            at the latest ({DELETED_RETENTION_DAYS} days after Linkdesk first saw it deleted, on {utcText(deletedSeenAt)}; sooner if it was deleted
-            before then).
+            at the latest ({DELETED_RETENTION_DAYS} days after Linkdesk first saw it deleted, on{" "}
+            {utcText(deletedSeenAt)}; sooner if it was deleted before then).
           </>
         ) : (
           <>
-            The upstream removes a deleted link within {DELETED_RETENTION_DAYS} days of deletion. Linkdesk has not recorded when it was deleted.
+            The upstream removes a deleted link within {DELETED_RETENTION_DAYS} days of deletion. Linkdesk has not
+            recorded when it was deleted.
           </>
         )}
       </p>

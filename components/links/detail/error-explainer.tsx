@@ -8,11 +8,17 @@ import type { LinkDetails } from "@/lib/links/types";
  */
 export function ErrorExplainer({ link }: { link: LinkDetails }) {
   if (!link.error_code) {
-    if (link.state === "connecting") return <Callout title="Still connecting">The end user has not finished linking yet; nothing to do on our side.</Callout>;
+    if (link.state === "connecting")
+      return (
+        <Callout title="Still connecting">
+          The end user has not finished linking yet; nothing to do on our side.
+        </Callout>
+      );
     if (link.state === "awaiting_token_exchange") {
       return (
         <Callout title="Waiting for the token exchange">
-          The user finished linking; the front end&rsquo;s exchangeable token has not been exchanged yet. Ops can do it on the Exchange token page.
+          The user finished linking; the front end&rsquo;s exchangeable token has not been exchanged yet. Ops can do it
+          on the Exchange token page.
         </Callout>
       );
     }
@@ -20,7 +26,11 @@ export function ErrorExplainer({ link }: { link: LinkDetails }) {
   }
   const info = LINK_ERROR_INFO[link.error_code];
   return (
-    <Callout tone={info.whoActs === "wait" ? "warning" : "error"} title={`${info.label} (${link.error_code})`} role="status">
+    <Callout
+      tone={info.whoActs === "wait" ? "warning" : "error"}
+      title={`${info.label} (${link.error_code})`}
+      role="status"
+    >
       <div className="space-y-1" data-testid="error-meaning">
         <p>{info.meaning}</p>
         <p>
@@ -34,7 +44,8 @@ export function ErrorExplainer({ link }: { link: LinkDetails }) {
         {info.whoActs === "user" ? (
           <p data-testid="relink-hint">
             To relink, create a new link session with <code className="font-mono">existing_link_id</code> set to{" "}
-            <code className="break-all font-mono">{link.link_id}</code> and send the user through it: the link keeps its id and its data.
+            <code className="break-all font-mono">{link.link_id}</code> and send the user through it: the link keeps its
+            id and its data.
           </p>
         ) : null}
       </div>

@@ -11,5 +11,9 @@ export function utcText(value: string | Date): string {
 export function Time({ value, none = "—" }: { value: string | Date | null | undefined; none?: string }) {
   if (value === null || value === undefined || value === "") return <span className="text-slate-500">{none}</span>;
   const at = value instanceof Date ? value : new Date(value);
-  return Number.isNaN(at.getTime()) ? <span>{String(value)}</span> : <time dateTime={at.toISOString()}>{utcText(at)}</time>;
+  return Number.isNaN(at.getTime()) ? (
+    <span>{String(value)}</span>
+  ) : (
+    <time dateTime={at.toISOString()}>{utcText(at)}</time>
+  );
 }

@@ -28,5 +28,11 @@ export async function LinkAccounts({ linkId }: { linkId: string }) {
 }
 
 export function LinkAccountsSkeleton() {
-  return <div aria-busy="true" aria-label="Loading the link's accounts" className="h-24 animate-pulse rounded-lg bg-slate-200" />;
+  return (
+    <div
+      aria-busy="true"
+      aria-label="Loading the link's accounts"
+      className="h-24 animate-pulse rounded-lg bg-slate-200"
+    />
+  );
 }

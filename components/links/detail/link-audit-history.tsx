@@ -25,10 +25,16 @@ export async function LinkAuditHistory({ linkId, canUndo = false }: { linkId: st
       {rows.length > 0 ? (
         <>
           <AuditTable rows={rows} rowAction={canUndo ? undoCorrectionControl : undefined} />
-          {nextCursor ? <p className="text-xs text-slate-500">The newest {LINK_AUDIT_ROWS} entries; older ones are in the audit trail.</p> : null}
+          {nextCursor ? (
+            <p className="text-xs text-slate-500">
+              The newest {LINK_AUDIT_ROWS} entries; older ones are in the audit trail.
+            </p>
+          ) : null}
         </>
       ) : (
-        <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-4 text-sm text-slate-600">Nothing recorded for this link yet: corrections and imports made through Linkdesk appear here.</p>
+        <p className="rounded-lg border border-dashed border-slate-300 bg-white px-4 py-4 text-sm text-slate-600">
+          Nothing recorded for this link yet: corrections and imports made through Linkdesk appear here.
+        </p>
       )}
     </section>
   );

@@ -11,7 +11,11 @@ const HOSTILE = `<img src=x onerror="alert(1)">`;
 
 describe("LinkFields", () => {
   it("shows every field of the Link object, the older ones plainly under All fields, and no avatar address", () => {
-    const link = wireLink({ auth_expired_at: "2026-11-01T00:00:00Z", tags: ["legacy", { odd: 1 }], available_products: ["identity", "investments"] });
+    const link = wireLink({
+      auth_expired_at: "2026-11-01T00:00:00Z",
+      tags: ["legacy", { odd: 1 }],
+      available_products: ["identity", "investments"],
+    });
     const html = renderToStaticMarkup(<LinkFields link={link} createdAt={new Date("2026-01-02T03:04:05Z")} />);
     for (const text of [
       link.link_id,
@@ -62,7 +66,12 @@ describe("ProductStatusTable", () => {
     const html = renderToStaticMarkup(
       <ProductStatusTable
         products={{
-          transactions: { refreshed_at: "2026-11-19T08:00:00Z", last_enriched: "2026-11-19T08:05:00Z", error_code: "rate_limit", error_message: HOSTILE },
+          transactions: {
+            refreshed_at: "2026-11-19T08:00:00Z",
+            last_enriched: "2026-11-19T08:05:00Z",
+            error_code: "rate_limit",
+            error_message: HOSTILE,
+          },
           investments: { unavailable: "The institution does not offer investment data." },
         }}
       />,
@@ -79,7 +88,9 @@ describe("ProductStatusTable", () => {
 
 describe("ErrorExplainer", () => {
   it("explains a user-action code with the relink through existing_link_id", () => {
-    const html = renderToStaticMarkup(<ErrorExplainer link={wireLink({ state: "error", error_code: "auth_expired" })} />);
+    const html = renderToStaticMarkup(
+      <ErrorExplainer link={wireLink({ state: "error", error_code: "auth_expired" })} />,
+    );
     expect(html).toContain("Authorization expired");
     expect(html).toContain("User must reconnect");
     expect(html).toContain("existing_link_id");
@@ -87,7 +98,9 @@ describe("ErrorExplainer", () => {
   });
 
   it("tells staff to wait on an outage, without a relink", () => {
-    const html = renderToStaticMarkup(<ErrorExplainer link={wireLink({ state: "error", error_code: "institution_error" })} />);
+    const html = renderToStaticMarkup(
+      <ErrorExplainer link={wireLink({ state: "error", error_code: "institution_error" })} />,
+    );
     expect(html).toContain("Wait: institution outage");
     expect(html).not.toContain("existing_link_id");
   });

@@ -49,7 +49,12 @@ export function LinkFields({ link, createdAt }: { link: LinkDetails; createdAt?:
         </Field>
         <Field label="Institution">
           <span className="flex items-center gap-2">
-            <EntityAvatar src={link.institution_avatar} name={link.institution_name} colorKey={link.institution_id} size={24} />
+            <EntityAvatar
+              src={link.institution_avatar}
+              name={link.institution_name}
+              colorKey={link.institution_id}
+              size={24}
+            />
             <span>{link.institution_name}</span>
             {link.institution_avatar && !httpUrl(link.institution_avatar) ? (
               <span className="text-xs text-amber-700">(its logo address is not http(s): not loaded)</span>
@@ -65,7 +70,8 @@ export function LinkFields({ link, createdAt }: { link: LinkDetails; createdAt?:
         <Field label="Error code" testId="link-error-code">
           {link.error_code ? (
             <>
-              {LINK_ERROR_INFO[link.error_code].label} <span className="font-mono text-xs text-slate-500">{link.error_code}</span>
+              {LINK_ERROR_INFO[link.error_code].label}{" "}
+              <span className="font-mono text-xs text-slate-500">{link.error_code}</span>
             </>
           ) : (
             none
@@ -77,7 +83,12 @@ export function LinkFields({ link, createdAt }: { link: LinkDetails; createdAt?:
         <Field label="Link tags">{link.link_tags?.length ? chips(link.link_tags) : none}</Field>
         <Field label="Webhook">
           {webhook ? (
-            <a href={webhook} rel="noreferrer noopener" target="_blank" className="break-all font-mono text-xs text-indigo-700 hover:underline">
+            <a
+              href={webhook}
+              rel="noreferrer noopener"
+              target="_blank"
+              className="break-all font-mono text-xs text-indigo-700 hover:underline"
+            >
               {link.webhook}
             </a>
           ) : link.webhook ? (
@@ -93,7 +104,9 @@ export function LinkFields({ link, createdAt }: { link: LinkDetails; createdAt?:
           {link.available_products?.length ? (
             <>
               {chips(link.available_products)}
-              <span className="mt-0.5 block text-xs text-slate-500">Not granted yet: added through a new link session with existing_link_id.</span>
+              <span className="mt-0.5 block text-xs text-slate-500">
+                Not granted yet: added through a new link session with existing_link_id.
+              </span>
             </>
           ) : (
             none
@@ -107,11 +120,15 @@ export function LinkFields({ link, createdAt }: { link: LinkDetails; createdAt?:
       </dl>
       <details className="mt-2 border-t border-slate-100 pt-2" data-testid="all-fields">
         <summary className="cursor-pointer text-xs text-slate-500 hover:text-slate-800">All fields</summary>
-        <p className="mt-1 text-xs text-slate-500">Older fields the upstream still sends; Linkdesk shows them as sent and relies on the fields above.</p>
+        <p className="mt-1 text-xs text-slate-500">
+          Older fields the upstream still sends; Linkdesk shows them as sent and relies on the fields above.
+        </p>
         <dl className="mt-2 grid grid-cols-[11rem_1fr] gap-x-4 gap-y-1.5">
           <Field label="Last synced at">
             <Time value={link.last_synced_at} none="not given" />
-            <span className="block text-xs text-slate-500">Each product&rsquo;s refresh times (under Products) say more.</span>
+            <span className="block text-xs text-slate-500">
+              Each product&rsquo;s refresh times (under Products) say more.
+            </span>
           </Field>
           <Field label="Tags (older field)">
             {link.tags?.length ? chips(link.tags.map(tagText)) : none}

@@ -21,7 +21,8 @@ async function ProductRefresh({ link }: { link: LinkDetails }) {
     logger().warn({ err: error, linkId: link.link_id }, "reading the product refresh schedule failed");
     return (
       <Callout tone="warning" title="Product refreshes are not offered right now">
-        Linkdesk could not read its rate budget, so it cannot tell when each product may be refreshed. Reload the page in a moment.
+        Linkdesk could not read its rate budget, so it cannot tell when each product may be refreshed. Reload the page
+        in a moment.
       </Callout>
     );
   }
@@ -36,15 +37,27 @@ export function LinkOperations({ link, role, deleted }: { link: LinkDetails; rol
         Operations
       </h2>
       {deleted ? (
-        <p className="text-sm text-slate-500">The link is deleted: its tags and webhook can no longer be changed, nor its products refreshed.</p>
+        <p className="text-sm text-slate-500">
+          The link is deleted: its tags and webhook can no longer be changed, nor its products refreshed.
+        </p>
       ) : (
         <>
-          <p className="text-sm text-slate-600">Each goes to the upstream at once, spends this link&rsquo;s share of its rate limits and is recorded in the audit trail.</p>
+          <p className="text-sm text-slate-600">
+            Each goes to the upstream at once, spends this link&rsquo;s share of its rate limits and is recorded in the
+            audit trail.
+          </p>
           <div className="grid gap-4 xl:grid-cols-2">
             <LinkSettingsForm defaults={updateLinkDefaults(link)} />
             <div className="space-y-4">
               <TestWebhookForm linkId={link.link_id} webhook={link.webhook ?? null} />
-              <Suspense fallback={<div className="h-40 animate-pulse rounded-lg border border-slate-200 bg-slate-50" aria-hidden="true" />}>
+              <Suspense
+                fallback={
+                  <div
+                    className="h-40 animate-pulse rounded-lg border border-slate-200 bg-slate-50"
+                    aria-hidden="true"
+                  />
+                }
+              >
                 <ProductRefresh link={link} />
               </Suspense>
             </div>

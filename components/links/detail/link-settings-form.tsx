@@ -7,7 +7,13 @@ import { useForm } from "react-hook-form";
 import type { z } from "zod";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { updateLink } from "@/lib/actions/link-operations";
-import { MAX_TAGS, TAG_MAX_LENGTH, type UpdateLinkFields, updateLinkDefaults, updateLinkSchema } from "@/lib/schemas/link-operations";
+import {
+  MAX_TAGS,
+  TAG_MAX_LENGTH,
+  type UpdateLinkFields,
+  updateLinkDefaults,
+  updateLinkSchema,
+} from "@/lib/schemas/link-operations";
 import { operationProblem } from "./operation-problem";
 
 const FIELDS = ["webhook", "tags"] as const;
@@ -22,12 +28,17 @@ const inputClass =
 export function LinkSettingsForm({ defaults }: { defaults: UpdateLinkFields }) {
   const router = useRouter();
   const hydrated = useHydrated();
-  const form = useForm<UpdateLinkFields, unknown, z.output<typeof updateLinkSchema>>({ resolver: zodResolver(updateLinkSchema), defaultValues: defaults });
+  const form = useForm<UpdateLinkFields, unknown, z.output<typeof updateLinkSchema>>({
+    resolver: zodResolver(updateLinkSchema),
+    defaultValues: defaults,
+  });
   const { errors, isDirty } = form.formState;
   const saving = useAction(updateLink, {
     onSuccess: ({ data }) => {
       // The link as the upstream answered it is what the next change starts from.
-      form.reset(updateLinkDefaults({ link_id: defaults.linkId, webhook: data.after.webhook, link_tags: data.after.tags }));
+      form.reset(
+        updateLinkDefaults({ link_id: defaults.linkId, webhook: data.after.webhook, link_tags: data.after.tags }),
+      );
       router.refresh();
     },
     onError: ({ error }) => {
@@ -37,11 +48,16 @@ export function LinkSettingsForm({ defaults }: { defaults: UpdateLinkFields }) {
       }
     },
   });
-  const fieldErrorsOnly = saving.hasErrored && !saving.result.serverError && (saving.result.validationErrors?.formErrors.length ?? 0) === 0 && saving.result.validationErrors;
+  const fieldErrorsOnly =
+    saving.hasErrored &&
+    !saving.result.serverError &&
+    (saving.result.validationErrors?.formErrors.length ?? 0) === 0 &&
+    saving.result.validationErrors;
   const problem = fieldErrorsOnly ? null : operationProblem(saving.result, saving.hasErrored);
   const saved = saving.hasSucceeded ? saving.result.data : undefined;
   const error = (field: (typeof FIELDS)[number]) => errors[field]?.message;
-  const describedBy = (field: (typeof FIELDS)[number]) => [`link-${field}-help`, error(field) ? `link-${field}-error` : undefined].filter(Boolean).join(" ");
+  const describedBy = (field: (typeof FIELDS)[number]) =>
+    [`link-${field}-help`, error(field) ? `link-${field}-error` : undefined].filter(Boolean).join(" ");
 
   return (
     <form
@@ -75,7 +91,8 @@ export function LinkSettingsForm({ defaults }: { defaults: UpdateLinkFields }) {
           {...form.register("webhook")}
         />
         <p id="link-webhook-help" className="mt-1 text-xs text-slate-500">
-          Where the upstream sends this link&rsquo;s webhooks: an https:// or http:// address. Leave it empty to remove the webhook.
+          Where the upstream sends this link&rsquo;s webhooks: an https:// or http:// address. Leave it empty to remove
+          the webhook.
         </p>
         {error("webhook") ? (
           <p id="link-webhook-error" className="mt-1 text-sm text-red-700">
@@ -99,7 +116,8 @@ export function LinkSettingsForm({ defaults }: { defaults: UpdateLinkFields }) {
           {...form.register("tags")}
         />
         <p id="link-tags-help" className="mt-1 text-xs text-slate-500">
-          One tag a line, usually key:value. Each starts with a letter or digit and has at most {TAG_MAX_LENGTH} characters; at most {MAX_TAGS}
+          One tag a line, usually key:value. Each starts with a letter or digit and has at most {TAG_MAX_LENGTH}{" "}
+          characters; at most {MAX_TAGS}
           tags. Empty removes them all.
         </p>
         {error("tags") ? (
@@ -117,7 +135,11 @@ export function LinkSettingsForm({ defaults }: { defaults: UpdateLinkFields }) {
           {saving.isPending ? "Saving…" : "Save tags and webhook"}
         </button>
         {isDirty && !saving.isPending ? (
-          <button type="button" onClick={() => form.reset()} className="rounded-md px-2 py-1.5 text-sm text-slate-600 underline hover:bg-slate-50">
+          <button
+            type="button"
+            onClick={() => form.reset()}
+            className="rounded-md px-2 py-1.5 text-sm text-slate-600 underline hover:bg-slate-50"
+          >
             Undo my edits
           </button>
         ) : null}
@@ -128,8 +150,12 @@ export function LinkSettingsForm({ defaults }: { defaults: UpdateLinkFields }) {
         </p>
       ) : null}
       {saved && !saving.isPending && !isDirty ? (
-        <p role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
-          Saved upstream. Webhook: {saved.after.webhook ? <span className="break-all font-mono">{saved.after.webhook}</span> : "none"}. Tags:{" "}
+        <p
+          role="status"
+          className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900"
+        >
+          Saved upstream. Webhook:{" "}
+          {saved.after.webhook ? <span className="break-all font-mono">{saved.after.webhook}</span> : "none"}. Tags:{" "}
           {saved.after.tags.length ? <span className="font-mono">{saved.after.tags.join(", ")}</span> : "none"}.
         </p>
       ) : null}

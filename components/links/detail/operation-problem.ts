@@ -8,7 +8,10 @@ export interface OperationFailure {
 
 export function operationProblem(result: OperationFailure, hasErrored: boolean): string | null {
   if (result.serverError) return result.serverError;
-  const first = result.validationErrors?.formErrors[0] ?? Object.values(result.validationErrors?.fieldErrors ?? {}).flat()[0];
+  const first =
+    result.validationErrors?.formErrors[0] ?? Object.values(result.validationErrors?.fieldErrors ?? {}).flat()[0];
   if (first) return first;
-  return hasErrored ? "Linkdesk did not answer. Check your connection and reload the page to see whether it went through before trying again." : null;
+  return hasErrored
+    ? "Linkdesk did not answer. Check your connection and reload the page to see whether it went through before trying again."
+    : null;
 }

@@ -24,14 +24,18 @@ export function ProductRefreshList({ linkId, offers }: { linkId: string; offers:
   const asked = refreshing.input?.products ?? [];
 
   return (
-    <div aria-labelledby="product-refresh-heading" role="group" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4">
+    <div
+      aria-labelledby="product-refresh-heading"
+      role="group"
+      className="space-y-3 rounded-lg border border-slate-200 bg-white p-4"
+    >
       <div>
         <h3 id="product-refresh-heading" className="text-base font-semibold text-slate-900">
           Refresh products
         </h3>
         <p className="text-xs text-slate-500">
-          The upstream fetches a product from the institution again, in the background: accounts at most once an hour, every other product
-          once a day, and some institutions only at certain hours.
+          The upstream fetches a product from the institution again, in the background: accounts at most once an hour,
+          every other product once a day, and some institutions only at certain hours.
         </p>
       </div>
       {shown.length === 0 ? (
@@ -42,7 +46,11 @@ export function ProductRefreshList({ linkId, offers }: { linkId: string; offers:
             const held = Boolean(offer.blocked || offer.nextAt);
             const pending = refreshing.isPending && asked.includes(offer.product);
             return (
-              <li key={offer.product} className="flex flex-wrap items-center justify-between gap-2 py-2" data-testid={`refresh-offer-${offer.product}`}>
+              <li
+                key={offer.product}
+                className="flex flex-wrap items-center justify-between gap-2 py-2"
+                data-testid={`refresh-offer-${offer.product}`}
+              >
                 <p id={`refresh-offer-${offer.product}-when`} className="min-w-0 flex-1 text-sm text-slate-700">
                   {offer.sentence}
                 </p>
@@ -66,9 +74,13 @@ export function ProductRefreshList({ linkId, offers }: { linkId: string; offers:
         </p>
       ) : null}
       {started && !refreshing.isPending ? (
-        <p role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
-          The upstream started refreshing {started.products.map((product) => PRODUCT_LABELS[product]).join(", ")}. It works in the background;
-          the Products table shows the new refresh time once it is done (reload the page to see it).
+        <p
+          role="status"
+          className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900"
+        >
+          The upstream started refreshing {started.products.map((product) => PRODUCT_LABELS[product]).join(", ")}. It
+          works in the background; the Products table shows the new refresh time once it is done (reload the page to see
+          it).
         </p>
       ) : null}
     </div>

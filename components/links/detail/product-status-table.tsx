@@ -2,7 +2,15 @@ import { type LinkDetails, PRODUCTS, type ProductStatus } from "@/lib/links/type
 import { ScrollTable } from "@/components/ui/scroll-table";
 import { Time } from "./format";
 
-const COLUMNS = ["Product", "Refreshed", "Last attempt", "Error code", "Error message", "Unavailable", "Last enriched"] as const;
+const COLUMNS = [
+  "Product",
+  "Refreshed",
+  "Last attempt",
+  "Error code",
+  "Error message",
+  "Unavailable",
+  "Last enriched",
+] as const;
 
 /** Each granted product's refresh status, as the upstream reported it (its messages are text only). */
 export function ProductStatusTable({ products }: { products: LinkDetails["products"] }) {
@@ -37,15 +45,25 @@ export function ProductStatusTable({ products }: { products: LinkDetails["produc
               </td>
               <td className="px-3 py-2">
                 {status.error_code ? (
-                  <span className="rounded bg-red-50 px-1.5 py-0.5 font-mono text-xs text-red-800 ring-1 ring-inset ring-red-200">{status.error_code}</span>
+                  <span className="rounded bg-red-50 px-1.5 py-0.5 font-mono text-xs text-red-800 ring-1 ring-inset ring-red-200">
+                    {status.error_code}
+                  </span>
                 ) : (
                   <span className="text-slate-500">—</span>
                 )}
               </td>
-              <td className="max-w-xs px-3 py-2 text-xs text-slate-700">{status.error_message ?? <span className="text-slate-500">—</span>}</td>
-              <td className="max-w-xs px-3 py-2 text-xs text-slate-700">{status.unavailable ?? <span className="text-slate-500">—</span>}</td>
+              <td className="max-w-xs px-3 py-2 text-xs text-slate-700">
+                {status.error_message ?? <span className="text-slate-500">—</span>}
+              </td>
+              <td className="max-w-xs px-3 py-2 text-xs text-slate-700">
+                {status.unavailable ?? <span className="text-slate-500">—</span>}
+              </td>
               <td className="whitespace-nowrap px-3 py-2 text-xs">
-                {product === "transactions" || status.last_enriched ? <Time value={status.last_enriched} none="never" /> : <span className="text-slate-500">n/a</span>}
+                {product === "transactions" || status.last_enriched ? (
+                  <Time value={status.last_enriched} none="never" />
+                ) : (
+                  <span className="text-slate-500">n/a</span>
+                )}
               </td>
             </tr>
           ))}

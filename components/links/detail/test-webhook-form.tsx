@@ -5,17 +5,26 @@ import { useAction } from "next-safe-action/hooks";
 import { useForm, useWatch } from "react-hook-form";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { sendTestWebhook } from "@/lib/actions/link-operations";
-import { type SendTestWebhookInput, TEST_WEBHOOK_EVENT_INFO, TEST_WEBHOOK_EVENTS, sendTestWebhookSchema } from "@/lib/schemas/link-operations";
+import {
+  type SendTestWebhookInput,
+  TEST_WEBHOOK_EVENT_INFO,
+  TEST_WEBHOOK_EVENTS,
+  sendTestWebhookSchema,
+} from "@/lib/schemas/link-operations";
 import { operationProblem } from "./operation-problem";
 
-const NO_WEBHOOK = "The link has no webhook, so the upstream has nowhere to send a test. Set its address under Tags and webhook first.";
+const NO_WEBHOOK =
+  "The link has no webhook, so the upstream has nowhere to send a test. Set its address under Tags and webhook first.";
 
 /**
  * Has the upstream send the link's webhook an example of one event, under an idempotency key Linkdesk makes up. The
  * answer's delivery token is the one the delivery carries (MoneyKit-Delivery-Token), to find it in the receiver's log.
  */
 export function TestWebhookForm({ linkId, webhook }: { linkId: string; webhook: string | null }) {
-  const form = useForm<SendTestWebhookInput>({ resolver: zodResolver(sendTestWebhookSchema), defaultValues: { linkId, event: TEST_WEBHOOK_EVENTS[0] } });
+  const form = useForm<SendTestWebhookInput>({
+    resolver: zodResolver(sendTestWebhookSchema),
+    defaultValues: { linkId, event: TEST_WEBHOOK_EVENTS[0] },
+  });
   const sending = useAction(sendTestWebhook);
   const hydrated = useHydrated();
   const event = useWatch({ control: form.control, name: "event" });
@@ -83,9 +92,13 @@ export function TestWebhookForm({ linkId, webhook }: { linkId: string; webhook: 
         </p>
       ) : null}
       {sent && !sending.isPending ? (
-        <div role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+        <div
+          role="status"
+          className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900"
+        >
           <p>
-            The upstream accepted a test {TEST_WEBHOOK_EVENT_INFO[sent.event].label.toLowerCase()} event and delivers it in the background.
+            The upstream accepted a test {TEST_WEBHOOK_EVENT_INFO[sent.event].label.toLowerCase()} event and delivers it
+            in the background.
           </p>
           <dl className="mt-1 grid grid-cols-[9rem_1fr] gap-x-2 text-xs">
             <dt>Delivery token</dt>

@@ -21,7 +21,15 @@ export function LinkIdCell({ linkId }: { linkId: string }) {
   return <ShortId id={linkId} what="link id" href={`/links/${encodeURIComponent(linkId)}`} />;
 }
 
-export function InstitutionCell({ id, name, avatar }: { id: string | null; name: string | null; avatar: string | null }) {
+export function InstitutionCell({
+  id,
+  name,
+  avatar,
+}: {
+  id: string | null;
+  name: string | null;
+  avatar: string | null;
+}) {
   if (!id && !name) return muted;
   const shown = name ?? id ?? "";
   return (
@@ -58,7 +66,11 @@ export function ErrorCodeCell({ code }: { code: string | null }) {
     );
   }
   return (
-    <HintTrigger hint={`${CODE_HINT}${code}`} testId="error-code-chip" className={`chip ${WHO_ACTS_CHIP_TONES[info.whoActs]}`}>
+    <HintTrigger
+      hint={`${CODE_HINT}${code}`}
+      testId="error-code-chip"
+      className={`chip ${WHO_ACTS_CHIP_TONES[info.whoActs]}`}
+    >
       {info.label}
     </HintTrigger>
   );
@@ -130,15 +142,22 @@ const PRODUCTS_HINT = "products:";
 const SOURCE_HINT = "source:";
 
 /** The explanation for a cell's hint key; `rowOf` finds a row's products by link id. */
-export function linkCellHint(key: string, rowOf: (linkId: string) => { products: LinkTableProduct[] } | undefined, now: number): ReactNode {
-  if (key === UNREAD_HINT) return "Linkdesk knows the link's id (see Learned from) but has not read its details yet. The sync reads it soon, never-read links first.";
+export function linkCellHint(
+  key: string,
+  rowOf: (linkId: string) => { products: LinkTableProduct[] } | undefined,
+  now: number,
+): ReactNode {
+  if (key === UNREAD_HINT)
+    return "Linkdesk knows the link's id (see Learned from) but has not read its details yet. The sync reads it soon, never-read links first.";
   if (key.startsWith(SOURCE_HINT)) {
     const source = key.slice(SOURCE_HINT.length) as LinkSource;
     return LINK_SOURCE_MEANINGS[source] ?? null;
   }
   if (key.startsWith(STATE_HINT)) {
     const state = key.slice(STATE_HINT.length);
-    const meaning = (LINK_STATE_MEANINGS as Record<string, string | undefined>)[state] ?? "A state Linkdesk does not know: see the upstream's documentation.";
+    const meaning =
+      (LINK_STATE_MEANINGS as Record<string, string | undefined>)[state] ??
+      "A state Linkdesk does not know: see the upstream's documentation.";
     return (
       <>
         <span className="block font-semibold">{stateLabel(state)}</span>
@@ -191,7 +210,15 @@ export function TagsCell({ tags }: { tags: string[] }) {
 }
 
 /** Where Linkdesk first learned of the link, in words, and when (exact time on hover). */
-export function LearnedFromCell({ source, at, now }: { source: LinkSource | null; at: number | string | null; now: number }) {
+export function LearnedFromCell({
+  source,
+  at,
+  now,
+}: {
+  source: LinkSource | null;
+  at: number | string | null;
+  now: number;
+}) {
   if (!source) return muted;
   return (
     <span className="learned-cell">
@@ -201,6 +228,14 @@ export function LearnedFromCell({ source, at, now }: { source: LinkSource | null
   );
 }
 
-export function TimeCell({ value, now, none = muted }: { value: number | string | null; now: number; none?: React.ReactNode }) {
+export function TimeCell({
+  value,
+  now,
+  none = muted,
+}: {
+  value: number | string | null;
+  now: number;
+  none?: React.ReactNode;
+}) {
   return value ? <RelativeTime value={value} now={now} /> : none;
 }

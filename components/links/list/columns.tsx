@@ -1,6 +1,15 @@
 import { createDataTableColumnHelper } from "@/components/data-table/features";
 import type { LinkTableRow } from "./rows";
-import { ErrorCodeCell, InstitutionCell, LearnedFromCell, LinkIdCell, ProductsCell, StateCell, TagsCell, TimeCell } from "./cells";
+import {
+  ErrorCodeCell,
+  InstitutionCell,
+  LearnedFromCell,
+  LinkIdCell,
+  ProductsCell,
+  StateCell,
+  TagsCell,
+  TimeCell,
+} from "./cells";
 
 // The links list's columns, one line a cell. A sortable column's id is its `sort` value in the URL (LINK_SORTS) and
 // its name in a person's saved view (LINK_LIST_COLUMNS); times sort newest first on the first click, text A to Z.
@@ -21,7 +30,13 @@ export const linkColumns = helper.columns([
     id: "institution_name",
     header: "Institution",
     sortDescFirst: false,
-    cell: ({ row }) => <InstitutionCell id={row.original.institutionId} name={row.original.institutionName} avatar={row.original.institutionAvatar} />,
+    cell: ({ row }) => (
+      <InstitutionCell
+        id={row.original.institutionId}
+        name={row.original.institutionName}
+        avatar={row.original.institutionAvatar}
+      />
+    ),
   }),
   helper.accessor("state", {
     id: "state",
@@ -60,14 +75,26 @@ export const linkColumns = helper.columns([
     header: "Refreshed",
     sortDescFirst: true,
     meta: { label: "Last refreshed" },
-    cell: ({ row, table }) => <TimeCell value={row.original.lastRefreshedAt} now={table.options.meta?.renderedAt ?? 0} none={<span className="text-slate-500">never</span>} />,
+    cell: ({ row, table }) => (
+      <TimeCell
+        value={row.original.lastRefreshedAt}
+        now={table.options.meta?.renderedAt ?? 0}
+        none={<span className="text-slate-500">never</span>}
+      />
+    ),
   }),
   helper.accessor("learnedFrom", {
     id: "learned_from",
     header: "Learned from",
     // No index orders by it, and the list sorts only by index (lib/links/query.ts).
     enableSorting: false,
-    cell: ({ row, table }) => <LearnedFromCell source={row.original.learnedFrom} at={row.original.learnedAt} now={table.options.meta?.renderedAt ?? 0} />,
+    cell: ({ row, table }) => (
+      <LearnedFromCell
+        source={row.original.learnedFrom}
+        at={row.original.learnedAt}
+        now={table.options.meta?.renderedAt ?? 0}
+      />
+    ),
   }),
   helper.accessor("createdAt", {
     id: "created_at",

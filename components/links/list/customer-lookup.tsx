@@ -15,7 +15,10 @@ import { ErrorCodeCell, InstitutionCell, LinkIdCell, StateCell, linkCellHint } f
 // too (learned by this lookup). Support and up; the action checks it again.
 
 export function CustomerLookup() {
-  const form = useForm<CustomerLookupInput>({ resolver: zodResolver(customerLookupSchema), defaultValues: { customerId: "" } });
+  const form = useForm<CustomerLookupInput>({
+    resolver: zodResolver(customerLookupSchema),
+    defaultValues: { customerId: "" },
+  });
   const lookup = useAction(lookUpCustomer, {
     onError: ({ error }) => {
       const message = error.validationErrors?.fieldErrors?.customerId?.[0];
@@ -26,7 +29,10 @@ export function CustomerLookup() {
   const hint = useCallback((key: string) => linkCellHint(key, () => undefined, Date.now()), []);
   const fieldError = form.formState.errors.customerId?.message;
   const found = lookup.hasSucceeded ? lookup.result.data : undefined;
-  const failure = lookup.hasErrored && !lookup.result.validationErrors ? (lookup.result.serverError ?? "Linkdesk did not answer. Check your connection and try again.") : undefined;
+  const failure =
+    lookup.hasErrored && !lookup.result.validationErrors
+      ? (lookup.result.serverError ?? "Linkdesk did not answer. Check your connection and try again.")
+      : undefined;
 
   return (
     <div className="w-full">
@@ -68,32 +74,54 @@ export function CustomerLookup() {
         </p>
       ) : null}
       {found ? (
-        <section aria-labelledby="customer-links-heading" className="mt-3 rounded-lg border border-slate-200 bg-white p-3" data-testid="customer-links">
+        <section
+          aria-labelledby="customer-links-heading"
+          className="mt-3 rounded-lg border border-slate-200 bg-white p-3"
+          data-testid="customer-links"
+        >
           <div className="flex items-baseline justify-between gap-3">
             <h2 id="customer-links-heading" className="text-sm font-semibold text-slate-900">
               Links of customer <span className="font-mono">{found.customerId}</span>
             </h2>
-            <button type="button" onClick={() => lookup.reset()} className="text-xs text-slate-600 underline hover:text-slate-900">
+            <button
+              type="button"
+              onClick={() => lookup.reset()}
+              className="text-xs text-slate-600 underline hover:text-slate-900"
+            >
               Close
             </button>
           </div>
           {found.links.length === 0 ? (
-            <p className="mt-2 text-sm text-slate-600">The upstream has no link for this customer id. Check the id: it is the one your product gave the customer (customer_user.id).</p>
+            <p className="mt-2 text-sm text-slate-600">
+              The upstream has no link for this customer id. Check the id: it is the one your product gave the customer
+              (customer_user.id).
+            </p>
           ) : (
             <>
               <p className="mt-1 text-xs text-slate-600">
-                {found.links.length === 1 ? "1 link" : `${found.links.length} links`}, in any state (the upstream&apos;s list of links holds connected ones only).
-                {newCount(found.links) > 0 ? ` ${newCount(found.links)} new to Linkdesk, now in the list below too.` : " All of them were in Linkdesk's list already."}
+                {found.links.length === 1 ? "1 link" : `${found.links.length} links`}, in any state (the upstream&apos;s
+                list of links holds connected ones only).
+                {newCount(found.links) > 0
+                  ? ` ${newCount(found.links)} new to Linkdesk, now in the list below too.`
+                  : " All of them were in Linkdesk's list already."}
               </p>
               <HintHost hint={hint}>
                 <div className="overflow-x-auto">
                   <table className="mt-2 w-full text-left text-sm">
                     <thead className="text-xs text-slate-600">
                       <tr>
-                        <th scope="col" className="py-1 pr-2 font-medium">Link</th>
-                        <th scope="col" className="py-1 pr-2 font-medium">Institution</th>
-                        <th scope="col" className="py-1 pr-2 font-medium">State</th>
-                        <th scope="col" className="py-1 pr-2 font-medium">Error</th>
+                        <th scope="col" className="py-1 pr-2 font-medium">
+                          Link
+                        </th>
+                        <th scope="col" className="py-1 pr-2 font-medium">
+                          Institution
+                        </th>
+                        <th scope="col" className="py-1 pr-2 font-medium">
+                          State
+                        </th>
+                        <th scope="col" className="py-1 pr-2 font-medium">
+                          Error
+                        </th>
                       </tr>
                     </thead>
                     <tbody>
@@ -104,7 +132,11 @@ export function CustomerLookup() {
                             {link.newToLinkdesk ? <span className="ml-1.5 text-xs text-emerald-700">new</span> : null}
                           </td>
                           <td className="py-1 pr-2">
-                            <InstitutionCell id={link.institutionId} name={link.institutionName} avatar={link.institutionAvatar} />
+                            <InstitutionCell
+                              id={link.institutionId}
+                              name={link.institutionName}
+                              avatar={link.institutionAvatar}
+                            />
                           </td>
                           <td className="py-1 pr-2">
                             <StateCell state={link.state} />

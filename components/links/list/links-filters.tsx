@@ -1,4 +1,8 @@
-import { type DataTableFilter, DataTableIgnoredParams, DataTableToolbar } from "@/components/data-table/data-table-toolbar";
+import {
+  type DataTableFilter,
+  DataTableIgnoredParams,
+  DataTableToolbar,
+} from "@/components/data-table/data-table-toolbar";
 import type { DroppedLinkParam, LinkFacets } from "@/lib/links/query";
 import type { LinkListParams } from "@/lib/schemas/links";
 import { ERROR_CODE_OPTIONS, PARAM_LABELS, STATE_OPTIONS, WHO_ACTS_OPTIONS } from "./options";
@@ -9,10 +13,39 @@ const count = (n: number) => n.toLocaleString("en");
 export async function LinksFilters({ params, facets }: { params: LinkListParams; facets: Promise<LinkFacets> }) {
   const { institutions, providers, productErrors, tags } = await facets;
   const filters: DataTableFilter[] = [
-    { kind: "text", name: "q", label: "Search", value: params.q, placeholder: "Link id or tag", mono: true, wide: true },
-    { kind: "select", name: "state", label: "State", value: params.state, options: STATE_OPTIONS, anyLabel: "Any state" },
-    { kind: "select", name: "error_code", label: "Error code", value: params.error_code, options: ERROR_CODE_OPTIONS, anyLabel: "Any error code" },
-    { kind: "select", name: "who_acts", label: "Who must act", value: params.who_acts, options: WHO_ACTS_OPTIONS, anyLabel: "Anyone" },
+    {
+      kind: "text",
+      name: "q",
+      label: "Search",
+      value: params.q,
+      placeholder: "Link id or tag",
+      mono: true,
+      wide: true,
+    },
+    {
+      kind: "select",
+      name: "state",
+      label: "State",
+      value: params.state,
+      options: STATE_OPTIONS,
+      anyLabel: "Any state",
+    },
+    {
+      kind: "select",
+      name: "error_code",
+      label: "Error code",
+      value: params.error_code,
+      options: ERROR_CODE_OPTIONS,
+      anyLabel: "Any error code",
+    },
+    {
+      kind: "select",
+      name: "who_acts",
+      label: "Who must act",
+      value: params.who_acts,
+      options: WHO_ACTS_OPTIONS,
+      anyLabel: "Anyone",
+    },
     {
       kind: "select",
       name: "institution",
@@ -21,8 +54,23 @@ export async function LinksFilters({ params, facets }: { params: LinkListParams;
       options: institutions.map((i) => ({ value: i.id, label: `${i.name ?? i.id} (${count(i.count)})` })),
       anyLabel: "Any institution",
     },
-    { kind: "select", name: "provider", label: "Provider", value: params.provider, options: providers.map((p) => ({ value: p.value, label: `${p.value} (${count(p.count)})` })), anyLabel: "Any provider" },
-    { kind: "text", name: "tag", label: "Tag", value: params.tag, placeholder: "team:retail", mono: true, suggestions: tags.map((t) => t.value) },
+    {
+      kind: "select",
+      name: "provider",
+      label: "Provider",
+      value: params.provider,
+      options: providers.map((p) => ({ value: p.value, label: `${p.value} (${count(p.count)})` })),
+      anyLabel: "Any provider",
+    },
+    {
+      kind: "text",
+      name: "tag",
+      label: "Tag",
+      value: params.tag,
+      placeholder: "team:retail",
+      mono: true,
+      suggestions: tags.map((t) => t.value),
+    },
     {
       kind: "select",
       name: "product_error",
@@ -31,7 +79,16 @@ export async function LinksFilters({ params, facets }: { params: LinkListParams;
       options: productErrors.map((p) => ({ value: p.value, label: `${p.value} (${count(p.count)})` })),
       anyLabel: "Any product",
     },
-    { kind: "number", name: "stale", label: "Not refreshed in", value: params.stale, placeholder: "7", min: 1, max: 3650, unit: "days" },
+    {
+      kind: "number",
+      name: "stale",
+      label: "Not refreshed in",
+      value: params.stale,
+      placeholder: "7",
+      min: 1,
+      max: 3650,
+      unit: "days",
+    },
   ];
   return (
     <DataTableToolbar
@@ -39,11 +96,19 @@ export async function LinksFilters({ params, facets }: { params: LinkListParams;
       label="Filter the links"
       filters={filters}
       keep={{ sort: params.sort, dir: params.dir }}
-      clearHref={params.sort ? `/links?${new URLSearchParams({ sort: params.sort, ...(params.dir ? { dir: params.dir } : {}) })}` : "/links"}
+      clearHref={
+        params.sort
+          ? `/links?${new URLSearchParams({ sort: params.sort, ...(params.dir ? { dir: params.dir } : {}) })}`
+          : "/links"
+      }
     />
   );
 }
 
 export function IgnoredLinkParams({ dropped }: { dropped: DroppedLinkParam[] }) {
-  return <DataTableIgnoredParams ignored={dropped.map((d) => ({ label: PARAM_LABELS[d.param], value: d.value, reason: d.reason }))} />;
+  return (
+    <DataTableIgnoredParams
+      ignored={dropped.map((d) => ({ label: PARAM_LABELS[d.param], value: d.value, reason: d.reason }))}
+    />
+  );
 }

@@ -27,8 +27,20 @@ function item(overrides: Partial<LinkListItem> = {}): LinkListItem {
     linkTags: ["team:retail"],
     productErrorCodes: ["rate_limit"],
     products: [
-      { product: "accounts", refreshedAt: "2026-11-20T09:00:00.000Z", errorCode: null, errorMessage: null, unavailable: null },
-      { product: "transactions", refreshedAt: null, errorCode: "rate_limit", errorMessage: "slow down", unavailable: null },
+      {
+        product: "accounts",
+        refreshedAt: "2026-11-20T09:00:00.000Z",
+        errorCode: null,
+        errorMessage: null,
+        unavailable: null,
+      },
+      {
+        product: "transactions",
+        refreshedAt: null,
+        errorCode: "rate_limit",
+        errorMessage: "slow down",
+        unavailable: null,
+      },
       { product: "identity", refreshedAt: null, errorCode: null, errorMessage: null, unavailable: "not_supported" },
     ],
     lastRefreshedAt: "2026-11-20T09:00:00.000Z",
@@ -45,17 +57,35 @@ function item(overrides: Partial<LinkListItem> = {}): LinkListItem {
 const asHtml = (text: string) => renderToStaticMarkup(<>{text}</>);
 
 const render = (rows: LinkListItem[], query = "state=error&sort=provider&dir=asc&page=3") =>
-  renderToStaticMarkup(<LinksTable page={linkTablePage(rows)} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query }} renderedAt={NOW} />);
+  renderToStaticMarkup(
+    <LinksTable
+      page={linkTablePage(rows)}
+      sort={{ id: "provider", dir: "asc" }}
+      view={{ pathname: "/links", query }}
+      renderedAt={NOW}
+    />,
+  );
 
 describe("InstitutionCell", () => {
   it("loads an avatar only from an http(s) address, else shows initials; the name is text", () => {
-    for (const bad of ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "data:image/svg+xml,<svg onload=alert(1)>", "/relative.png", "not a url", null]) {
-      const html = renderToStaticMarkup(<InstitutionCell id="x" name={'<img src=x onerror=alert(1)>Évian'} avatar={bad} />);
+    for (const bad of [
+      "javascript:alert(1)",
+      "JAVASCRIPT:alert(1)",
+      "data:image/svg+xml,<svg onload=alert(1)>",
+      "/relative.png",
+      "not a url",
+      null,
+    ]) {
+      const html = renderToStaticMarkup(
+        <InstitutionCell id="x" name={"<img src=x onerror=alert(1)>Évian"} avatar={bad} />,
+      );
       expect(html, String(bad)).not.toContain("<img");
       expect(html).toContain('data-testid="avatar-placeholder"');
       expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;Évian");
     }
-    const ok = renderToStaticMarkup(<InstitutionCell id="chase" name="Chase" avatar="https://cdn.example.com/chase.png" />);
+    const ok = renderToStaticMarkup(
+      <InstitutionCell id="chase" name="Chase" avatar="https://cdn.example.com/chase.png" />,
+    );
     expect(ok).toContain('src="https://cdn.example.com/chase.png"');
     // Square whatever the picture's shape, by its class (no inline style repeated on every row).
     expect(ok).toMatch(/<img [^>]*width="20" height="20"[^>]*class="entity-avatar"/);
@@ -67,19 +97,26 @@ describe("LinksTable", () => {
     const row = item({ linkId: "mk_eqkWN34UEoa2NxyALG8pcV", linkTags: ["team:retail", "plan:pro"] });
     const html = render([row]);
     expect(html).toContain('href="/links/mk_eqkWN34UEoa2NxyALG8pcV"');
-    expect(html).toContain('<span aria-hidden="true">mk_eqkW…8pcV</span><span class="sr-only">mk_eqkWN34UEoa2NxyALG8pcV</span>');
+    expect(html).toContain(
+      '<span aria-hidden="true">mk_eqkW…8pcV</span><span class="sr-only">mk_eqkWN34UEoa2NxyALG8pcV</span>',
+    );
     expect(html).toContain('aria-label="Copy link id mk_eqkWN34UEoa2NxyALG8pcV"');
     // The error code's chip says its name and opens its explanation (what it means and what to do) on demand: the
     // words are not in every row's HTML, only the one shared explanation element is.
     expect(html).toMatch(/data-hint="code:auth_expired"[^>]*>Authorization expired<\/button>/);
     expect(html).not.toContain(asHtml(LINK_ERROR_INFO.auth_expired.remedy));
     expect(html.match(/role="tooltip"/g)).toHaveLength(1);
-    const explained = (key: string) => renderToStaticMarkup(<>{linkCellHint(key, (id) => (id === row.linkId ? linkTableRows(linkTablePage([row]))[0] : undefined), NOW)}</>);
+    const explained = (key: string) =>
+      renderToStaticMarkup(
+        <>{linkCellHint(key, (id) => (id === row.linkId ? linkTableRows(linkTablePage([row]))[0] : undefined), NOW)}</>,
+      );
     expect(explained("code:auth_expired")).toContain(asHtml(LINK_ERROR_INFO.auth_expired.meaning));
     expect(explained("code:auth_expired")).toContain(asHtml(LINK_ERROR_INFO.auth_expired.remedy));
     expect(html).toMatch(/data-hint="state:error"[^>]*>Error<\/button>/);
     expect(explained("state:error")).toContain("Error</span>");
-    expect(html).toMatch(/data-hint="products:mk_eqkWN34UEoa2NxyALG8pcV"[^>]*aria-label="Products: 1 failing, 1 refreshed, 1 unavailable"/);
+    expect(html).toMatch(
+      /data-hint="products:mk_eqkWN34UEoa2NxyALG8pcV"[^>]*aria-label="Products: 1 failing, 1 refreshed, 1 unavailable"/,
+    );
     const products = explained("products:mk_eqkWN34UEoa2NxyALG8pcV");
     expect(products).toContain("Transactions: failing (rate_limit): slow down");
     expect(products).toContain("Identity: unavailable: not_supported");
@@ -106,7 +143,13 @@ describe("LinksTable", () => {
 
   it("shows the person's own view: their hidden columns are not rendered, and their row height", () => {
     const all = renderToStaticMarkup(
-      <LinksTable page={linkTablePage([item()])} sort={{ id: "provider", dir: "asc" }} view={{ pathname: "/links", query: "" }} renderedAt={NOW} tableView={{ table: "links", hidden: [], density: "compact" }} />,
+      <LinksTable
+        page={linkTablePage([item()])}
+        sort={{ id: "provider", dir: "asc" }}
+        view={{ pathname: "/links", query: "" }}
+        renderedAt={NOW}
+        tableView={{ table: "links", hidden: [], density: "compact" }}
+      />,
     );
     expect(all).toContain(">Created<");
     expect(all).toContain('data-density="compact"');
@@ -133,19 +176,39 @@ describe("LinksTable", () => {
       item({ linkId: "mk_older", learnedFrom: null, learnedAt: null }),
     ]);
     expect(html).toMatch(/<th[^>]*>.*?Learned from/);
-    expect(html).toMatch(/data-hint="source:registration"[^>]*>Registration<\/button><time[^>]*title="2026-11-20 09:30:00 UTC"[^>]*>2 h ago<\/time>/);
-    expect(html).toMatch(/data-hint="source:customer_lookup"[^>]*>Customer lookup<\/button><time[^>]*title="2026-11-20 11:00:00 UTC"[^>]*>1 h ago<\/time>/);
-    expect(renderToStaticMarkup(<>{linkCellHint("source:registration", () => undefined, NOW)}</>)).toContain("The product&#x27;s back end registered the link&#x27;s id");
+    expect(html).toMatch(
+      /data-hint="source:registration"[^>]*>Registration<\/button><time[^>]*title="2026-11-20 09:30:00 UTC"[^>]*>2 h ago<\/time>/,
+    );
+    expect(html).toMatch(
+      /data-hint="source:customer_lookup"[^>]*>Customer lookup<\/button><time[^>]*title="2026-11-20 11:00:00 UTC"[^>]*>1 h ago<\/time>/,
+    );
+    expect(renderToStaticMarkup(<>{linkCellHint("source:registration", () => undefined, NOW)}</>)).toContain(
+      "The product&#x27;s back end registered the link&#x27;s id",
+    );
     // Not sortable: no index orders the list by it.
     expect(html).not.toContain("sort=learned_from");
   });
 
   it("shows a link never read, and a code Linkdesk does not know, in words", () => {
-    const html = render([item({ state: null, errorCode: "brand_new_code", institutionId: null, institutionName: null, products: [], lastRefreshedAt: null, deprecated: { tags: null, lastSyncedAt: null } })]);
+    const html = render([
+      item({
+        state: null,
+        errorCode: "brand_new_code",
+        institutionId: null,
+        institutionName: null,
+        products: [],
+        lastRefreshedAt: null,
+        deprecated: { tags: null, lastSyncedAt: null },
+      }),
+    ]);
     expect(html).toContain("Not read yet");
     expect(html).toContain("brand_new_code");
-    expect(renderToStaticMarkup(<>{linkCellHint("code:brand_new_code", () => undefined, NOW)}</>)).toContain("Not a code Linkdesk knows");
-    expect(renderToStaticMarkup(<>{linkCellHint("unread", () => undefined, NOW)}</>)).toContain("has not read its details yet");
+    expect(renderToStaticMarkup(<>{linkCellHint("code:brand_new_code", () => undefined, NOW)}</>)).toContain(
+      "Not a code Linkdesk knows",
+    );
+    expect(renderToStaticMarkup(<>{linkCellHint("unread", () => undefined, NOW)}</>)).toContain(
+      "has not read its details yet",
+    );
     expect(html).toContain("never");
   });
 });
@@ -157,11 +220,22 @@ describe("a page of rows as it crosses to the browser", () => {
       item({ linkId: "mk_b", createdAt: "2026-11-02T00:00:00.000Z" }),
       // Read at another time, the same institution id under another name and picture: that row keeps its own.
       item({ linkId: "mk_c", institutionName: "JPMorgan Chase", institutionAvatar: null }),
-      item({ linkId: "mk_d", institutionId: null, institutionName: "No id bank", institutionAvatar: "https://cdn.example.com/x.png" }),
+      item({
+        linkId: "mk_d",
+        institutionId: null,
+        institutionName: "No id bank",
+        institutionAvatar: "https://cdn.example.com/x.png",
+      }),
       // Ids are upstream text: one that is an object's property name is still only a key.
       item({ linkId: "mk_e", institutionId: "__proto__", institutionName: "Proto", institutionAvatar: null }),
       // A time the upstream sent that is not one stays the text it was.
-      item({ linkId: "mk_f", lastRefreshedAt: "yesterday-ish", products: [{ product: "accounts", refreshedAt: "soon", errorCode: null, errorMessage: null, unavailable: null }] }),
+      item({
+        linkId: "mk_f",
+        lastRefreshedAt: "yesterday-ish",
+        products: [
+          { product: "accounts", refreshedAt: "soon", errorCode: null, errorMessage: null, unavailable: null },
+        ],
+      }),
     ];
     const page = linkTablePage(rows);
     const wire = JSON.stringify({ rows: page.rows, institutions: [...page.institutions] });
@@ -189,19 +263,30 @@ describe("a page of rows as it crosses to the browser", () => {
     const html = render(rows);
     expect(html).toContain(">yesterday-ish<");
     expect(html).toContain(">JPMorgan Chase<");
-    expect(renderToStaticMarkup(<>{linkCellHint("products:mk_f", () => back[5], NOW)}</>)).toContain("Accounts: refreshed soon");
+    expect(renderToStaticMarkup(<>{linkCellHint("products:mk_f", () => back[5], NOW)}</>)).toContain(
+      "Accounts: refreshed soon",
+    );
   });
 });
 
 describe("the kit's links", () => {
   it("changes only the named parameters", () => {
-    expect(hrefWith("/links", "state=error&page=3", { page: undefined, sort: "state" })).toBe("/links?state=error&sort=state");
+    expect(hrefWith("/links", "state=error&page=3", { page: undefined, sort: "state" })).toBe(
+      "/links?state=error&sort=state",
+    );
     expect(hrefWith("/links", "page=2", { page: undefined })).toBe("/links");
   });
 
   it("pages by number, keeping the view", () => {
     const html = renderToStaticMarkup(
-      <DataTablePagination view={{ pathname: "/links", query: "state=error&page=2" }} page={2} pageCount={3} total={120} pageSize={50} noun={{ one: "link", other: "links" }} />,
+      <DataTablePagination
+        view={{ pathname: "/links", query: "state=error&page=2" }}
+        page={2}
+        pageCount={3}
+        total={120}
+        pageSize={50}
+        noun={{ one: "link", other: "links" }}
+      />,
     );
     expect(html).toContain("Showing 51–100 of 120 links");
     expect(html).toContain('href="/links?state=error"');

@@ -16,7 +16,9 @@ type LinksView = TableViewOf<"links">;
 type HideableColumn = LinksView["hidden"][number];
 
 /** Each hideable column's name in the view menu, from its definition. */
-const COLUMN_LABELS = new Map(linkColumns.map((c) => [c.id, c.meta?.label ?? (typeof c.header === "string" ? c.header : c.id)]));
+const COLUMN_LABELS = new Map(
+  linkColumns.map((c) => [c.id, c.meta?.label ?? (typeof c.header === "string" ? c.header : c.id)]),
+);
 
 /**
  * The links list's table: the generic table with the link columns, in the person's own view (columns, row height),
@@ -48,7 +50,11 @@ export function LinksTable({
     saving.current = saving.current.then(async () => {
       try {
         const result = await saveTableView(next);
-        setSaveState(result?.data ? { kind: "saved" } : { kind: "failed", message: `Not saved: ${result?.serverError ?? "the view was refused"}` });
+        setSaveState(
+          result?.data
+            ? { kind: "saved" }
+            : { kind: "failed", message: `Not saved: ${result?.serverError ?? "the view was refused"}` },
+        );
       } catch {
         setSaveState({ kind: "failed", message: "Not saved: Linkdesk could not be reached" });
       }
@@ -57,9 +63,16 @@ export function LinksTable({
 
   const rows = useMemo(() => linkTableRows(page), [page]);
   const rowsById = useMemo(() => new Map(rows.map((row) => [row.linkId, row])), [rows]);
-  const hint = useCallback((key: string) => linkCellHint(key, (linkId) => rowsById.get(linkId), renderedAt), [rowsById, renderedAt]);
+  const hint = useCallback(
+    (key: string) => linkCellHint(key, (linkId) => rowsById.get(linkId), renderedAt),
+    [rowsById, renderedAt],
+  );
   const columnVisibility = useMemo(() => Object.fromEntries(current.hidden.map((id) => [id, false])), [current.hidden]);
-  const menuColumns = LINK_LIST_HIDEABLE.map((id) => ({ id, label: COLUMN_LABELS.get(id) ?? id, visible: !current.hidden.includes(id) }));
+  const menuColumns = LINK_LIST_HIDEABLE.map((id) => ({
+    id,
+    label: COLUMN_LABELS.get(id) ?? id,
+    visible: !current.hidden.includes(id),
+  }));
 
   return (
     <>

@@ -1,6 +1,13 @@
 import type { FilterOption } from "@/components/data-table/data-table-toolbar";
 import type { LinkListParams } from "@/lib/schemas/links";
-import { type ErrorCodeInfo, LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS, WHO_ACTS_LABELS, type WhoActs } from "@/lib/links/error-codes";
+import {
+  type ErrorCodeInfo,
+  LINK_ERROR_INFO,
+  LINK_STATE_LABELS,
+  WHO_ACTS,
+  WHO_ACTS_LABELS,
+  type WhoActs,
+} from "@/lib/links/error-codes";
 import { LINK_ERROR_CODES, LINK_STATES, type LinkErrorCode, type LinkState } from "@/lib/upstream/schemas";
 
 // The links list's option lists, shared by its cells and its filters: a state or an error code reads the same in the
@@ -9,20 +16,30 @@ import { LINK_ERROR_CODES, LINK_STATES, type LinkErrorCode, type LinkState } fro
 const isState = (value: string): value is LinkState => (LINK_STATES as readonly string[]).includes(value);
 const isErrorCode = (value: string): value is LinkErrorCode => (LINK_ERROR_CODES as readonly string[]).includes(value);
 
-export const WHO_ACTS_OPTIONS: readonly FilterOption[] = WHO_ACTS.map((group) => ({ value: group, label: WHO_ACTS_LABELS[group] }));
+export const WHO_ACTS_OPTIONS: readonly FilterOption[] = WHO_ACTS.map((group) => ({
+  value: group,
+  label: WHO_ACTS_LABELS[group],
+}));
 
-export const STATE_OPTIONS: readonly FilterOption[] = LINK_STATES.map((state) => ({ value: state, label: LINK_STATE_LABELS[state] }));
+export const STATE_OPTIONS: readonly FilterOption[] = LINK_STATES.map((state) => ({
+  value: state,
+  label: LINK_STATE_LABELS[state],
+}));
 
 /** Grouped by who acts in the dropdown's order: the user, a wait, the service. */
 export const ERROR_CODE_OPTIONS: readonly FilterOption[] = (["user", "wait", "service"] as const).flatMap((who) =>
-  LINK_ERROR_CODES.filter((code) => LINK_ERROR_INFO[code].whoActs === who).map((code) => ({ value: code, label: `${LINK_ERROR_INFO[code].label} (${code})` })),
+  LINK_ERROR_CODES.filter((code) => LINK_ERROR_INFO[code].whoActs === who).map((code) => ({
+    value: code,
+    label: `${LINK_ERROR_INFO[code].label} (${code})`,
+  })),
 );
 
 /** A state's label; a state the upstream added since (not in LINK_STATES) shows as sent. */
 export const stateLabel = (state: string) => (isState(state) ? LINK_STATE_LABELS[state] : state);
 
 /** What an error code means and what to do, or undefined for a code Linkdesk does not know. */
-export const errorCodeInfo = (code: string): ErrorCodeInfo | undefined => (isErrorCode(code) ? LINK_ERROR_INFO[code] : undefined);
+export const errorCodeInfo = (code: string): ErrorCodeInfo | undefined =>
+  isErrorCode(code) ? LINK_ERROR_INFO[code] : undefined;
 
 // A chip's colours are one class of globals.css (.tone-*), not three utilities: 50 rows carry two chips each.
 export const STATE_TONES: Record<LinkState, string> = {

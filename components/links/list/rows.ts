@@ -26,7 +26,18 @@ export interface LinkTableProduct {
 }
 
 /** A row as the columns read it. */
-export type LinkTableRow = Pick<LinkListItem, "linkId" | "institutionId" | "institutionName" | "institutionAvatar" | "state" | "errorCode" | "provider" | "linkTags" | "learnedFrom"> & {
+export type LinkTableRow = Pick<
+  LinkListItem,
+  | "linkId"
+  | "institutionId"
+  | "institutionName"
+  | "institutionAvatar"
+  | "state"
+  | "errorCode"
+  | "provider"
+  | "linkTags"
+  | "learnedFrom"
+> & {
   createdAt: TableTime | null;
   lastRefreshedAt: TableTime | null;
   learnedAt: TableTime | null;
@@ -40,7 +51,13 @@ export interface LinkTableInstitution {
 
 /** A product's status as it crosses to the browser: its name, then its fields in LinkTableProduct's order, the trailing
  * empty ones left out (null stands for an empty one before a filled one). */
-export type LinkTablePageProduct = [product: string, refreshedAt?: TableTime | null, errorCode?: string | null, errorMessage?: string | null, unavailable?: string | null];
+export type LinkTablePageProduct = [
+  product: string,
+  refreshedAt?: TableTime | null,
+  errorCode?: string | null,
+  errorMessage?: string | null,
+  unavailable?: string | null,
+];
 
 /** A row as it crosses to the browser: its fields by position, not by name (50 rows would repeat every name 50 times),
  * then its institution's name and picture only when the page's table lacks them. */
@@ -69,7 +86,20 @@ export interface LinkTablePage {
 export function linkTablePage(items: LinkListItem[]): LinkTablePage {
   const institutions = new Map<string, LinkTableInstitution>();
   const rows = items.map((item): LinkTablePageRow => {
-    const { linkId, createdAt, institutionId, institutionName, institutionAvatar, state, errorCode, provider, linkTags, lastRefreshedAt, learnedFrom, learnedAt } = item;
+    const {
+      linkId,
+      createdAt,
+      institutionId,
+      institutionName,
+      institutionAvatar,
+      state,
+      errorCode,
+      provider,
+      linkTags,
+      lastRefreshedAt,
+      learnedFrom,
+      learnedAt,
+    } = item;
     const row: LinkTablePageRow = [
       linkId,
       createdAt === null ? null : tableTime(createdAt),
@@ -99,12 +129,23 @@ export function linkTablePage(items: LinkListItem[]): LinkTablePage {
 }
 
 function tableProduct(p: LinkProductStatus): LinkTablePageProduct {
-  const fields = [p.refreshedAt ? tableTime(p.refreshedAt) : null, p.errorCode || null, p.errorMessage || null, p.unavailable || null];
+  const fields = [
+    p.refreshedAt ? tableTime(p.refreshedAt) : null,
+    p.errorCode || null,
+    p.errorMessage || null,
+    p.unavailable || null,
+  ];
   while (fields.length > 0 && fields.at(-1) === null) fields.pop();
   return [p.product, ...fields] as LinkTablePageProduct;
 }
 
-function productOf([product, refreshedAt, errorCode, errorMessage, unavailable]: LinkTablePageProduct): LinkTableProduct {
+function productOf([
+  product,
+  refreshedAt,
+  errorCode,
+  errorMessage,
+  unavailable,
+]: LinkTablePageProduct): LinkTableProduct {
   const status: LinkTableProduct = { product };
   if (refreshedAt !== undefined && refreshedAt !== null) status.refreshedAt = refreshedAt;
   if (errorCode) status.errorCode = errorCode;
@@ -115,14 +156,11 @@ function productOf([product, refreshedAt, errorCode, errorMessage, unavailable]:
 
 /** The page's rows by name again, with their institutions filled back in, for the columns. */
 export function linkTableRows({ rows, institutions }: LinkTablePage): LinkTableRow[] {
-  return rows.map(([linkId, createdAt, institutionId, state, errorCode, provider, linkTags, lastRefreshedAt, learnedFrom, learnedAt, products, own]) => {
-    const known = institutionId === null ? undefined : institutions.get(institutionId);
-    return {
+  return rows.map(
+    ([
       linkId,
       createdAt,
       institutionId,
-      institutionName: own && "name" in own ? (own.name ?? null) : (known?.name ?? null),
-      institutionAvatar: own && "avatar" in own ? (own.avatar ?? null) : (known?.avatar ?? null),
       state,
       errorCode,
       provider,
@@ -130,7 +168,25 @@ export function linkTableRows({ rows, institutions }: LinkTablePage): LinkTableR
       lastRefreshedAt,
       learnedFrom,
       learnedAt,
-      products: products.map(productOf),
-    };
-  });
+      products,
+      own,
+    ]) => {
+      const known = institutionId === null ? undefined : institutions.get(institutionId);
+      return {
+        linkId,
+        createdAt,
+        institutionId,
+        institutionName: own && "name" in own ? (own.name ?? null) : (known?.name ?? null),
+        institutionAvatar: own && "avatar" in own ? (own.avatar ?? null) : (known?.avatar ?? null),
+        state,
+        errorCode,
+        provider,
+        linkTags,
+        lastRefreshedAt,
+        learnedFrom,
+        learnedAt,
+        products: products.map(productOf),
+      };
+    },
+  );
 }

@@ -21,7 +21,8 @@ export default async function RegisterLinksPage() {
   if (!can(me.role, "registerLinks")) {
     return (
       <Callout tone="error" title="Only admins register link ids">
-        You are signed in as {ROLE_LABELS[me.role]}. To find one customer&apos;s links, look the customer up on the Links page.
+        You are signed in as {ROLE_LABELS[me.role]}. To find one customer&apos;s links, look the customer up on the
+        Links page.
       </Callout>
     );
   }
@@ -37,7 +38,10 @@ export default async function RegisterLinksPage() {
       />
       <div className="max-w-3xl space-y-6">
         <RegisterLinkIdsForm />
-        <section aria-labelledby="sources-heading" className="space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-700">
+        <section
+          aria-labelledby="sources-heading"
+          className="space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-700"
+        >
           <h2 id="sources-heading" className="text-base font-semibold text-slate-900">
             Where Linkdesk learned of its links
           </h2>
@@ -50,15 +54,19 @@ export default async function RegisterLinksPage() {
             ))}
           </dl>
         </section>
-        <section aria-labelledby="service-heading" className="space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-700">
+        <section
+          aria-labelledby="service-heading"
+          className="space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-700"
+        >
           <h2 id="service-heading" className="text-base font-semibold text-slate-900">
             The back end&apos;s endpoint
           </h2>
           <p>
-            The product&apos;s back end registers ids itself with <span className="font-mono">POST /api/links/register</span>, body{" "}
+            The product&apos;s back end registers ids itself with{" "}
+            <span className="font-mono">POST /api/links/register</span>, body{" "}
             <span className="font-mono">{'{"link_ids": [...]}'}</span> (up to 10,000 ids a call), authorised by{" "}
-            <span className="font-mono">Authorization: Bearer &lt;LINKDESK_SERVICE_TOKEN&gt;</span>. Each call is in the audit trail as{" "}
-            <span className="font-mono">service:back-end</span>.
+            <span className="font-mono">Authorization: Bearer &lt;LINKDESK_SERVICE_TOKEN&gt;</span>. Each call is in the
+            audit trail as <span className="font-mono">service:back-end</span>.
           </p>
           <p data-testid="service-endpoint-state">
             {serviceOn

@@ -17,9 +17,22 @@ export const metadata: Metadata = { title: "Job" };
 type SearchParams = Record<string, string | string[] | undefined>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const itemWords = { pending: "Pending", sent: "Being checked", done: "Done", failed: "Failed", skipped: "Skipped", cancelled: "Cancelled" } as const;
+const itemWords = {
+  pending: "Pending",
+  sent: "Being checked",
+  done: "Done",
+  failed: "Failed",
+  skipped: "Skipped",
+  cancelled: "Cancelled",
+} as const;
 
-export default async function JobPage({ params, searchParams }: { params: Promise<{ jobId: string }>; searchParams: Promise<SearchParams> }) {
+export default async function JobPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ jobId: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
   const { jobId } = await params;
   const staff = await currentStaff();
   if (!staff) redirect(`/sign-in?callbackUrl=/jobs/${encodeURIComponent(jobId)}`);
@@ -38,7 +51,9 @@ export default async function JobPage({ params, searchParams }: { params: Promis
   const canControl = kind !== undefined && can(staff.role, kind.permission);
   const href = (p: Record<string, string | undefined>) => {
     const base: Record<string, string | undefined> = { state };
-    const next = new URLSearchParams(Object.entries({ ...base, ...p }).filter((e): e is [string, string] => e[1] !== undefined));
+    const next = new URLSearchParams(
+      Object.entries({ ...base, ...p }).filter((e): e is [string, string] => e[1] !== undefined),
+    );
     return next.size ? `/jobs/${job.id}?${next}` : `/jobs/${job.id}`;
   };
 
@@ -49,10 +64,18 @@ export default async function JobPage({ params, searchParams }: { params: Promis
         description={`${job.kindLabel} · started by ${job.createdByEmail} · ${new Date(job.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC${job.finishedAt ? ` · finished ${new Date(job.finishedAt).toISOString().slice(0, 16).replace("T", " ")} UTC` : ""}`}
         actions={
           <>
-            <a href={`/jobs/${job.id}/export`} download className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+            <a
+              href={`/jobs/${job.id}/export`}
+              download
+              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+            >
               Results CSV
             </a>
-            <a href={`/jobs/${job.id}/export?state=failed`} download className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+            <a
+              href={`/jobs/${job.id}/export?state=failed`}
+              download
+              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+            >
               Failures CSV
             </a>
           </>
@@ -65,7 +88,10 @@ export default async function JobPage({ params, searchParams }: { params: Promis
             <div>
               <dt className="text-slate-500">Link</dt>
               <dd>
-                <Link href={`/links/${encodeURIComponent(job.linkId)}`} className="font-mono text-xs text-indigo-700 hover:underline">
+                <Link
+                  href={`/links/${encodeURIComponent(job.linkId)}`}
+                  className="font-mono text-xs text-indigo-700 hover:underline"
+                >
                   {job.linkId}
                 </Link>
               </dd>
@@ -88,7 +114,10 @@ export default async function JobPage({ params, searchParams }: { params: Promis
           <div>
             <dt className="text-slate-500">Audit</dt>
             <dd>
-              <Link href={`/audit?${new URLSearchParams(job.linkId ? { link: job.linkId } : {})}`} className="text-indigo-700 hover:underline">
+              <Link
+                href={`/audit?${new URLSearchParams(job.linkId ? { link: job.linkId } : {})}`}
+                className="text-indigo-700 hover:underline"
+              >
                 Audit rows{job.linkId ? " of this link" : ""}
               </Link>
             </dd>
@@ -97,11 +126,20 @@ export default async function JobPage({ params, searchParams }: { params: Promis
         <JobControls initial={job} canControl={canControl} canUndo={can(staff.role, "correct")} />
       </section>
       <nav aria-label="Filter items by state" className="mb-2 flex flex-wrap gap-2">
-        <Link href={href({ state: undefined, after: undefined })} aria-current={state === undefined ? "true" : undefined} className={chipClass(state === undefined)}>
+        <Link
+          href={href({ state: undefined, after: undefined })}
+          aria-current={state === undefined ? "true" : undefined}
+          className={chipClass(state === undefined)}
+        >
           All ({job.total})
         </Link>
         {jobItemStates.map((s) => (
-          <Link key={s} href={href({ state: s, after: undefined })} aria-current={state === s ? "true" : undefined} className={chipClass(state === s)}>
+          <Link
+            key={s}
+            href={href({ state: s, after: undefined })}
+            aria-current={state === s ? "true" : undefined}
+            className={chipClass(state === s)}
+          >
             {itemWords[s]} ({job.counts[s]})
           </Link>
         ))}

@@ -32,14 +32,16 @@ export const metadata: Metadata = { title: "Link" };
 /** Headroom where staff act: how many corrections this link still allows this minute. */
 async function CorrectionsLeft({ linkId }: { linkId: string }) {
   const keys = await callHeadroom(await getBudget(), "POST /links/{id}/transactions/{txn_id}/enrichment", { linkId });
-  const tightest = keys.reduce<(typeof keys)[number] | undefined>((a, b) => (!a || b.remaining < a.remaining ? b : a), undefined);
+  const tightest = keys.reduce<(typeof keys)[number] | undefined>(
+    (a, b) => (!a || b.remaining < a.remaining ? b : a),
+    undefined,
+  );
   if (!tightest) return null;
   return (
     <p className="text-sm text-slate-600" data-testid="corrections-left">
-      Corrections left this minute: <span className="font-semibold tabular-nums">{tightest.remaining}</span> of {tightest.key.limit}
-      {tightest.remaining === 0 && tightest.nextSlotAt
-        ? ` (next slot in ${secondsUntil(tightest.nextSlotAt)} s)`
-        : ""}
+      Corrections left this minute: <span className="font-semibold tabular-nums">{tightest.remaining}</span> of{" "}
+      {tightest.key.limit}
+      {tightest.remaining === 0 && tightest.nextSlotAt ? ` (next slot in ${secondsUntil(tightest.nextSlotAt)} s)` : ""}
     </p>
   );
 }
@@ -56,7 +58,8 @@ async function readStoredLink(linkId: string): Promise<StoredLink | null> {
 
 /** Two failures that say the same thing (both 404, both refused by the budget): the second is not repeated. */
 function sameProblem(a: unknown, b: unknown): boolean {
-  if (isUpstreamError(a) && isUpstreamError(b)) return a.kind === b.kind && a.status === b.status && a.errorCode === b.errorCode;
+  if (isUpstreamError(a) && isUpstreamError(b))
+    return a.kind === b.kind && a.status === b.status && a.errorCode === b.errorCode;
   return a instanceof Error && b instanceof Error && a.name === b.name && !isUpstreamError(a);
 }
 
@@ -95,7 +98,12 @@ export default async function LinkPage({
   const stored = recent ?? (await readStoredLink(linkId));
 
   // Live from either call (a transactions page carries its link too), else the read model's last copy.
-  const live = link.status === "fulfilled" ? link.value : transactions.status === "fulfilled" && readJustNow(transactions.value.readAt) ? transactions.value.link : null;
+  const live =
+    link.status === "fulfilled"
+      ? link.value
+      : transactions.status === "fulfilled" && readJustNow(transactions.value.readAt)
+        ? transactions.value.link
+        : null;
   const liveError = live ? null : link.status === "rejected" ? (link.reason as unknown) : null;
   const shown = live ?? stored?.link ?? null;
   const audit = (
@@ -107,12 +115,17 @@ export default async function LinkPage({
   if (!shown) {
     return (
       <>
-        <PageHeader title="Link" description={linkId} actions={isLinkAnswer(liveError) ? undefined : <RefreshLinkButton linkId={linkId} />} />
+        <PageHeader
+          title="Link"
+          description={linkId}
+          actions={isLinkAnswer(liveError) ? undefined : <RefreshLinkButton linkId={linkId} />}
+        />
         <div className="space-y-6">
           <UpstreamProblem error={liveError} />
           {stored ? (
             <p className="text-sm text-slate-600">
-              Linkdesk has this link from the upstream&rsquo;s list{stored.listedAt ? ` (${utcText(stored.listedAt)})` : ""} but has not read its details yet.
+              Linkdesk has this link from the upstream&rsquo;s list
+              {stored.listedAt ? ` (${utcText(stored.listedAt)})` : ""} but has not read its details yet.
             </p>
           ) : null}
           {audit}
@@ -125,7 +138,11 @@ export default async function LinkPage({
   const canCorrect = can(staff.role, "correct");
   return (
     <>
-      <PageHeader title={shown.institution_name} description={`Link ${shown.link_id}`} actions={<RefreshLinkButton linkId={shown.link_id} />} />
+      <PageHeader
+        title={shown.institution_name}
+        description={`Link ${shown.link_id}`}
+        actions={<RefreshLinkButton linkId={shown.link_id} />}
+      />
       <div className="space-y-6">
         {live ? (
           <p className="text-sm text-slate-600" data-testid="link-freshness">
@@ -134,7 +151,11 @@ export default async function LinkPage({
         ) : (
           <div className="space-y-3">
             <UpstreamProblem error={liveError} />
-            <Callout tone="warning" title={`Showing Linkdesk's copy as of ${stored?.seenAt ? utcText(stored.seenAt) : "an unknown time"}`} role="status">
+            <Callout
+              tone="warning"
+              title={`Showing Linkdesk's copy as of ${stored?.seenAt ? utcText(stored.seenAt) : "an unknown time"}`}
+              role="status"
+            >
               The upstream could not be read live, so this is the link as Linkdesk last read it. It may be out of date.
             </Callout>
           </div>
@@ -166,7 +187,11 @@ export default async function LinkPage({
           {!shown.products.accounts ? (
             <p className="text-sm text-slate-500">The accounts product is not granted on this link.</p>
           ) : shown.state === "connecting" || shown.state === "awaiting_token_exchange" || deleted ? (
-            <p className="text-sm text-slate-500">{deleted ? "The link is deleted: its accounts are no longer served." : "The link has no accounts until it is connected."}</p>
+            <p className="text-sm text-slate-500">
+              {deleted
+                ? "The link is deleted: its accounts are no longer served."
+                : "The link has no accounts until it is connected."}
+            </p>
           ) : (
             <Suspense fallback={<LinkAccountsSkeleton />}>
               <LinkAccounts linkId={shown.link_id} />
@@ -183,7 +208,9 @@ export default async function LinkPage({
           </div>
           {transactions.status === "rejected" ? (
             liveError && sameProblem(liveError, transactions.reason) ? (
-              <p className="text-sm text-slate-600">Transactions could not be read either, for the same reason as above.</p>
+              <p className="text-sm text-slate-600">
+                Transactions could not be read either, for the same reason as above.
+              </p>
             ) : (
               <UpstreamProblem error={transactions.reason} />
             )
@@ -194,7 +221,10 @@ export default async function LinkPage({
               renderedAt={transactions.value.readAt}
               initial={{
                 query: transactionFiltersToSearchParams(view.filters, view.page).toString(),
-                page: { ...(await transactionsPage((await getDb()).db, shown.link_id, transactions.value, view)), dropped: view.dropped },
+                page: {
+                  ...(await transactionsPage((await getDb()).db, shown.link_id, transactions.value, view)),
+                  dropped: view.dropped,
+                },
               }}
             />
           )}

@@ -11,10 +11,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // pages through a large fleet, 500 links at a time.
 export const GET = withStaff<{ jobId: string }>("read", { mayNot: "read jobs" }, async (request, _staff, { jobId }) => {
   const offset = Number(new URL(request.url).searchParams.get("offset") ?? "0");
-  if (!UUID.test(jobId) || !Number.isInteger(offset) || offset < 0) return Response.json({ error: "No such import." }, { status: 404 });
+  if (!UUID.test(jobId) || !Number.isInteger(offset) || offset < 0)
+    return Response.json({ error: "No such import." }, { status: 404 });
   const { db } = await getDb();
   const job = await readJob(db, jobId);
   if (!job || job.kind !== IMPORT_KIND) return Response.json({ error: "No such import." }, { status: 404 });
-  const [links, summary] = await Promise.all([readImportOutcomes(db, jobId, { limit: 500, offset }), readImportSummary(db, jobId)]);
+  const [links, summary] = await Promise.all([
+    readImportOutcomes(db, jobId, { limit: 500, offset }),
+    readImportSummary(db, jobId),
+  ]);
   return Response.json({ jobId, params: job.params, summary, offset, links });
 });

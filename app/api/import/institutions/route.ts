@@ -13,7 +13,12 @@ const idsSchema = z.array(importInstitutionIdSchema).min(1).max(MAX_INSTITUTION_
 export const GET = withStaff("import", { mayNot: "import links" }, async (request) => {
   const parsed = idsSchema.safeParse([...new Set(new URL(request.url).searchParams.getAll("id"))]);
   if (!parsed.success) {
-    return Response.json({ error: `Give 1 to ${MAX_INSTITUTION_NAMES} institution ids (id=…), each an institution id or <provider>.<id>.` }, { status: 400 });
+    return Response.json(
+      {
+        error: `Give 1 to ${MAX_INSTITUTION_NAMES} institution ids (id=…), each an institution id or <provider>.<id>.`,
+      },
+      { status: 400 },
+    );
   }
   const { names, missing } = await institutionNames(parsed.data);
   return Response.json({ names: Object.fromEntries(names), unresolved: missing });

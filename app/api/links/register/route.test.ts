@@ -16,10 +16,14 @@ const logged: string[] = [];
 let database: Database;
 
 vi.mock("@/lib/env", () => ({ getEnv: () => env }));
-vi.mock("@/lib/db/client", async (importOriginal) => ({ ...(await importOriginal<object>()), getDb: async () => database }));
+vi.mock("@/lib/db/client", async (importOriginal) => ({
+  ...(await importOriginal<object>()),
+  getDb: async () => database,
+}));
 vi.mock("@/lib/auth", () => ({ clientAddress: (headers: Headers) => headers.get("x-forwarded-for") }));
 vi.mock("@/lib/logger", () => {
-  const log = (obj: object, msg: string) => void logged.push(JSON.stringify({ obj, msg }, (_, value) => (value instanceof Error ? value.message : value)));
+  const log = (obj: object, msg: string) =>
+    void logged.push(JSON.stringify({ obj, msg }, (_, value) => (value instanceof Error ? value.message : value)));
   const child = { info: log, warn: log, error: log, debug: log };
   return { logger: () => ({ ...child, child: () => child }) };
 });
@@ -42,19 +46,31 @@ function caller() {
     POST(
       new NextRequest("http://linkdesk.test/api/links/register", {
         method: "POST",
-        headers: { "Content-Type": "application/json", "x-forwarded-for": address, ...(authorization === null ? {} : { Authorization: authorization }) },
+        headers: {
+          "Content-Type": "application/json",
+          "x-forwarded-for": address,
+          ...(authorization === null ? {} : { Authorization: authorization }),
+        },
         body,
       }),
     );
 }
 
 async function answer(response: Response) {
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    headers: response.headers,
+  };
 }
 
 const id = (n: number) => `mk_route${String(n).padStart(18, "0")}`;
 const serviceRows = () =>
-  database.db.select().from(auditLog).where(and(eq(auditLog.action, "link.register"), eq(auditLog.actorEmail, "service:back-end"))).orderBy(desc(auditLog.id));
+  database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, "link.register"), eq(auditLog.actorEmail, "service:back-end")))
+    .orderBy(desc(auditLog.id));
 
 describe("POST /api/links/register", () => {
   it("refuses every call while LINKDESK_SERVICE_TOKEN is unset, saying so", async () => {
@@ -63,23 +79,44 @@ describe("POST /api/links/register", () => {
     for (const authorization of [`Bearer ${TOKEN}`, null, "Bearer "]) {
       const { status, body } = await answer(await send(JSON.stringify({ link_ids: [id(1)] }), authorization));
       expect(status).toBe(403);
-      expect(body.error).toBe("Registration by the back end is off on this instance: LINKDESK_SERVICE_TOKEN is not set.");
+      expect(body.error).toBe(
+        "Registration by the back end is off on this instance: LINKDESK_SERVICE_TOKEN is not set.",
+      );
     }
-    expect(await database.db.select().from(links).where(eq(links.linkId, id(1)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(links)
+        .where(eq(links.linkId, id(1))),
+    ).toEqual([]);
   });
 
   it("refuses a call without the token or with a wrong one (401, in words), records nothing, and never logs what was sent", async () => {
     const send = caller();
     const before = (await serviceRows()).length;
     const missing = await answer(await send(JSON.stringify({ link_ids: [id(2)] }), null));
-    expect(missing).toMatchObject({ status: 401, body: { error: "Send the service token: Authorization: Bearer <LINKDESK_SERVICE_TOKEN>." } });
+    expect(missing).toMatchObject({
+      status: 401,
+      body: { error: "Send the service token: Authorization: Bearer <LINKDESK_SERVICE_TOKEN>." },
+    });
     expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer /);
-    for (const authorization of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, `Basic ${btoa(`back-end:${TOKEN}`)}`, "Bearer", TOKEN]) {
+    for (const authorization of [
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Basic ${btoa(`back-end:${TOKEN}`)}`,
+      "Bearer",
+      TOKEN,
+    ]) {
       const wrong = await answer(await send(JSON.stringify({ link_ids: [id(2)] }), authorization));
       expect(wrong.status, authorization).toBe(401);
       expect(String(wrong.body.error)).toMatch(/^(The service token is wrong|Send the service token)/);
     }
-    expect(await database.db.select().from(links).where(eq(links.linkId, id(2)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(links)
+        .where(eq(links.linkId, id(2))),
+    ).toEqual([]);
     expect((await serviceRows()).length).toBe(before);
     expect(logged.join("\n")).toContain("wrong service token");
     expect(logged.join("\n")).not.toContain(TOKEN.slice(0, 20));
@@ -93,7 +130,12 @@ describe("POST /api/links/register", () => {
       /^Refused: the request body is not valid JSON \(.+\); it may have been cut off\. Send \{"link_ids": \["mk_…", …\]\} with Content-Type: application\/json\.$/,
     );
     const [row] = await serviceRows();
-    expect(row).toMatchObject({ outcome: "invalid", actorRole: "service", actorId: null, ip: expect.stringMatching(/^198\.51\.100\./) });
+    expect(row).toMatchObject({
+      outcome: "invalid",
+      actorRole: "service",
+      actorId: null,
+      ip: expect.stringMatching(/^198\.51\.100\./),
+    });
 
     for (const [body, words] of [
       ["[]", 'the body must be a JSON object: {"link_ids": ["mk_…", …]}'],
@@ -101,7 +143,10 @@ describe("POST /api/links/register", () => {
       ['{"link_ids": "mk_eqkWN34UEoa2NxyALG8pcV"}', "link_ids must be a list of link ids"],
       ['{"link_ids": [], "more": 1, "else": 2}', 'unknown fields "more", "else": the body holds link_ids only'],
       ["", "Refused: the request body is empty; JSON was expected."],
-      [`{"link_ids": ${"[".repeat(5000)}${"]".repeat(5000)}}`, "Refused: the request body nests more than 64 levels deep."],
+      [
+        `{"link_ids": ${"[".repeat(5000)}${"]".repeat(5000)}}`,
+        "Refused: the request body nests more than 64 levels deep.",
+      ],
     ] as const) {
       const refused = await answer(await send(body));
       expect(refused.status, body).toBe(400);
@@ -111,17 +156,31 @@ describe("POST /api/links/register", () => {
 
   it(`refuses more than ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids a call, and a body over 1 MB, with 413 in words`, async () => {
     const send = caller();
-    const many = await answer(await send(JSON.stringify({ link_ids: Array.from({ length: REGISTER_REQUEST_MAX_IDS + 1 }, (_, i) => id(100_000 + i)) })));
-    expect(many).toMatchObject({ status: 413, body: { error: "link_ids holds at most 10,000 ids a call; send the rest in further calls." } });
+    const many = await answer(
+      await send(
+        JSON.stringify({ link_ids: Array.from({ length: REGISTER_REQUEST_MAX_IDS + 1 }, (_, i) => id(100_000 + i)) }),
+      ),
+    );
+    expect(many).toMatchObject({
+      status: 413,
+      body: { error: "link_ids holds at most 10,000 ids a call; send the rest in further calls." },
+    });
     const huge = await answer(await send(JSON.stringify({ link_ids: [id(3)], padding: "x".repeat(1024 * 1024) })));
     expect(huge.status).toBe(413);
     expect(String(huge.body.error)).toContain("over 1 MB");
-    expect(await database.db.select().from(links).where(eq(links.linkId, id(100_000)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(links)
+        .where(eq(links.linkId, id(100_000))),
+    ).toEqual([]);
   });
 
   it("registers each valid id once, lists the invalid ones by index with the reason, and says which were known already", async () => {
     const send = caller();
-    const first = await answer(await send(JSON.stringify({ link_ids: [id(10), id(11), id(10), "not-a-link", 42, ` ${id(12)}`, id(11)] })));
+    const first = await answer(
+      await send(JSON.stringify({ link_ids: [id(10), id(11), id(10), "not-a-link", 42, ` ${id(12)}`, id(11)] })),
+    );
     expect(first).toMatchObject({
       status: 200,
       body: {
@@ -135,7 +194,10 @@ describe("POST /api/links/register", () => {
         ],
       },
     });
-    const rows = await database.db.select().from(links).where(inArray(links.linkId, [id(10), id(11)]));
+    const rows = await database.db
+      .select()
+      .from(links)
+      .where(inArray(links.linkId, [id(10), id(11)]));
     expect(rows.map((r) => ({ linkId: r.linkId, learnedFrom: r.learnedFrom, state: r.state }))).toEqual(
       expect.arrayContaining([
         { linkId: id(10), learnedFrom: "registration", state: null },
@@ -143,7 +205,11 @@ describe("POST /api/links/register", () => {
       ]),
     );
     const [row] = await serviceRows();
-    expect(row).toMatchObject({ outcome: "ok", input: { ids: 7, valid: 2, invalid: 3, duplicates: 2 }, after: { registered: 2, alreadyKnown: 0 } });
+    expect(row).toMatchObject({
+      outcome: "ok",
+      input: { ids: 7, valid: 2, invalid: 3, duplicates: 2 },
+      after: { registered: 2, alreadyKnown: 0 },
+    });
 
     const again = await answer(await send(JSON.stringify({ link_ids: [id(10), id(13)] })));
     expect(again).toMatchObject({ status: 200, body: { registered: 1, alreadyKnown: 1, duplicates: 0, invalid: [] } });
@@ -152,11 +218,14 @@ describe("POST /api/links/register", () => {
 
   it(`slows one address down after ${REGISTER_CALLS_PER_MINUTE} calls a minute (429 with Retry-After), not the others`, async () => {
     const busy = caller();
-    for (let i = 0; i < REGISTER_CALLS_PER_MINUTE; i++) expect((await busy(JSON.stringify({ link_ids: [] }))).status).toBe(200);
+    for (let i = 0; i < REGISTER_CALLS_PER_MINUTE; i++)
+      expect((await busy(JSON.stringify({ link_ids: [] }))).status).toBe(200);
     const refused = await answer(await busy(JSON.stringify({ link_ids: [id(20)] })));
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(String(refused.body.error)).toContain(`More than ${REGISTER_CALLS_PER_MINUTE} registration calls in a minute from this address`);
+    expect(String(refused.body.error)).toContain(
+      `More than ${REGISTER_CALLS_PER_MINUTE} registration calls in a minute from this address`,
+    );
     expect((await caller()(JSON.stringify({ link_ids: [id(20)] }))).status).toBe(200);
   });
 });

@@ -5,7 +5,12 @@ import { getDb } from "@/lib/db/client";
 import { getEnv } from "@/lib/env";
 import { readBoundedBody } from "@/lib/http/read-bounded";
 import { logger } from "@/lib/logger";
-import { AddressRateLimiter, REGISTER_BODY_LIMIT_BYTES, REGISTER_CALLS_PER_MINUTE, handleServiceRegistration } from "@/lib/links/service-registration";
+import {
+  AddressRateLimiter,
+  REGISTER_BODY_LIMIT_BYTES,
+  REGISTER_CALLS_PER_MINUTE,
+  handleServiceRegistration,
+} from "@/lib/links/service-registration";
 
 const limiter = new AddressRateLimiter(REGISTER_CALLS_PER_MINUTE);
 
@@ -15,7 +20,13 @@ const limiter = new AddressRateLimiter(REGISTER_CALLS_PER_MINUTE);
 export async function POST(request: NextRequest) {
   const { body, overLimit } = await readBoundedBody(request, REGISTER_BODY_LIMIT_BYTES);
   const reply = await handleServiceRegistration(
-    { authorization: request.headers.get("authorization"), body, overLimit, sourceAddress: clientAddress(request.headers), now: new Date() },
+    {
+      authorization: request.headers.get("authorization"),
+      body,
+      overLimit,
+      sourceAddress: clientAddress(request.headers),
+      now: new Date(),
+    },
     {
       token: getEnv().LINKDESK_SERVICE_TOKEN,
       db: async () => (await getDb()).db,
@@ -24,5 +35,8 @@ export async function POST(request: NextRequest) {
       log: logger().child({ component: "link-registration" }),
     },
   );
-  return Response.json(reply.body, { status: reply.status, headers: { "Cache-Control": "no-store", ...reply.headers } });
+  return Response.json(reply.body, {
+    status: reply.status,
+    headers: { "Cache-Control": "no-store", ...reply.headers },
+  });
 }

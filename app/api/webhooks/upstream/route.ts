@@ -9,6 +9,11 @@ import { WEBHOOK_BODY_LIMIT_BYTES } from "@/lib/webhooks/receive";
 // (a server started another way). No staff session: the signature is the credential (lib/webhooks/verify.ts).
 export async function POST(request: NextRequest) {
   const { body, overLimit } = await readBoundedBody(request, WEBHOOK_BODY_LIMIT_BYTES);
-  const answer = await answerWebhook({ body, overLimit, headers: request.headers, sourceAddress: clientAddress(request.headers) });
+  const answer = await answerWebhook({
+    body,
+    overLimit,
+    headers: request.headers,
+    sourceAddress: clientAddress(request.headers),
+  });
   return Response.json(answer.body, { status: answer.status, headers: answer.headers });
 }
