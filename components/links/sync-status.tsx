@@ -1,6 +1,6 @@
 import { describeDuration } from "@/lib/budget/headroom";
 import { getDb } from "@/lib/db/client";
-import { getSyncStatus } from "@/lib/sync/status";
+import { cachedSyncStatus } from "@/lib/sync/status";
 import type { SyncStatus as SyncStatusData } from "@/lib/sync/types";
 import { formatCount, timeAgo } from "@/components/health/format";
 
@@ -17,7 +17,7 @@ export interface ReadModelCounts {
  * run's own progress gives the time left.
  */
 export async function SyncStatus({ status, readModel }: { status?: SyncStatusData; readModel: ReadModelCounts }) {
-  return <SyncStatusLine status={status ?? (await getSyncStatus((await getDb()).db))} readModel={readModel} />;
+  return <SyncStatusLine status={status ?? (await cachedSyncStatus((await getDb()).db))} readModel={readModel} />;
 }
 
 /** The status as given, for pages that read it along with other data. `now` is for tests and stories. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Db } from "./client";
-import { cachedRead } from "./cached-read";
+import { cachedRead, cachedReadBy } from "./cached-read";
 
 const database = () => ({}) as Db;
 
@@ -33,5 +33,69 @@ describe("cachedRead", () => {
     await expect(read(db)).rejects.toThrow("the database is away");
     expect(await read(db)).toBe(2);
     expect(await read(db)).toBe(2);
+  });
+
+  it("peeks at a kept answer only once it has arrived and while it is within its time", async () => {
+    vi.useFakeTimers();
+    let answer!: (value: string) => void;
+    const read = cachedRead(() => new Promise<string>((resolve) => (answer = resolve)), 5_000);
+    const db = database();
+    expect(read.peek(db)).toBeUndefined();
+    const pending = read(db);
+    expect(read.peek(db)).toBeUndefined();
+    answer("counts");
+    await pending;
+    expect(read.peek(db)).toBe("counts");
+    vi.advanceTimersByTime(5_001);
+    expect(read.peek(db)).toBeUndefined();
+  });
+});
+
+describe("cachedReadBy", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("keeps each key apart, shares a key's read within its time, then reads again", async () => {
+    vi.useFakeTimers();
+    const load = vi.fn(async (_db: Db, page: number) => `page ${page}`);
+    const read = cachedReadBy(load, { ttlMs: 5_000, max: 10 });
+    const db = database();
+    expect(await read(db, "1", 1)).toBe("page 1");
+    expect(await read(db, "2", 2)).toBe("page 2");
+    expect(await read(db, "1", 1)).toBe("page 1");
+    expect(load).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(5_001);
+    expect(await read(db, "1", 1)).toBe("page 1");
+    expect(load).toHaveBeenCalledTimes(3);
+  });
+
+  it("keeps at most `max` keys, letting the oldest read go first", async () => {
+    const load = vi.fn(async (_db: Db, key: string) => key);
+    const read = cachedReadBy(load, { ttlMs: 60_000, max: 2 });
+    const db = database();
+    await read(db, "a", "a");
+    await read(db, "b", "b");
+    await read(db, "c", "c");
+    expect(load).toHaveBeenCalledTimes(3);
+    await read(db, "c", "c");
+    await read(db, "b", "b");
+    expect(load).toHaveBeenCalledTimes(3);
+    await read(db, "a", "a");
+    expect(load).toHaveBeenCalledTimes(4);
+  });
+
+  it("keeps no failed read", async () => {
+    let calls = 0;
+    const read = cachedReadBy(
+      async () => {
+        calls++;
+        if (calls === 1) throw new Error("the database is away");
+        return calls;
+      },
+      { ttlMs: 60_000, max: 10 },
+    );
+    const db = database();
+    await expect(read(db, "k", null)).rejects.toThrow("the database is away");
+    expect(await read(db, "k", null)).toBe(2);
+    expect(await read(db, "k", null)).toBe(2);
   });
 });

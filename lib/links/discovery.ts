@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { type LinkSource, links } from "../db/schema";
 import type { CallOptions, UpstreamApi } from "../upstream/index";
 import { DELETED_RETENTION_DAYS } from "./error-codes";
+import { noteReadModelChange } from "./read-model-version";
 
 // How the read model learns of every link. The upstream's GET /links lists active links only (connected, data fetched
 // at least once, not deleted: upstream-facts §2), so a link whose first connection failed, an import without
@@ -53,6 +54,7 @@ export async function registerLinkIds(
       .returning({ linkId: links.linkId });
     registered += inserted.length;
   }
+  if (registered > 0) noteReadModelChange();
   return { registered, alreadyKnown: unique.length - registered };
 }
 
@@ -69,6 +71,7 @@ export async function purgeDeletedLinks(db: Db, now = new Date()): Promise<numbe
     .delete(links)
     .where(and(eq(links.state, "deleted"), lt(links.deletedSeenAt, cutoff)))
     .returning({ linkId: links.linkId });
+  if (removed.length > 0) noteReadModelChange();
   return removed.length;
 }
 

@@ -9,6 +9,7 @@ import { wireLink } from "../upstream/fixtures";
 import type { LinkErrorCode, LinkState, WireLink } from "../upstream/schemas";
 import { LINK_ERROR_INFO } from "./error-codes";
 import {
+  cachedLinkPage,
   DEFAULT_LINK_SORT,
   facetOptions,
   LINKS_CSV_HEADER,
@@ -23,6 +24,7 @@ import {
   streamLinksCsv,
 } from "./query";
 import { linkRowOf, recordLinks } from "./read-model";
+import { noteReadModelChange } from "./read-model-version";
 
 const databases = withTestDatabases();
 
@@ -281,6 +283,21 @@ describe.each(databases)("links list on $kind", (target) => {
     expectSorted(page.rows, "created_at", "desc");
     expect(page.rows.at(-1)?.createdAt).toBeNull();
     expect(page.rows[0]?.createdAt).toBe(daysAgo(1));
+  });
+
+  it("keeps a view a few seconds, and shows a change made through this instance at once", async () => {
+    const stateOf = async () => (await cachedLinkPage(db, { q: "lk_004" })).rows[0]?.state;
+    const before = await stateOf();
+    expect(before).toBe("deleted");
+    // A change the read model's writers did not announce (another instance's, say) waits for the kept view to expire.
+    await db.execute(sql`update links set state = 'connected' where link_id = 'lk_004'`);
+    expect(await stateOf()).toBe("deleted");
+    noteReadModelChange();
+    expect(await stateOf()).toBe("connected");
+    // recordLinks announces its own change: the next view has it.
+    const original = fixtureLinks().wire.find((l) => l.link_id === "lk_004")!;
+    await recordLinks(db, [original], new Date(NOW.getTime() - 60_000));
+    expect(await stateOf()).toBe("deleted");
   });
 
   it("shows each row's columns, products and deprecated fields from the read model", async () => {

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { type Db, getDb } from "../db/client";
 import { type LinkSource, links } from "../db/schema";
 import { observeLinkAnswers } from "../upstream";
+import { noteReadModelChange } from "./read-model-version";
 import type { WireLink } from "../upstream/schemas";
 
 /** The columns Linkdesk derives from one Link object. */
@@ -65,6 +66,7 @@ export async function recordLinks(
         updatedAt: sql`excluded.updated_at`,
       },
     });
+  noteReadModelChange();
 }
 
 /**

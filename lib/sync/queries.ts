@@ -2,6 +2,7 @@ import "server-only";
 import { and, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { links } from "../db/schema";
+import { noteReadModelChange } from "../links/read-model-version";
 import type { WireLinksPage } from "../upstream/schemas";
 
 // What the sync writes into the read model beyond whole Link objects (those go through recordLinks): the listing's
@@ -33,6 +34,7 @@ export async function upsertListedLinks(db: Db, listed: WireLinksPage["links"], 
         set: { createdAt: sql`excluded.created_at`, listedAt: sql`excluded.listed_at` },
       });
   }
+  noteReadModelChange();
 }
 
 /**
@@ -106,4 +108,5 @@ export async function markLinkDeleted(db: Db, linkId: string, seenAt: Date): Pro
       updatedAt: seenAt,
     })
     .where(eq(links.linkId, linkId));
+  noteReadModelChange();
 }

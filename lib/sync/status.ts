@@ -1,5 +1,6 @@
 import "server-only";
 import { keysFor } from "../budget/rules";
+import { cachedRead } from "../db/cached-read";
 import type { Db } from "../db/client";
 import { getEnv } from "../env";
 import { readSyncState } from "./lease";
@@ -43,3 +44,9 @@ export async function getSyncStatus(db: Db, { pace }: { pace?: SyncPace } = {}):
     requestedAt: row.requestedAt,
   };
 }
+
+/**
+ * The status kept 2 s and shared by the page views in that time: a page that shows it beside other kept reads renders
+ * it at once (peek) instead of streaming it after them.
+ */
+export const cachedSyncStatus = cachedRead((db) => getSyncStatus(db), 2_000);

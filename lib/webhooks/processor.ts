@@ -1,6 +1,7 @@
 import "server-only";
 import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { type Db, getDb } from "../db/client";
+import { noteReadModelChange } from "../links/read-model-version";
 import { webhookEvents } from "../db/schema";
 import { logger } from "../logger";
 import { isShuttingDown, onShutdown } from "../shutdown";
@@ -71,12 +72,16 @@ export async function processWebhookBatch(
   db: Db,
   { batchSize = PROCESS_BATCH, now = () => new Date() }: { batchSize?: number; now?: () => Date } = {},
 ): Promise<ProcessedBatch> {
+  let batch: ProcessedBatch;
   try {
-    return await takeBatch(db, batchSize, now(), false);
+    batch = await takeBatch(db, batchSize, now(), false);
   } catch (error) {
     if (!(error instanceof BatchNeedsSavepoints)) throw error;
-    return takeBatch(db, batchSize, now(), true);
+    batch = await takeBatch(db, batchSize, now(), true);
   }
+  // Committed: kept views of the read model from before the batch are not used again.
+  if (batch.processed > 0) noteReadModelChange();
+  return batch;
 }
 
 async function takeBatch(db: Db, batchSize: number, at: Date, savepoints: boolean): Promise<ProcessedBatch> {

@@ -6,10 +6,10 @@ import { DataTablePagination } from "@/components/data-table/data-table-paginati
 import { DataTableEmpty, DataTableToolbarSkeleton } from "@/components/data-table/data-table-states";
 import { RelativeTime } from "@/components/data-table/relative-time";
 import { CustomerLookup } from "@/components/links/list/customer-lookup";
-import { IgnoredLinkParams, LinksFilters } from "@/components/links/list/links-filters";
+import { IgnoredLinkParams, LinksFilterBar, LinksFilters } from "@/components/links/list/links-filters";
 import { LinksTable } from "@/components/links/list/links-table";
 import { linkTablePage } from "@/components/links/list/rows";
-import { SyncStatus } from "@/components/links/sync-status";
+import { SyncStatusLine } from "@/components/links/sync-status";
 import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
 import { currentStaff } from "@/lib/auth";
@@ -19,11 +19,12 @@ import {
   cachedFacetOptions,
   hasLinkFilters,
   linkListSearchParams,
+  cachedLinkPage,
   cachedReadModelSummary,
-  listLinks,
   parseLinkListParams,
 } from "@/lib/links/query";
-import { readTableView } from "@/lib/preferences/table-views";
+import { cachedTableView } from "@/lib/preferences/table-views";
+import { cachedSyncStatus } from "@/lib/sync/status";
 
 export const metadata: Metadata = { title: "Links" };
 
@@ -59,13 +60,16 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
 
   const { params, dropped } = parseLinkListParams(raw);
   const { db } = await getDb();
-  // Started now, awaited by the filter bar in its own Suspense boundary: a cold cache must not hold up the rows.
+  // Started now; when they are not at hand yet, the filter bar waits for them in its own Suspense boundary: a cold
+  // cache must not hold up the rows. Everything else is one render: each read is kept a few seconds and shared.
   const facets = cachedFacetOptions(db);
-  const [list, readModel, tableView] = await Promise.all([
-    listLinks(db, params),
+  const [list, readModel, tableView, syncStatus] = await Promise.all([
+    cachedLinkPage(db, params),
     cachedReadModelSummary(db),
-    readTableView(db, staff.id, "links"),
+    cachedTableView(db, staff.id, "links"),
+    cachedSyncStatus(db),
   ]);
+  const facetsAtHand = cachedFacetOptions.peek(db);
   const { asOf } = readModel;
   // One clock for every relative time on the page, the server's, so the HTML and the hydrated table agree.
   const renderedAt = list.readAt.getTime();
@@ -106,14 +110,16 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
               "No link read yet"
             )}
           </p>
-          <Suspense fallback={null}>
-            <SyncStatus readModel={readModel} />
-          </Suspense>
+          <SyncStatusLine status={syncStatus} readModel={readModel} />
         </div>
       </div>
-      <Suspense fallback={<DataTableToolbarSkeleton fields={8} />}>
-        <LinksFilters key={view.query} params={params} facets={facets} />
-      </Suspense>
+      {facetsAtHand ? (
+        <LinksFilterBar key={view.query} params={params} facets={facetsAtHand} />
+      ) : (
+        <Suspense fallback={<DataTableToolbarSkeleton fields={8} />}>
+          <LinksFilters key={view.query} params={params} facets={facets} />
+        </Suspense>
+      )}
       <IgnoredLinkParams dropped={dropped} />
       {list.rows.length > 0 ? (
         <>

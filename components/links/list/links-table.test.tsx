@@ -6,7 +6,7 @@ import { hrefWith } from "@/components/data-table/url";
 import type { LinkListItem } from "@/lib/links/query";
 import { LINK_ERROR_INFO } from "@/lib/links/error-codes";
 import { InstitutionCell, linkCellHint } from "./cells";
-import { LinksTable } from "./links-table";
+import { LinksTable, SERVER_RENDERED_ROWS } from "./links-table";
 import { linkTablePage, linkTableRows } from "./rows";
 
 // The view menu's server action is not called while rendering; keep its server-only imports out of this test.
@@ -128,6 +128,17 @@ describe("LinksTable", () => {
     // Deprecated upstream fields are not the list's business (the link page has them under "All fields").
     expect(html.toLowerCase()).not.toContain("deprecated");
     expect(html).not.toContain("legacy");
+  });
+
+  it("puts a first screen of rows in the server's HTML and leaves the rest of the page to the browser", () => {
+    const rows = Array.from({ length: 50 }, (_, i) => item({ linkId: `mk_row${String(i).padStart(2, "0")}` }));
+    const html = render(rows);
+    expect(html.match(/<tr>/g)?.length).toBe(1 + SERVER_RENDERED_ROWS);
+    expect(html).toContain('href="/links/mk_row00"');
+    expect(html).toContain(`href="/links/mk_row${SERVER_RENDERED_ROWS - 1}"`);
+    expect(html).not.toContain(`href="/links/mk_row${SERVER_RENDERED_ROWS}"`);
+    // Every row crosses to the browser in the page's payload (e2e/pages.spec.ts sees all 50 drawn there).
+    expect(linkTableRows(linkTablePage(rows))).toHaveLength(50);
   });
 
   it("links each sortable header to the view in the next order, back on the first page", () => {

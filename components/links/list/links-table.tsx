@@ -4,6 +4,7 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import { DataTable, type DataTableView, type SortDir } from "@/components/data-table/data-table";
 import { DataTableViewOptions, type ViewSaveState } from "@/components/data-table/data-table-view-options";
 import { HintHost } from "@/components/ui/hint";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { saveTableView } from "@/lib/actions/preferences";
 import { DEFAULT_TABLE_VIEWS, LINK_LIST_HIDEABLE, type TableViewOf } from "@/lib/schemas/preferences";
 import { linkCellHint } from "./cells";
@@ -11,6 +12,14 @@ import { linkColumns } from "./columns";
 import { type LinkTablePage, type LinkTableRow, linkTableRows } from "./rows";
 
 const linkIdOf = (row: LinkTableRow) => row.linkId;
+
+/**
+ * Rows in the server's HTML: more than a first screen holds at 1440 × 900 in the compact density. The rest of the page
+ * (the payload carries all of them) is drawn in the browser as soon as React runs, below the fold; on a navigation
+ * within the dashboard every row is drawn at once. Rendering a row to HTML on the server costs as much as the page
+ * around it (docs/decisions/page-cost.md).
+ */
+export const SERVER_RENDERED_ROWS = 20;
 
 type LinksView = TableViewOf<"links">;
 type HideableColumn = LinksView["hidden"][number];
@@ -61,8 +70,10 @@ export function LinksTable({
     });
   };
 
-  const rows = useMemo(() => linkTableRows(page), [page]);
-  const rowsById = useMemo(() => new Map(rows.map((row) => [row.linkId, row])), [rows]);
+  const hydrated = useHydrated();
+  const allRows = useMemo(() => linkTableRows(page), [page]);
+  const rows = useMemo(() => (hydrated ? allRows : allRows.slice(0, SERVER_RENDERED_ROWS)), [allRows, hydrated]);
+  const rowsById = useMemo(() => new Map(allRows.map((row) => [row.linkId, row])), [allRows]);
   const hint = useCallback(
     (key: string) => linkCellHint(key, (linkId) => rowsById.get(linkId), renderedAt),
     [rowsById, renderedAt],
