@@ -11,7 +11,7 @@ import { withTestDatabases } from "../db/test-databases";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND, createCorrectionKind } from "./correction";
 import { JobRunner } from "./engine";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import {
   type Actor,
   type NewJobItem,

@@ -10,7 +10,7 @@ import { UpstreamApi, UpstreamClient } from "../upstream";
 import { UpstreamError } from "../upstream/errors";
 import { createCorrectionKind, startCorrectionJob, startUndoJob } from "./correction";
 import { JobRunner } from "./engine";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import { type Actor, applyControl, claimItems, insertJob, markSent } from "./store";
 import { readJobView } from "./view";
 

@@ -18,7 +18,7 @@ import { createCorrectionKind, startCorrectionJob } from "./correction";
 import { expectWords } from "./expect-words";
 import { type JobLog, JobRunner, MAX_ATTEMPTS } from "./engine";
 import { createImportKind, startImportJob } from "./import";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import { type JobItemView, listJobItems, readJobView } from "./view";
 
 // Faults survived, one row of a table each: a real job (a category correction, or an import where the fault is about

@@ -10,7 +10,7 @@ import { withTestDatabases } from "../db/test-databases";
 import { parseCsv } from "../http/csv";
 import { recordLinks } from "../links/read-model";
 import { IMPORT_UNDO_KIND, importUndoKind, planImportUndo, startImportUndo } from "./import-undo";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import { importTag } from "../import/plan";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";

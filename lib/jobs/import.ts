@@ -36,7 +36,7 @@ import {
   recordedLinkOf,
   reserveIdentities,
 } from "./imported-links";
-import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem, type Verification } from "./kind";
+import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem, type Verification } from "./kind-contract";
 import { type Actor, type NewJobItem, insertJobStreamed } from "./store";
 
 // Importing links from a file as a job. Each link of the file that is new to Linkdesk (by its identity key,

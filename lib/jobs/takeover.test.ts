@@ -13,7 +13,7 @@ import { HEARTBEAT_MS, LEASE_TTL_MS, TAKEOVER_POLL_MS } from "../leases/timing";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND, createCorrectionKind } from "./correction";
 import { JobRunner } from "./engine";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import { expectWords } from "./expect-words";
 import {
   type Actor,

@@ -21,7 +21,7 @@ import { type JobRunnerOverrides, startJobRunner, stopJobRunner, stopJobRunnerAt
 import { pairOf } from "../transactions/categories";
 import { CORRECTION_KIND, type CorrectionItem, createCorrectionKind } from "./correction";
 import { createImportKind, startImportJob } from "./import";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import { JOB_KINDS } from "./kind-registry";
 import { insertJob } from "./store";
 import { readJobView } from "./view";

@@ -11,7 +11,7 @@ import { withTestDatabases } from "../db/test-databases";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import { CORRECTION_KIND, createCorrectionKind, startCorrectionJob } from "./correction";
 import { JobRunner } from "./engine";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import type { Actor } from "./store";
 import { type JobView, readJobView } from "./view";
 import { itemReasonNow, readWaitReason, waitReason } from "./waits";

@@ -12,7 +12,7 @@ import { createMemoryStore } from "../../lib/budget/memory-store";
 import { createDatabase } from "../../lib/db/client";
 import { JobRunner } from "../../lib/jobs/engine";
 import { IMPORT_KIND, importKind, startImportJob } from "../../lib/jobs/import";
-import type { JobKind } from "../../lib/jobs/kind";
+import type { JobKind } from "../../lib/jobs/kind-contract";
 import { readJob } from "../../lib/jobs/store";
 import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";

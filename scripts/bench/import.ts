@@ -14,7 +14,7 @@ import { jobItems } from "../../lib/db/schema";
 import { analyzeImportFile } from "../../lib/import/analyze";
 import { JobRunner } from "../../lib/jobs/engine";
 import { IMPORT_ENDPOINT, IMPORT_KIND, importConcurrency, importKind, startImportJob } from "../../lib/jobs/import";
-import type { JobKind } from "../../lib/jobs/kind";
+import type { JobKind } from "../../lib/jobs/kind-contract";
 import { readJob } from "../../lib/jobs/store";
 import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";
