@@ -5,14 +5,8 @@ import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom
 import { CORRECTION_ENDPOINT } from "../transactions/categories";
 import { getDb } from "../db/client";
 import { wakeJobRunner } from "../jobs";
-import {
-  IMPORT_BATCH_ENDPOINT,
-  IMPORT_ENDPOINT,
-  type ImportJobParams,
-  importConcurrency,
-  resumeCancelledImport,
-  startImportJob,
-} from "../jobs/import";
+import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, type ImportJobParams } from "../jobs/import-items";
+import { importConcurrency, resumeCancelledImport, startImportJob } from "../jobs/import-start";
 import { type KnownIdentity, heldReason, lookupImported } from "../jobs/imported-links";
 import { type FileReport, analyzeImportFile, sha256Hex } from "../import/analyze";
 import { describeIdentityRule } from "../import/identity";

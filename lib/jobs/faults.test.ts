@@ -17,7 +17,8 @@ import { describeUpstreamError, UpstreamError } from "../upstream/errors";
 import { createCorrectionKind, startCorrectionJob } from "./correction";
 import { expectWords } from "./expect-words";
 import { type JobLog, JobRunner, MAX_ATTEMPTS } from "./engine";
-import { createImportKind, startImportJob } from "./import";
+import { createImportKind } from "./import";
+import { startImportJob } from "./import-start";
 import type { JobKind } from "./kind-contract";
 import { type JobItemView, listJobItems, readJobView } from "./view";
 

@@ -6,7 +6,7 @@ import { type Job, importedLinks, jobs, links } from "../db/schema";
 import { isUpstreamError } from "../upstream/errors";
 import type { WireLink } from "../upstream/schemas";
 import { linksCreatedBy, markImportedLinkDeleted } from "./imported-links";
-import { IMPORT_KIND } from "./import";
+import { IMPORT_KIND } from "./import-items";
 import { type ItemContext, type JobKind, SkipItem, type Verification } from "./kind-contract";
 import { type Actor, insertJob } from "./store";
 

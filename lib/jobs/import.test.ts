@@ -16,14 +16,10 @@ import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
 import { linkSchema, transactionsPageSchema } from "../upstream/schemas";
 import { JobRunner } from "./engine";
-import {
-  IMPORT_KIND,
-  createImportKind,
-  readImportOutcomes,
-  resumeCancelledImport,
-  startImportJob,
-  streamImportOutcomesCsv,
-} from "./import";
+import { createImportKind } from "./import";
+import { IMPORT_KIND } from "./import-items";
+import { readImportOutcomes, streamImportOutcomesCsv } from "./import-outcomes";
+import { resumeCancelledImport, startImportJob } from "./import-start";
 import { applyControl, readJob } from "./store";
 import { listJobItems, readJobView, streamJobItemsCsv } from "./view";
 

@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import { jobItems, jobs } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
 import { CORRECTION_KIND } from "./correction";
-import { IMPORT_KIND } from "./import";
+import { IMPORT_KIND } from "./import-items";
 import { readJobNotices } from "./notices";
 import { type Actor, type NewJobItem, insertJob } from "./store";
 

@@ -7,7 +7,7 @@ import { importFileRows, jobItems } from "../db/schema";
 import { withTestDatabases } from "../db/test-databases";
 import { parseCsv } from "../http/csv";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND } from "./correction";
-import { IMPORT_ENDPOINT, IMPORT_KIND } from "./import";
+import { IMPORT_ENDPOINT, IMPORT_KIND } from "./import-items";
 import { eq } from "drizzle-orm";
 import { type Actor, type NewJobItem, applyControl, claimItems, insertJob, markSent, recordWait } from "./store";
 import { ITEMS_PAGE_SIZE, type JobView, listJobItems, listJobs, readJobView, streamJobItemsCsv } from "./view";
