@@ -28,6 +28,11 @@ const doorStoreTypes = {
   allowTypeImports: true,
   message: "The door may name the store's types, never write it.",
 };
+// The import reader has one way in (docs/decisions/layers.md): the steps behind it are its own business.
+const readerEntryOnly = {
+  regex: "(^|/)import/reader/",
+  message: "The import reader has one way in: import from lib/import/reader, not the files behind it.",
+};
 const componentsMayNot = [
   {
     regex: "^@/lib/upstream/(schemas|index|client|fixtures)$|^@/lib/upstream$",
@@ -58,12 +63,14 @@ const config = [
   {
     files: ["lib/**/*.ts", "lib/**/*.tsx"],
     ignores: TESTS,
-    rules: { "no-restricted-imports": ["error", { patterns: [noSandbox, noUi] }] },
+    rules: { "no-restricted-imports": ["error", { patterns: [noSandbox, noUi, readerEntryOnly] }] },
   },
   {
     files: ["lib/upstream/**/*.ts"],
     ignores: [...TESTS, "lib/upstream/fixtures.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [noSandbox, noUi, doorOnly, doorStoreTypes] }] },
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [noSandbox, noUi, doorOnly, doorStoreTypes, readerEntryOnly] }],
+    },
   },
   {
     files: ["components/**/*.ts", "components/**/*.tsx"],
@@ -78,7 +85,12 @@ const config = [
       "components/links/detail/link-audit-history.tsx",
       "components/webhooks/link-events.tsx",
     ],
-    rules: { "no-restricted-imports": ["error", { patterns: componentsMayNot }] },
+    rules: { "no-restricted-imports": ["error", { patterns: [...componentsMayNot, readerEntryOnly] }] },
+  },
+  {
+    files: ["app/**/*.ts", "app/**/*.tsx"],
+    ignores: TESTS,
+    rules: { "no-restricted-imports": ["error", { patterns: [readerEntryOnly] }] },
   },
 ];
 

@@ -8,7 +8,7 @@ import { wakeJobRunner } from "../jobs";
 import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, type ImportJobParams } from "../jobs/import-items";
 import { importConcurrency, resumeCancelledImport, startImportJob } from "../jobs/import-start";
 import { type KnownIdentity, heldReason, lookupImported } from "../jobs/imported-links";
-import { type FileReport, analyzeImportFile, sha256Hex } from "../import/analyze";
+import { type FileReport, analyzeImportFile, sha256Hex } from "../import/reader";
 import { describeIdentityRule } from "../import/identity";
 import { estimateImportDuration } from "../import/plan";
 import type { KnownLink } from "../import/reconcile";

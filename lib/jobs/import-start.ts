@@ -8,7 +8,7 @@ import {
   type LinkReport,
   analyzeImportFile,
   sha256Hex,
-} from "../import/analyze";
+} from "../import/reader";
 import { DEFAULT_IDENTITY, type IdentityRule } from "../import/identity";
 import type { PlannedLink } from "../import/plan";
 import { validationRow } from "../import/reconcile";

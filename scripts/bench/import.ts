@@ -11,7 +11,7 @@ import { Budget } from "../../lib/budget/budget";
 import { createMemoryStore } from "../../lib/budget/memory-store";
 import { createDatabase } from "../../lib/db/client";
 import { jobItems } from "../../lib/db/schema";
-import { analyzeImportFile } from "../../lib/import/analyze";
+import { analyzeImportFile } from "../../lib/import/reader";
 import { JobRunner } from "../../lib/jobs/engine";
 import { importKind } from "../../lib/jobs/import";
 import { IMPORT_ENDPOINT, IMPORT_KIND } from "../../lib/jobs/import-items";
