@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createSandbox } from "../../sandbox/server";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import type { Db } from "../db/client";
 import { auditLog, jobItems } from "../db/schema";
 import { UpstreamApi, UpstreamClient } from "../upstream";

@@ -6,7 +6,7 @@ import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
 import type { Db } from "../db/client";
 import { auditLog, jobItems } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { parseCsv } from "../http/csv";
 import { recordLinks } from "../links/read-model";
 import { IMPORT_UNDO_KIND, importUndoKind, planImportUndo, startImportUndo } from "./import-undo";

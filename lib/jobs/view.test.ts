@@ -4,7 +4,7 @@ import { summary } from "@/components/jobs/job-progress";
 import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
 import { importFileRows, jobItems } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { parseCsv } from "../http/csv";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND } from "./correction";
 import { IMPORT_ENDPOINT, IMPORT_KIND } from "./import-items";

@@ -7,7 +7,7 @@ import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
 import type { Db } from "../db/client";
 import { jobItems } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import { CORRECTION_KIND, createCorrectionKind, startCorrectionJob } from "./correction";
 import { JobRunner } from "./engine";

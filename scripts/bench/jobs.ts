@@ -178,7 +178,7 @@ async function restartToMoving(storage: "embedded" | "postgres"): Promise<Figure
     const start = () => {
       const child = spawn(
         process.execPath,
-        ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/jobs/test-worker-process.ts"), planFile],
+        ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/testing/worker-process.ts"), planFile],
         {
           cwd: ROOT,
           env: {
