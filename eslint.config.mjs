@@ -6,10 +6,13 @@ import nextTypeScript from "eslint-config-next/typescript";
 const TESTS = [
   "**/*.test.ts",
   "**/*.test.tsx",
-  // Test support: lib/**/test-*.ts (test databases, worker processes, redirects) and the words matcher.
-  "lib/**/test-*.ts",
-  "lib/jobs/expect-words.ts",
+  // Test support, all in lib/testing/: test databases, worker processes, redirects, wire fixtures, the words matcher.
+  "lib/testing/**",
 ];
+const noTesting = {
+  regex: "(^|/)testing(/|$)",
+  message: "Product code never imports test support (lib/testing/): only tests and other test support do.",
+};
 const noSandbox = {
   regex: "(^|/)sandbox/",
   message: "lib never imports the sandbox: demo facts come from configuration (lib/env.ts).",
@@ -28,6 +31,21 @@ const doorStoreTypes = {
   allowTypeImports: true,
   message: "The door may name the store's types, never write it.",
 };
+// The import reader has one way in (docs/decisions/layers.md): the steps behind it are its own business.
+const readerEntryOnly = {
+  regex: "(^|/)import/reader/",
+  message: "The import reader has one way in: import from lib/import/reader, not the files behind it.",
+};
+// Not yet held to componentsMayNot: the links list and the health page are being reworked under issue 26, and four
+// server components still read the door or the database themselves instead of through a lib/ query module.
+const componentsNotYetHeld = [
+  "components/links/list/**",
+  "components/health/**",
+  "components/links/detail/link-accounts.tsx",
+  "components/links/sync-status.tsx",
+  "components/links/detail/link-audit-history.tsx",
+  "components/webhooks/link-events.tsx",
+];
 const componentsMayNot = [
   {
     regex: "^@/lib/upstream/(schemas|index|client|fixtures)$|^@/lib/upstream$",
@@ -58,27 +76,33 @@ const config = [
   {
     files: ["lib/**/*.ts", "lib/**/*.tsx"],
     ignores: TESTS,
-    rules: { "no-restricted-imports": ["error", { patterns: [noSandbox, noUi] }] },
+    rules: { "no-restricted-imports": ["error", { patterns: [noSandbox, noUi, noTesting, readerEntryOnly] }] },
   },
   {
     files: ["lib/upstream/**/*.ts"],
-    ignores: [...TESTS, "lib/upstream/fixtures.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [noSandbox, noUi, doorOnly, doorStoreTypes] }] },
+    ignores: TESTS,
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [noSandbox, noUi, doorOnly, doorStoreTypes, noTesting, readerEntryOnly] },
+      ],
+    },
   },
   {
     files: ["components/**/*.ts", "components/**/*.tsx"],
-    // Not yet held: the links list and the health page are being reworked under issue 26, and four server components
-    // still read the door or the database themselves instead of through a lib/ query module.
-    ignores: [
-      ...TESTS,
-      "components/links/list/**",
-      "components/health/**",
-      "components/links/detail/link-accounts.tsx",
-      "components/links/sync-status.tsx",
-      "components/links/detail/link-audit-history.tsx",
-      "components/webhooks/link-events.tsx",
-    ],
-    rules: { "no-restricted-imports": ["error", { patterns: componentsMayNot }] },
+    ignores: [...TESTS, ...componentsNotYetHeld],
+    rules: { "no-restricted-imports": ["error", { patterns: [...componentsMayNot, noTesting, readerEntryOnly] }] },
+  },
+  {
+    files: ["app/**/*.ts", "app/**/*.tsx", "*.ts", ...componentsNotYetHeld],
+    ignores: TESTS,
+    rules: { "no-restricted-imports": ["error", { patterns: [noTesting, readerEntryOnly] }] },
+  },
+  {
+    // The benchmarks time the import reader's steps apart, so they may reach behind its entry.
+    files: ["scripts/**/*.ts", "sandbox/**/*.ts"],
+    ignores: TESTS,
+    rules: { "no-restricted-imports": ["error", { patterns: [noTesting] }] },
   },
 ];
 

@@ -8,10 +8,10 @@ const include = ["{lib,sandbox,components,app,scripts}/**/*.test.{ts,tsx}"];
 
 /**
  * Test files that need a database, real processes or real-time waits: they open PGlite or PostgreSQL (through
- * lib/db/test-databases.ts, test-pglite.ts or createDatabase) or spawn processes. Found by what a file imports, so a
- * new storage test joins the integration project by itself. Everything else is the fast `unit` project.
+ * lib/testing/databases.ts, lib/testing/pglite.ts or createDatabase) or spawn processes. Found by what a file imports,
+ * so a new storage test joins the integration project by itself. Everything else is the fast `unit` project.
  */
-const INTEGRATION_MARKERS = /\b(test-databases|test-pglite|createDatabase|child_process)\b/;
+const INTEGRATION_MARKERS = /\b(testing\/databases|testing\/pglite|createDatabase|child_process)\b/;
 
 function integrationFiles(): string[] {
   const found: string[] = [];
@@ -61,8 +61,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: integration,
-          // Migrated PGlite and PostgreSQL templates, made once per run (lib/db/test-pglite.ts copies them).
-          globalSetup: ["lib/db/test-global-setup.ts"],
+          // Migrated PGlite and PostgreSQL templates, made once per run (lib/testing/pglite.ts copies them).
+          globalSetup: ["lib/testing/global-setup.ts"],
         },
       },
       {

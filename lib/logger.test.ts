@@ -4,7 +4,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "./audit/append";
 import { type Database } from "./db/client";
-import { openTestPglite } from "./db/test-pglite";
+import { openTestPglite } from "./testing/pglite";
 import { databaseErrorOf } from "./db/errors";
 import { staff } from "./db/schema";
 import { loggableError, loggerOptions, withholdQueryDetailsFromConsole } from "./logger";

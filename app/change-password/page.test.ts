@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { SessionAccount } from "@/lib/auth";
-import { findElement, redirectedTo } from "@/lib/http/test-redirects";
+import { findElement, redirectedTo } from "@/lib/testing/redirects";
 
 // The password page, rendered as Next.js renders it for `GET /change-password?callbackUrl=…`: a person who has
 // nothing to change is sent on at once; one who must choose a password gets the form, which goes on afterwards.

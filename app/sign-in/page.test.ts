@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { SessionAccount } from "@/lib/auth";
-import { findElement, redirectedTo } from "@/lib/http/test-redirects";
+import { findElement, redirectedTo } from "@/lib/testing/redirects";
 
 // The sign-in page, rendered as Next.js renders it for `GET /sign-in?callbackUrl=…`: a signed-in person is sent on at
 // once, so the target is a Location header; anyone else gets the form, which carries the target along.

@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { analyzeImportFile } from "@/lib/import/analyze";
+import { analyzeImportFile } from "@/lib/import/reader";
 import { FileSummary, InvalidLinks, LinkNotes, LinkPreviewTable } from "./file-preview";
 
 // The preview of a file with warnings: the summary counts their kinds (never a bare "0 with problems"), the list under

@@ -1,4 +1,4 @@
-import type { FileReport, LinkReport } from "@/lib/import/analyze";
+import type { FileReport, LinkReport } from "@/lib/import/reader";
 import { ScrollTable } from "@/components/ui/scroll-table";
 import { MAX_INSTITUTION_NAMES, describeBytes } from "@/lib/import/limits";
 import type { ImportWarning } from "@/lib/import/validate";

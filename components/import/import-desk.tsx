@@ -7,7 +7,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Callout } from "@/components/ui/callout";
 import { type KeyHeadroom, describeDuration } from "@/lib/budget/headroom";
-import type { FileReport } from "@/lib/import/analyze";
+import type { FileReport } from "@/lib/import/reader";
 import { importFile } from "@/lib/actions/import";
 import { type IdentityRule } from "@/lib/import/identity";
 import { IMPORT_MAX_TRANSACTIONS, UPLOAD_MAX_LABEL } from "@/lib/import/limits";

@@ -10,7 +10,7 @@ import { JobProgress } from "@/components/jobs/job-progress";
 import { JOB_POLL_MS, jobIsLive, jobQueryKey, useJob } from "@/components/jobs/use-job";
 import { ScrollTable } from "@/components/ui/scroll-table";
 import { resumeImport } from "@/lib/actions/import";
-import type { ImportLinkOutcome, ImportSummary } from "@/lib/jobs/import";
+import type { ImportLinkOutcome, ImportSummary } from "@/lib/jobs/import-outcomes";
 import { RECONCILIATION_OUTCOMES } from "@/lib/import/reconcile";
 import type { JobView } from "@/lib/jobs/view";
 import { useHydrated } from "@/components/ui/use-hydrated";

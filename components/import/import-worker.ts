@@ -1,4 +1,4 @@
-import { analyzeImportFile, type FileReport } from "@/lib/import/analyze";
+import { analyzeImportFile, type FileReport } from "@/lib/import/reader";
 import type { IdentityRule } from "@/lib/import/identity";
 
 // The Import page's Web Worker: reads, parses and validates a file off the main thread, so a 20 MB fleet export does

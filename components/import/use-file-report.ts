@@ -1,9 +1,9 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { FileReport } from "@/lib/import/analyze";
+import type { FileProblem, FileReport } from "@/lib/import/reader";
 import type { IdentityRule } from "@/lib/import/identity";
-import { checkFileSize, type FileProblem } from "@/lib/import/parse";
+import { checkFileSize } from "@/lib/import/limits";
 import type { WorkerRequest, WorkerResponse } from "./import-worker";
 
 export type FileReading =

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import type { SessionAccount } from "../auth";
 import { hashPassword, verifyPassword } from "../auth/password";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { auditLog, staff } from "../db/schema";
 
 // Changing one's own password, called as the form (or a direct POST) calls it.

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { MAX_REDIRECT_TARGET_LENGTH } from "../http/redirect-target";
-import { redirectedTo } from "../http/test-redirects";
+import { redirectedTo } from "../testing/redirects";
 
 // The sign-in actions, called as the form (or a direct POST) calls them: wherever the form says to go afterwards,
 // the person lands on a path of Linkdesk's own, or on the start page.

@@ -4,7 +4,7 @@ import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import type { Role } from "../auth/roles";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { auditLog, links, staff } from "../db/schema";
 import { REGISTER_FILE_MAX_IDS } from "../schemas/discovery";
 

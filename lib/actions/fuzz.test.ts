@@ -10,15 +10,16 @@ import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import { ROLES, type Role } from "../auth/roles";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { auditLog, staff } from "../db/schema";
-import { type AnyAction, loadActions, loadRoute, routeFiles, routeParams, routePath } from "./test-surface";
+import { type AnyAction, loadActions, loadRoute, routeFiles, routeParams, routePath } from "../testing/action-surface";
 
 // Every server action, every route handler and the door itself, fed what a hostile or broken client can send: random
 // strings, odd Unicode (NUL, halves of surrogate pairs, right-to-left marks, byte-order marks), malformed %-escapes,
 // huge and deeply nested values, values of the wrong type. Whatever comes in, nothing answers as a failure of
 // Linkdesk's own (a 5xx, a thrown error, "Something went wrong"), and every refusal of a signed-in person leaves its
-// audit row. Actions and routes are found from the files (lib/actions/test-surface.ts), as the role matrix finds them.
+// audit row. Actions and routes are found from the files (lib/testing/action-surface.ts), as the role matrix finds
+// them.
 //
 // Bounded: RUNS cases per action and per route, each property with its own seed. A failure prints the seed and the
 // shrunk input; FUZZ_SEED=<seed> replays a run, FUZZ_RUNS=<n> runs more.

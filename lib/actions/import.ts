@@ -5,16 +5,10 @@ import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom
 import { CORRECTION_ENDPOINT } from "../transactions/categories";
 import { getDb } from "../db/client";
 import { wakeJobRunner } from "../jobs";
-import {
-  IMPORT_BATCH_ENDPOINT,
-  IMPORT_ENDPOINT,
-  type ImportJobParams,
-  importConcurrency,
-  resumeCancelledImport,
-  startImportJob,
-} from "../jobs/import";
+import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, type ImportJobParams } from "../jobs/import-items";
+import { importConcurrency, resumeCancelledImport, startImportJob } from "../jobs/import-start";
 import { type KnownIdentity, heldReason, lookupImported } from "../jobs/imported-links";
-import { type FileReport, analyzeImportFile, sha256Hex } from "../import/analyze";
+import { type FileReport, analyzeImportFile, sha256Hex } from "../import/reader";
 import { describeIdentityRule } from "../import/identity";
 import { estimateImportDuration } from "../import/plan";
 import type { KnownLink } from "../import/reconcile";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { auditLog, staff } from "../db/schema";
 import { updateLinkDefaults } from "../schemas/link-operations";
 

@@ -2,7 +2,7 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { SignedInStaff } from "../auth/credentials";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { auditLog, staff, staffPreferences } from "../db/schema";
 import { readTableView } from "../preferences/table-views";
 import { DEFAULT_TABLE_VIEWS } from "../schemas/preferences";

@@ -9,7 +9,7 @@ import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import { PERMISSIONS, type Permission, ROLES, type Role } from "../auth/roles";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { auditLog, staff } from "../db/schema";
 
 // Every server action and every route handler, called as every role and as nobody, the way a direct request would

@@ -4,7 +4,7 @@ import type { SessionAccount } from "../auth";
 import { sessionStands } from "../auth/session";
 import type { Database } from "../db/client";
 import { staff } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 
 // The Staff page's disable and enable, called as the page (or a direct POST) calls them, by a signed-in admin.
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { auditLog, jobItems, staff } from "../db/schema";
 
 // The correction actions as a direct POST would call them, against the sandbox: what they refuse, what they send, and

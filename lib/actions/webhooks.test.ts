@@ -5,7 +5,7 @@ import type { SessionAccount } from "../auth";
 import type { Role } from "../auth/roles";
 import type { Database } from "../db/client";
 import { auditLog, webhookEvents } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 
 // The Webhooks page's Reprocess, called as the page (or a direct POST) calls it: only ops and admins get through, a
 // refused request is refused in words, and a requeued event wakes the processor.

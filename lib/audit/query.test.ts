@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
 import { type AuditEntry, auditLog, type NewAuditEntry } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import {
   AUDIT_CSV_HEADER,
   type AuditCursor,

@@ -1,6 +1,6 @@
 import { and, eq, like } from "drizzle-orm";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { auditLog, signInAttempts, staff } from "../db/schema";
 import { verifyCredentials } from "./credentials";
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from "./password";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDatabase, type Database } from "../db/client";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { BudgetUnavailableError } from "./errors";
 import { keyString } from "./keys";
 import { createMemoryStore } from "./memory-store";

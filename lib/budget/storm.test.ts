@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import { type Database, createDatabase } from "../db/client";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { UpstreamClient } from "../upstream/client";
 import { isUpstreamError } from "../upstream/errors";
 import { UpstreamApi } from "../upstream/index";

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDatabase, type Db } from "./client";
 import { defaultMigrationsFolder, migrateDatabase } from "./migrate";
-import { createScratchPostgresDatabase, withTestDatabases } from "./test-databases";
+import { createScratchPostgresDatabase, withTestDatabases } from "../testing/databases";
 
 const databases = withTestDatabases({ fromEmpty: true });
 

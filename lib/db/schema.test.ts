@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "./client";
 import { databaseErrorOf, PgErrorCode } from "./errors";
 import { auditLog, type NewAuditEntry, normalizeEmail, staff } from "./schema";
-import { withTestDatabases } from "./test-databases";
+import { withTestDatabases } from "../testing/databases";
 
 const databases = withTestDatabases();
 

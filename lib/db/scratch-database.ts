@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 
-// Scratch databases on a PostgreSQL server, for tests: the unit tests' storage targets (test-databases.ts) and the
-// end-to-end scale-out spec, which runs outside vitest and outside the app (no lib/env here: the caller names the server).
+// Scratch databases on a PostgreSQL server, for tests: the unit tests' storage targets (lib/testing/databases.ts) and
+// the end-to-end scale-out spec, which runs outside vitest and outside the app (no lib/env here: the caller names the
+// server).
 
 /**
  * A new, empty database `linkdesk_test_<random>` beside the one `serverUrl` names; that one is only used to issue

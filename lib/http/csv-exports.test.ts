@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { appendAudit } from "../audit/append";
 import type { SignedInStaff } from "../auth/credentials";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { recordLinks } from "../links/read-model";
-import { wireLink } from "../upstream/fixtures";
+import { wireLink } from "../testing/wire-fixtures";
 import { csvField, parseCsv } from "./csv";
 
 // Every CSV export, fed cells a spreadsheet would run as formulas (= + - @ and a tab or CR before them): in the file,

@@ -1,6 +1,8 @@
 // Limits of an import file, checked in the browser before and while reading it, and again on the server. The upstream's
 // own limits per call (1 MB, 4000 transactions) are in lib/upstream/schemas.ts: a file is split to fit them.
 
+import type { FileProblem } from "./reader";
+
 export { IMPORT_MAX_TRANSACTIONS } from "../upstream/schemas";
 
 /** The largest file Linkdesk takes: a legacy fleet export of about 20 MB fits with room to spare. */
@@ -34,4 +36,17 @@ export function describeBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * The size check made before anything is read: by the upload form's schema and the page (before the worker reads a
+ * byte), and by the reader.
+ */
+export function checkFileSize(size: number): FileProblem | null {
+  if (size === 0) return { message: "The file is empty." };
+  if (size > UPLOAD_MAX_BYTES)
+    return {
+      message: `The file is ${describeBytes(size)}: over the ${UPLOAD_MAX_LABEL} Linkdesk takes. Split it into smaller files (NDJSON splits anywhere between lines).`,
+    };
+  return null;
 }

@@ -1,5 +1,5 @@
 import { csvRecord } from "../http/csv";
-import type { FileReport, LinkReport } from "./analyze";
+import type { FileReport, LinkReport } from "./reader";
 
 // The reconciliation report of an import: one row for every link of the file, with what matches it back to the old
 // system (line, identity, customer, tags) and what became of it. The same columns before the import (the validation

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, validationLocations, type TestSandbox } from "../../sandbox/test-support";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_TRANSACTIONS, linkSchema, transactionsPageSchema } from "../upstream/schemas";
-import { analyzeImportFile } from "./analyze";
+import { analyzeImportFile } from "./reader";
 import { importTag, withImportTags } from "./plan";
 import { IDENTITY_TAG_PREFIX } from "./identity";
 

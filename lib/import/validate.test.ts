@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzeImportFile } from "./analyze";
+import { analyzeImportFile } from "./reader";
 import { MAX_FIELD_WARNINGS_PER_FILE, MAX_FIELD_WARNINGS_PER_LINK } from "./limits";
 import { nearestField, OTHER_FIELDS_PATH, validateImportLink } from "./validate";
 

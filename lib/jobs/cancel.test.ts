@@ -7,11 +7,11 @@ import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
 import type { Db } from "../db/client";
 import { jobItems, jobs } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND, createCorrectionKind } from "./correction";
 import { JobRunner } from "./engine";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import {
   type Actor,
   type NewJobItem,

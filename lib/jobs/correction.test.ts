@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../sandbox/server";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { jobItems, jobs } from "../db/schema";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import {
@@ -12,7 +12,7 @@ import {
   startCorrectionJob,
   uniqueCorrections,
 } from "./correction";
-import { expectWords } from "./expect-words";
+import { expectWords } from "../testing/expect-words";
 import type { Actor } from "./store";
 import { listJobItems } from "./view";
 

@@ -14,7 +14,7 @@ import {
   pairOf,
 } from "../transactions/categories";
 import type { WireTransaction } from "../upstream/schemas";
-import { type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind";
+import { type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind-contract";
 import { type Actor, type NewJobItem, insertJob, readJob } from "./store";
 import { jobItems, jobs } from "../db/schema";
 import { and, asc, eq } from "drizzle-orm";

@@ -3,14 +3,14 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createSandbox } from "../../sandbox/server";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import type { Db } from "../db/client";
 import { auditLog, jobItems } from "../db/schema";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import { UpstreamError } from "../upstream/errors";
 import { createCorrectionKind, startCorrectionJob, startUndoJob } from "./correction";
 import { JobRunner } from "./engine";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import { type Actor, applyControl, claimItems, insertJob, markSent } from "./store";
 import { readJobView } from "./view";
 

@@ -9,7 +9,7 @@ import { HEARTBEAT_MS, LEASE_TTL_MS, TAKEOVER_POLL_MS } from "../leases/timing";
 import type { UpstreamApi } from "../upstream";
 import type { BudgetWait } from "../upstream/client";
 import { type UpstreamError, describeUpstreamError, isUpstreamError } from "../upstream/errors";
-import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind";
+import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind-contract";
 import { readWaitReason, waitReason } from "./waits";
 import {
   type ItemSettlement,

@@ -10,15 +10,16 @@ import { createPostgresStore } from "../budget/postgres-store";
 import { type Database, createDatabase } from "../db/client";
 import type { Db } from "../db/client";
 import { jobItems } from "../db/schema";
-import { type TestDatabase, withTestDatabases } from "../db/test-databases";
+import { type TestDatabase, withTestDatabases } from "../testing/databases";
 import { importTag } from "../import/plan";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import { describeUpstreamError, UpstreamError } from "../upstream/errors";
 import { createCorrectionKind, startCorrectionJob } from "./correction";
-import { expectWords } from "./expect-words";
+import { expectWords } from "../testing/expect-words";
 import { type JobLog, JobRunner, MAX_ATTEMPTS } from "./engine";
-import { createImportKind, startImportJob } from "./import";
-import type { JobKind } from "./kind";
+import { createImportKind } from "./import";
+import { startImportJob } from "./import-start";
+import type { JobKind } from "./kind-contract";
 import { type JobItemView, listJobItems, readJobView } from "./view";
 
 // Faults survived, one row of a table each: a real job (a category correction, or an import where the fault is about

@@ -6,8 +6,8 @@ import { type Job, importedLinks, jobs, links } from "../db/schema";
 import { isUpstreamError } from "../upstream/errors";
 import type { WireLink } from "../upstream/schemas";
 import { linksCreatedBy, markImportedLinkDeleted } from "./imported-links";
-import { IMPORT_KIND } from "./import";
-import { type ItemContext, type JobKind, SkipItem, type Verification } from "./kind";
+import { IMPORT_KIND } from "./import-items";
+import { type ItemContext, type JobKind, SkipItem, type Verification } from "./kind-contract";
 import { type Actor, insertJob } from "./store";
 
 // Undoing an import: "delete the links this import created", as a durable job of DELETE /links/{id} calls through the

@@ -6,24 +6,20 @@ import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
 import type { Db } from "../db/client";
 import { auditLog, jobItems } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { parseCsv } from "../http/csv";
 import { recordLinks } from "../links/read-model";
 import { IMPORT_UNDO_KIND, importUndoKind, planImportUndo, startImportUndo } from "./import-undo";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 import { importTag } from "../import/plan";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
 import { linkSchema, transactionsPageSchema } from "../upstream/schemas";
 import { JobRunner } from "./engine";
-import {
-  IMPORT_KIND,
-  createImportKind,
-  readImportOutcomes,
-  resumeCancelledImport,
-  startImportJob,
-  streamImportOutcomesCsv,
-} from "./import";
+import { createImportKind } from "./import";
+import { IMPORT_KIND } from "./import-items";
+import { readImportOutcomes, streamImportOutcomesCsv } from "./import-outcomes";
+import { resumeCancelledImport, startImportJob } from "./import-start";
 import { applyControl, readJob } from "./store";
 import { listJobItems, readJobView, streamJobItemsCsv } from "./view";
 

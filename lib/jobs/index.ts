@@ -17,7 +17,7 @@ interface Shared {
 const shared: Shared = ((globalThis as { [key: symbol]: Shared })[Symbol.for("linkdesk.jobs")] ??= {});
 
 /**
- * What a test process may change of the runner it starts (lib/jobs/test-worker-process.ts): kinds with shorter settle
+ * What a test process may change of the runner it starts (lib/testing/worker-process.ts): kinds with shorter settle
  * windows, shorter leases. The server passes none.
  */
 export type JobRunnerOverrides = Partial<Pick<JobRunnerOptions, "kinds" | "leaseMs" | "heartbeatMs">>;

@@ -2,7 +2,7 @@ import "server-only";
 import { correctionKind } from "./correction";
 import { importKind } from "./import";
 import { importUndoKind } from "./import-undo";
-import type { JobKind } from "./kind";
+import type { JobKind } from "./kind-contract";
 
 /** Every kind of job this version of Linkdesk can work, by name. */
 export const JOB_KINDS: ReadonlyMap<string, JobKind> = new Map<string, JobKind>([

@@ -3,9 +3,9 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
 import { jobItems, jobs } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { CORRECTION_KIND } from "./correction";
-import { IMPORT_KIND } from "./import";
+import { IMPORT_KIND } from "./import-items";
 import { readJobNotices } from "./notices";
 import { type Actor, type NewJobItem, insertJob } from "./store";
 

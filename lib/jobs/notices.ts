@@ -3,7 +3,8 @@ import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type Job, jobs } from "../db/schema";
 import { CORRECTION_KIND } from "./correction";
-import { IMPORT_KIND, readImportSummary } from "./import";
+import { IMPORT_KIND } from "./import-items";
+import { readImportSummary } from "./import-outcomes";
 import { IMPORT_UNDO_KIND } from "./import-undo";
 
 // What the dashboard's shell needs to tell a person that a long job of theirs ended while they were elsewhere: their

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createDatabase } from "../db/client";
-import { createScratchPostgresDatabase } from "../db/test-databases";
+import { createScratchPostgresDatabase } from "../testing/databases";
 import {
   serverUrl,
   sandbox,
@@ -17,9 +17,9 @@ import {
   auditOf,
   importKilledMidCall,
   startCuttableProxy,
-} from "./test-job-processes";
+} from "../testing/job-processes";
 
-// Real dashboard processes against a sandbox that enforces the spec's rate limits (lib/jobs/test-job-processes.ts):
+// Real dashboard processes against a sandbox that enforces the spec's rate limits (lib/testing/job-processes.ts):
 // killed with SIGKILL mid-job (a correction, an import) and started again; two instances sharing one job on PostgreSQL;
 // the database going away mid-job. In each, the sandbox must see every planned call applied exactly once, and the
 // audit must hold one row per call. The tests are split over process.test.ts (embedded database),

@@ -8,13 +8,13 @@ import { createPostgresStore } from "../budget/postgres-store";
 import type { BudgetStore } from "../budget/types";
 import type { Db } from "../db/client";
 import { jobItems } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { HEARTBEAT_MS, LEASE_TTL_MS, TAKEOVER_POLL_MS } from "../leases/timing";
 import { UpstreamApi, UpstreamClient } from "../upstream";
 import { CORRECTION_ENDPOINT, CORRECTION_KIND, createCorrectionKind } from "./correction";
 import { JobRunner } from "./engine";
-import type { JobKind } from "./kind";
-import { expectWords } from "./expect-words";
+import type { JobKind } from "./kind-contract";
+import { expectWords } from "../testing/expect-words";
 import {
   type Actor,
   type NewJobItem,

@@ -18,7 +18,7 @@ import {
 import { csvRecord } from "../http/csv";
 import { formatAmount } from "../transactions/rows";
 import { CORRECTION_KIND } from "./correction";
-import { IMPORT_KIND } from "./import";
+import { IMPORT_KIND } from "./import-items";
 import { jobKind } from "./kind-registry";
 import type { JobListQuery } from "./filters";
 import { type JobControl, controlsFor } from "./store";

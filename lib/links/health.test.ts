@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
 import { links, linkSnapshots } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
-import { wireLink } from "../upstream/fixtures";
+import { withTestDatabases } from "../testing/databases";
+import { wireLink } from "../testing/wire-fixtures";
 import { LINK_STATES, type WireLink } from "../upstream/schemas";
 import {
   cachedHealthTrend,

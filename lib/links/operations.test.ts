@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
-import { wireLink } from "../upstream/fixtures";
+import { wireLink } from "../testing/wire-fixtures";
 import { describeSlot, refreshSchedule } from "./operations";
 
 // When each product of a link may be refreshed, from the link's own times and Linkdesk's budget, and how it is said.

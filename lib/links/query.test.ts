@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
 import { parseCsv } from "../http/csv";
 import { links } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { LINK_SORTS, type LinkListParams } from "../schemas/links";
-import { wireLink } from "../upstream/fixtures";
+import { wireLink } from "../testing/wire-fixtures";
 import type { LinkErrorCode, LinkState, WireLink } from "../upstream/schemas";
 import { LINK_ERROR_INFO } from "./error-codes";
 import {

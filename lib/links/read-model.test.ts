@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { links } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
-import { wireLink } from "../upstream/fixtures";
+import { withTestDatabases } from "../testing/databases";
+import { wireLink } from "../testing/wire-fixtures";
 import { recordLinks } from "./read-model";
 
 const databases = withTestDatabases();

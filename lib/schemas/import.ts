@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { IDENTITY_TAG_NAME_PATTERN, type IdentityRule } from "../import/identity";
-import { UPLOAD_MAX_BYTES, UPLOAD_MAX_LABEL } from "../import/limits";
-import { checkFileSize } from "../import/parse";
+import { UPLOAD_MAX_BYTES, UPLOAD_MAX_LABEL, checkFileSize } from "../import/limits";
 
 // The Import page's upload, shared by the page (which checks the size before reading) and the server action (which
 // checks it again, then reads and validates the file itself: nothing the browser concluded is trusted).

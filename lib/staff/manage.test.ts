@@ -6,7 +6,7 @@ import { verifyPassword } from "../auth/password";
 import { sessionStands } from "../auth/session";
 import type { Db } from "../db/client";
 import { auditLog, staff } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { StaffAccountRefused, addStaffAccount, listStaff, setStaffDisabled, setStaffRole } from "./manage";
 
 const databases = withTestDatabases();

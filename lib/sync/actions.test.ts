@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { SignedInStaff } from "../auth/credentials";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { auditLog, links, staff, syncState } from "../db/schema";
 
 // "Refresh now" and "Refresh all" as a direct POST would call them: who may, what they write, what a refusal says.

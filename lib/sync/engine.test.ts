@@ -6,7 +6,7 @@ import { createMemoryStore } from "../budget/memory-store";
 import type { Db } from "../db/client";
 import { linkSnapshots, links, syncState } from "../db/schema";
 import { registerLinkIds } from "../links/discovery";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";
 import { HEARTBEAT_MS, LEASE_TTL_MS } from "../leases/timing";

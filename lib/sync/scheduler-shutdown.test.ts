@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { syncState } from "../db/schema";
 import { shutDownNow } from "../shutdown";
 import type { SyncDeps } from "./engine";

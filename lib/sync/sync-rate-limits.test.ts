@@ -3,7 +3,7 @@ import { startSandbox, type TestSandbox } from "../../sandbox/test-support";
 import { Budget } from "../budget/budget";
 import { createMemoryStore } from "../budget/memory-store";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import { links } from "../db/schema";
 import { UpstreamClient } from "../upstream/client";
 import { UpstreamApi } from "../upstream/index";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "../audit/append";
 import { type Database } from "../db/client";
-import { openTestPglite } from "../db/test-pglite";
+import { openTestPglite } from "../testing/pglite";
 import type { WireAccount, WireTransaction } from "../upstream/schemas";
 import type { CachedHistory } from "./history";
 import { correctionMarks, transactionsPage } from "./view";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { UpstreamClient } from "./client";
 import { UpstreamError } from "./errors";
-import { wireLink } from "./fixtures";
+import { wireLink } from "../testing/wire-fixtures";
 import { UpstreamApi } from "./index";
 
 // A scripted upstream: records every request and answers from a handler, with a clock the test moves.

@@ -3,7 +3,7 @@ import { SANDBOX_DEFAULTS } from "../../sandbox/defaults";
 import { type Sandbox, createSandbox } from "../../sandbox/server";
 import { UpstreamClient } from "./client";
 import { UpstreamError } from "./errors";
-import { wireLink } from "./fixtures";
+import { wireLink } from "../testing/wire-fixtures";
 import { UpstreamApi } from "./index";
 import type { WireLink } from "./schemas";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { wireLink, wireTransaction } from "./fixtures";
+import { wireLink, wireTransaction } from "../testing/wire-fixtures";
 import {
   correctEnrichmentRequestSchema,
   errorEnvelopeSchema,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { SigningKeys } from "../../sandbox/webhook-signing";
 import type { Database } from "../db/client";
 import { webhookEvents } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { WebhookKeySource } from "./keys";
 
 // The receiver as the upstream reaches it in a running dashboard: POST /api/webhooks/upstream on the server Next.js

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
 import { type WebhookEvent, webhookEvents } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { parseCsv } from "../http/csv";
 import { bodyFields, MAX_BODY_FIELDS } from "./body-fields";
 import {

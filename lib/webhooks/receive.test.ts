@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SigningKeys } from "../../sandbox/webhook-signing";
 import { startSandbox, type TestSandbox } from "../../sandbox/test-support";
 import { links, webhookEvents } from "../db/schema";
-import { withTestDatabases } from "../db/test-databases";
+import { withTestDatabases } from "../testing/databases";
 import { WebhookKeySource } from "./keys";
 import { processWebhookBatch } from "./processor";
 import { type ReceiveDeps, receiveWebhook } from "./receive";

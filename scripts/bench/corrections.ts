@@ -18,7 +18,7 @@ import { createMemoryStore } from "../../lib/budget/memory-store";
 import { createDatabase } from "../../lib/db/client";
 import { JobRunner } from "../../lib/jobs/engine";
 import { CORRECTION_ENDPOINT, correctionKind, startCorrectionJob } from "../../lib/jobs/correction";
-import type { JobKind } from "../../lib/jobs/kind";
+import type { JobKind } from "../../lib/jobs/kind-contract";
 import { readJobView } from "../../lib/jobs/view";
 import { UpstreamClient } from "../../lib/upstream/client";
 import { UpstreamApi } from "../../lib/upstream/index";

@@ -10,9 +10,10 @@ import { pathToFileURL } from "node:url";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../lib/db/client";
 import { importedLinks } from "../../lib/db/schema";
-import { analyzeImportFile, sha256Hex } from "../../lib/import/analyze";
+import { analyzeImportFile, sha256Hex } from "../../lib/import/reader";
 import { DEFAULT_IDENTITY, identityOf } from "../../lib/import/identity";
-import { arrayElementLines, parseImportText } from "../../lib/import/parse";
+// The reader's format step alone, measured apart from the whole reading.
+import { arrayElementLines, parseImportText } from "../../lib/import/reader/formats";
 import { identityTag, lookupImported } from "../../lib/jobs/imported-links";
 import { legacyLink } from "./import-files";
 import { onBenchDatabases } from "./scratch-database";

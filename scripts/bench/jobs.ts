@@ -12,7 +12,7 @@ import { createMemoryStore } from "../../lib/budget/memory-store";
 import { createDatabase } from "../../lib/db/client";
 import { JobRunner } from "../../lib/jobs/engine";
 import { correctionKind, startCorrectionJob } from "../../lib/jobs/correction";
-import type { JobKind } from "../../lib/jobs/kind";
+import type { JobKind } from "../../lib/jobs/kind-contract";
 import { insertJob } from "../../lib/jobs/store";
 import { readJobView } from "../../lib/jobs/view";
 import { UpstreamClient } from "../../lib/upstream/client";
@@ -178,7 +178,7 @@ async function restartToMoving(storage: "embedded" | "postgres"): Promise<Figure
     const start = () => {
       const child = spawn(
         process.execPath,
-        ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/jobs/test-worker-process.ts"), planFile],
+        ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/testing/worker-process.ts"), planFile],
         {
           cwd: ROOT,
           env: {

@@ -11,7 +11,7 @@ import { PERMISSION_LABELS, can } from "@/lib/auth/roles";
 import { getBudget } from "@/lib/budget";
 import { callHeadroom } from "@/lib/budget/headroom";
 import { getDb } from "@/lib/db/client";
-import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, IMPORT_KIND } from "@/lib/jobs/import";
+import { IMPORT_BATCH_ENDPOINT, IMPORT_ENDPOINT, IMPORT_KIND } from "@/lib/jobs/import-items";
 import { readJobView } from "@/lib/jobs/view";
 
 export const metadata: Metadata = { title: "Import" };

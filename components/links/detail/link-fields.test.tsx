@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { wireLink } from "@/lib/upstream/fixtures";
+import { wireLink } from "@/lib/testing/wire-fixtures";
 import { ErrorExplainer } from "./error-explainer";
 import { LinkFields } from "./link-fields";
 import { ProductStatusTable } from "./product-status-table";

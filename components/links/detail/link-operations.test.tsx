@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it, vi } from "vitest";
 import type { RefreshOffer } from "@/lib/links/operations";
-import { wireLink } from "@/lib/upstream/fixtures";
+import { wireLink } from "@/lib/testing/wire-fixtures";
 
 // What the link page's operations show before anyone clicks: nothing for a role that may not operate a link, the
 // reason a button is disabled, and upstream text as text.

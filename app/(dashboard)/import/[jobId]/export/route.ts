@@ -1,6 +1,7 @@
 import { withStaff } from "@/lib/auth/with-staff";
 import { csvExport } from "@/lib/http/csv-export";
-import { IMPORT_KIND, streamImportOutcomesCsv } from "@/lib/jobs/import";
+import { IMPORT_KIND } from "@/lib/jobs/import-items";
+import { streamImportOutcomesCsv } from "@/lib/jobs/import-outcomes";
 import { readJob } from "@/lib/jobs/store";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { parseStorageEnv } from "../env";
-import { createDatabase } from "./client";
-import { createScratchPostgresDatabase } from "./scratch-database";
+import { createDatabase } from "../db/client";
+import { createScratchPostgresDatabase } from "../db/scratch-database";
 
 // vitest's global setup for the integration project: migrates once per run, so that each test file's databases start
 // from a copy instead of replaying every migration (a fresh PGlite costs seconds of initdb and migrations).
-//   - PGlite: a dump of a migrated in-memory database, in a temporary folder; test-pglite.ts loads it.
-//   - PostgreSQL (when DATABASE_URL is set): a migrated scratch database that test-databases.ts copies with
+//   - PGlite: a dump of a migrated in-memory database, in a temporary folder; pglite.ts loads it.
+//   - PostgreSQL (when DATABASE_URL is set): a migrated scratch database that databases.ts copies with
 //     CREATE DATABASE … TEMPLATE. Dropped at the end of the run.
 // The tests about migrating itself (lib/db/migrate.test.ts) still start from empty databases.
 export default async function setup(project: TestProject) {

@@ -1,15 +1,8 @@
-import { hasProviderCredentials } from "./credentials";
-import { DEFAULT_IDENTITY, type IdentityRule, identityOf } from "./identity";
-import { legacyCategoryOf } from "./legacy-categories";
-import {
-  arrayElementLines,
-  checkFileSize,
-  decodeUtf8,
-  type FileProblem,
-  type ImportFormat,
-  parseImportText,
-} from "./parse";
-import { type CallCounts, type PlannedLink, planImportBatches } from "./plan";
+import { hasProviderCredentials } from "../credentials";
+import { DEFAULT_IDENTITY, type IdentityRule, identityOf } from "../identity";
+import { legacyCategoryOf } from "../legacy-categories";
+import { checkFileSize } from "../limits";
+import { type CallCounts, type PlannedLink, planImportBatches } from "../plan";
 import {
   FileWarnings,
   type FileWarning,
@@ -17,10 +10,18 @@ import {
   type LegacyCategoryCount,
   type LinkProblem,
   validateImportLink,
-} from "./validate";
+} from "../validate";
+import { arrayElementLines, type FileProblem, type ImportFormat, parseImportText } from "./formats";
+import { decodeUtf8 } from "./utf8";
 
-// A whole file, from its bytes to what the Import page previews and the server plans: the same function runs in the
-// browser's worker (for the preview) and in the server action (which trusts nothing the browser says).
+// The import reader: a whole file, from its bytes to what the Import page previews and the server plans. The same
+// function runs in the browser's worker (for the preview) and in the server action and the import job (which trust
+// nothing the browser says). `analyzeImportFile` is the one way in; the steps are files beside this one, called from
+// here only: bytes to text (utf8.ts), text to one raw value per link in any of the four formats (formats.ts, on the
+// JSON scanner json-scan.ts), then each link checked (../validate.ts), known by its identity (../identity.ts) and
+// planned (../plan.ts). The size check alone is in ../limits.ts, so that the upload form does not bundle the reader.
+
+export type { FileProblem, ImportFormat };
 
 export interface LinkReport {
   position: number;

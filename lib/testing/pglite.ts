@@ -2,18 +2,18 @@ import { readFileSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { inject } from "vitest";
-import { type Database, type Db, createDatabase } from "./client";
-import { migrateDatabase } from "./migrate";
-import * as schema from "./schema";
+import { type Database, type Db, createDatabase } from "../db/client";
+import { migrateDatabase } from "../db/migrate";
+import * as schema from "../db/schema";
 
-// Test support only (imports vitest). Kept apart from test-databases.ts, which reads the storage configuration: files
+// Test support only (imports vitest). Kept apart from databases.ts, which reads the storage configuration: files
 // that mock lib/env can still open a PGlite here.
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** A dump of an in-memory PGlite with every migration applied, made once per run by test-global-setup.ts. */
+    /** A dump of an in-memory PGlite with every migration applied, made once per run by global-setup.ts. */
     pgliteTemplate?: string;
-    /** A migrated database on the DATABASE_URL server that scratch databases are copied from (test-global-setup.ts). */
+    /** A migrated database on the DATABASE_URL server that scratch databases are copied from (global-setup.ts). */
     postgresTemplate?: string;
   }
 }

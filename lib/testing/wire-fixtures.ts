@@ -1,4 +1,4 @@
-import type { WireLink, WireTransaction } from "./schemas";
+import type { WireLink, WireTransaction } from "../upstream/schemas";
 
 // Wire objects shaped like the spec's samples, for unit tests of code that reads them.
 

@@ -1,4 +1,4 @@
-import { MAX_NESTING_DEPTH } from "./limits";
+import { MAX_NESTING_DEPTH } from "../limits";
 
 // One pass over JSON text without building values: finds the first syntax error with a reason in words, refuses
 // nesting deeper than MAX_NESTING_DEPTH and `__proto__` keys (which a later copy of the object could turn into a

@@ -14,7 +14,7 @@ import { importTag } from "../import/plan";
 import { expectWords } from "./expect-words";
 
 // Test support for the process tests (lib/jobs/process*.test.ts): real dashboard processes (the server's own job-engine
-// path: lib/jobs/test-worker-process.ts) against one sandbox per test file that enforces the spec's rate limits. The
+// path: lib/testing/worker-process.ts) against one sandbox per test file that enforces the spec's rate limits. The
 // tests are spread over three files so that vitest runs them side by side, each file with a sandbox of its own (a
 // test resets the sandbox's counts and switches its faults).
 
@@ -62,7 +62,7 @@ export interface Worker {
 export function startWorker(env: Record<string, string>, planFile: string): Worker {
   const child = spawn(
     process.execPath,
-    ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/jobs/test-worker-process.ts"), planFile],
+    ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/testing/worker-process.ts"), planFile],
     {
       cwd: ROOT,
       env: {

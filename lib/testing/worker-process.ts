@@ -7,7 +7,7 @@
 // SIGTERM and SIGINT run the server's own shutdown (lib/shutdown.ts, as lib/startup.ts installs it): the engine stops
 // and releases its leases, the database closes, and the process exits (0 when every step finished in time). On SIGTERM
 // it first prints "held <ids>", the items its engine held when the signal came, for the test to follow them.
-// Run: node --conditions=react-server --import tsx lib/jobs/test-worker-process.ts [plan.json]
+// Run: node --conditions=react-server --import tsx lib/testing/worker-process.ts [plan.json]
 import { readFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
 import { closeDb, getDb } from "../db/client";
@@ -17,14 +17,15 @@ import { installShutdownSignals } from "../shutdown";
 import { jobItems, jobs } from "../db/schema";
 import { findTransactions } from "../transactions/read";
 import { upstream } from "../upstream";
-import { type JobRunnerOverrides, startJobRunner, stopJobRunner, stopJobRunnerAtShutdown } from ".";
+import { type JobRunnerOverrides, startJobRunner, stopJobRunner, stopJobRunnerAtShutdown } from "../jobs";
 import { pairOf } from "../transactions/categories";
-import { CORRECTION_KIND, type CorrectionItem, createCorrectionKind } from "./correction";
-import { createImportKind, startImportJob } from "./import";
-import type { JobKind } from "./kind";
-import { JOB_KINDS } from "./kind-registry";
-import { insertJob } from "./store";
-import { readJobView } from "./view";
+import { CORRECTION_KIND, type CorrectionItem, createCorrectionKind } from "../jobs/correction";
+import { createImportKind } from "../jobs/import";
+import { startImportJob } from "../jobs/import-start";
+import type { JobKind } from "../jobs/kind-contract";
+import { JOB_KINDS } from "../jobs/kind-registry";
+import { insertJob } from "../jobs/store";
+import { readJobView } from "../jobs/view";
 
 interface RunnerPlan {
   /** The import kind's settle window (production: IMPORT_SETTLE_MS). */

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { Client } from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { parseStorageEnv } from "../env";
-import { createDatabase, type Database } from "./client";
-import { createScratchPostgresDatabase as createScratchDatabaseOn } from "./scratch-database";
-import { openTestPglite } from "./test-pglite";
+import { createDatabase, type Database } from "../db/client";
+import { createScratchPostgresDatabase as createScratchDatabaseOn } from "../db/scratch-database";
+import { openTestPglite } from "./pglite";
 
 // Only the storage settings: unit tests have no upstream or session secret to configure.
 const serverUrl = parseStorageEnv().DATABASE_URL;
@@ -21,7 +21,7 @@ export interface TestDatabase {
  * The databases every storage test runs against: PGlite in memory always, and a PostgreSQL scratch database when
  * DATABASE_URL is set. Call it once at the top of a test file, then `describe.each(databases)("$kind", ...)`.
  * The databases live for the whole file (a new PGlite costs seconds), so tests must not expect empty tables.
- * They start migrated, copied from the run's templates (test-global-setup.ts); `fromEmpty` opens them empty and lets
+ * They start migrated, copied from the run's templates (global-setup.ts); `fromEmpty` opens them empty and lets
  * createDatabase apply every migration, for the tests of migrating itself.
  */
 export function withTestDatabases(options: { fromEmpty?: boolean } = {}): TestDatabase[] {
@@ -95,7 +95,7 @@ export async function createScratchPostgresDatabase(): Promise<{ url: string; dr
 
 /**
  * A new database on the DATABASE_URL server with every migration applied: a copy of the run's migrated template
- * (test-global-setup.ts) when there is one, else an empty scratch database (createDatabase migrates it on opening).
+ * (global-setup.ts) when there is one, else an empty scratch database (createDatabase migrates it on opening).
  */
 export async function createMigratedScratchPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const template = inject("postgresTemplate");

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
-import { analyzeImportFile } from "./analyze";
-import { MAX_LINKS_PER_FILE, MAX_NESTING_DEPTH, UPLOAD_MAX_BYTES } from "./limits";
-import { arrayElementLines, checkFileSize, decodeUtf8, parseImportText } from "./parse";
+import { checkFileSize, MAX_LINKS_PER_FILE, MAX_NESTING_DEPTH, UPLOAD_MAX_BYTES } from "../limits";
+import { arrayElementLines, parseImportText } from "./formats";
+import { analyzeImportFile } from "./index";
+import { decodeUtf8 } from "./utf8";
 
 // Reading an uploaded file: formats, syntax errors named by line and column, and the guards (size, encoding, nesting,
 // __proto__) that stop a hostile or broken file before anything is built from it.
