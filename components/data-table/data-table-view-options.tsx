@@ -73,48 +73,53 @@ export function DataTableViewOptions({
         hidden={!open}
         className="absolute right-0 top-full z-20 mt-1 w-64 rounded-lg border border-slate-200 bg-white p-3 text-sm shadow-lg"
       >
-        <fieldset>
-          <legend className="text-xs font-medium uppercase tracking-wide text-slate-500">Columns</legend>
-          <ul className="mt-1.5 space-y-1">
-            {columns.map((column) => (
-              <li key={column.id}>
-                <label className="flex items-center gap-2 text-slate-800">
-                  <input
-                    type="checkbox"
-                    checked={column.visible}
-                    onChange={(e) => onColumnChange(column.id, e.target.checked)}
-                    className="size-4 accent-indigo-600"
-                  />
-                  {column.label}
-                </label>
-              </li>
-            ))}
-          </ul>
-        </fieldset>
-        <fieldset className="mt-3">
-          <legend className="text-xs font-medium uppercase tracking-wide text-slate-500">Row height</legend>
-          <div className="mt-1.5 flex gap-4">
-            {(Object.keys(DENSITY_LABELS) as DataTableDensity[]).map((value) => (
-              <label key={value} className="flex items-center gap-1.5 text-slate-800">
-                <input
-                  type="radio"
-                  name={`${panelId}-density`}
-                  value={value}
-                  checked={density === value}
-                  onChange={() => onDensityChange(value)}
-                  className="size-4 accent-indigo-600"
-                />
-                {DENSITY_LABELS[value]}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <div className="mt-3 flex items-center justify-between border-t border-slate-100 pt-2">
-          <p className="text-xs text-slate-500">Kept for you on any browser.</p>
-          <button type="button" onClick={onReset} className="text-xs text-indigo-700 hover:underline">
-            Reset
-          </button>
-        </div>
+        {/* Its controls are made when it opens: a closed menu costs every page view nothing but its box. */}
+        {open ? (
+          <>
+            <fieldset>
+              <legend className="text-xs font-medium uppercase tracking-wide text-slate-500">Columns</legend>
+              <ul className="mt-1.5 space-y-1">
+                {columns.map((column) => (
+                  <li key={column.id}>
+                    <label className="flex items-center gap-2 text-slate-800">
+                      <input
+                        type="checkbox"
+                        checked={column.visible}
+                        onChange={(e) => onColumnChange(column.id, e.target.checked)}
+                        className="size-4 accent-indigo-600"
+                      />
+                      {column.label}
+                    </label>
+                  </li>
+                ))}
+              </ul>
+            </fieldset>
+            <fieldset className="mt-3">
+              <legend className="text-xs font-medium uppercase tracking-wide text-slate-500">Row height</legend>
+              <div className="mt-1.5 flex gap-4">
+                {(Object.keys(DENSITY_LABELS) as DataTableDensity[]).map((value) => (
+                  <label key={value} className="flex items-center gap-1.5 text-slate-800">
+                    <input
+                      type="radio"
+                      name={`${panelId}-density`}
+                      value={value}
+                      checked={density === value}
+                      onChange={() => onDensityChange(value)}
+                      className="size-4 accent-indigo-600"
+                    />
+                    {DENSITY_LABELS[value]}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <div className="mt-3 flex items-center justify-between border-t border-slate-100 pt-2">
+              <p className="text-xs text-slate-500">Kept for you on any browser.</p>
+              <button type="button" onClick={onReset} className="text-xs text-indigo-700 hover:underline">
+                Reset
+              </button>
+            </div>
+          </>
+        ) : null}
       </div>
     </div>
   );

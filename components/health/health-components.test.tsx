@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { renderToStaticMarkup } from "react-dom/server";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { HealthTrend, WhoActsShare } from "@/lib/links/health";
 import { parseLinkListParams } from "@/lib/links/query";
 import { BarList } from "./bar-list";
@@ -21,6 +21,10 @@ function listParamsOf(href: string) {
 }
 
 const hrefsIn = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&"));
+
+// The charts draw their plot once React runs in the browser; most tests here render them as the browser does.
+const browser = vi.hoisted(() => ({ hydrated: true }));
+vi.mock("@/components/ui/use-hydrated", () => ({ useHydrated: () => browser.hydrated }));
 
 describe("linksHref", () => {
   it("writes the list's URL contract", () => {
@@ -107,6 +111,28 @@ describe("StackedAreaChart", () => {
       { top: 2_000, step: 500 },
       { top: 3_000, step: 1_000 },
     ]);
+  });
+
+  it("leaves the plot to the browser: the server's HTML has the caption, the legend and a box of the plot's size", () => {
+    browser.hydrated = false;
+    try {
+      const html = renderToStaticMarkup(
+        <StackedAreaChart
+          title="Links by state"
+          unit="links"
+          times={times}
+          series={statesOverTime(trend)}
+          from={from.getTime()}
+          to={to.getTime()}
+        />,
+      );
+      expect(html).toContain("Links by state</figcaption>");
+      expect(html).toContain('aria-pressed="true"');
+      expect(html).toContain('data-testid="chart-pending"');
+      expect(html).not.toContain("<svg");
+    } finally {
+      browser.hydrated = true;
+    }
   });
 
   it("draws one area per series, with axes in units, a legend of toggles, a keyboard surface, words and a table", () => {

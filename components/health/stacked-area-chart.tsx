@@ -2,6 +2,7 @@
 
 import { useId, useMemo, useRef, useState } from "react";
 import { ScrollTable } from "@/components/ui/scroll-table";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { formatCount, formatUtc } from "./format";
 
 // A stacked area chart drawn as SVG, no chart library (see README, "Health"): a value axis with its unit and a time
@@ -68,6 +69,7 @@ export function StackedAreaChart({
   demoUntil?: number | null;
 }) {
   const id = useId();
+  const hydrated = useHydrated();
   const [hidden, setHidden] = useState<ReadonlySet<string>>(() => new Set());
   const [active, setActive] = useState<number | null>(null);
   const [announce, setAnnounce] = useState("");
@@ -174,6 +176,14 @@ export function StackedAreaChart({
             ? "No snapshots in this window yet: Linkdesk takes one at start and after each sync."
             : "One snapshot so far: the chart needs two."}
         </p>
+      ) : !hydrated ? (
+        // The plot is drawn in the browser, once React runs: a chart is read by pointing at it, which needs React
+        // anyway, and drawing three of them into the server's HTML cost about as much as the rest of the page.
+        <div
+          aria-hidden="true"
+          className="h-[13.75rem] animate-pulse rounded bg-slate-50"
+          data-testid="chart-pending"
+        />
       ) : (
         <div className="flex gap-1">
           <span

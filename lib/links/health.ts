@@ -1,6 +1,6 @@
 import "server-only";
 import { and, count, desc, eq, gte, isNotNull, max, sql } from "drizzle-orm";
-import { cachedRead } from "../db/cached-read";
+import { type CachedRead, cachedRead } from "../db/cached-read";
 import type { Db } from "../db/client";
 import { type LinkSnapshotSource, links, linkSnapshots } from "../db/schema";
 import {
@@ -319,7 +319,13 @@ export async function healthTrend(
 }
 
 /** Each trend window's reads, kept 5 s per database as the summary is. */
-const trendReads = new Map<number, (db: Db) => Promise<HealthTrend>>();
+const trendReads = new Map<number, CachedRead<HealthTrend>>();
+
+function trendRead(days: number): CachedRead<HealthTrend> {
+  let read = trendReads.get(days);
+  if (!read) trendReads.set(days, (read = cachedRead((one) => healthTrend(one, { days }), 5_000)));
+  return read;
+}
 
 /**
  * The trend of the last `days` days, kept 5 s and shared by the views in that time, as the summary's counts are:
@@ -327,9 +333,12 @@ const trendReads = new Map<number, (db: Db) => Promise<HealthTrend>>();
  * page's few windows only (one kept read each).
  */
 export function cachedHealthTrend(db: Db, days: number): Promise<HealthTrend> {
-  let read = trendReads.get(days);
-  if (!read) trendReads.set(days, (read = cachedRead((one) => healthTrend(one, { days }), 5_000)));
-  return read(db);
+  return trendRead(days)(db);
+}
+
+/** The kept trend of the last `days` days if it is at hand (CachedRead.peek). */
+export function peekHealthTrend(db: Db, days: number): HealthTrend | undefined {
+  return trendRead(days).peek(db);
 }
 
 // --- error codes over time, grouped for the charts ---

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { cache, Suspense } from "react";
+import { cache } from "react";
 import { BarList } from "@/components/health/bar-list";
 import { HealthCard } from "@/components/health/card";
 import { STATE_COLORS, WHO_ACTS_COLORS } from "@/components/health/colors";
@@ -14,7 +14,8 @@ import { StatTile } from "@/components/health/stat-tile";
 import { TrendCharts } from "@/components/health/trend-charts";
 import { WhoActsSplit } from "@/components/health/who-acts";
 import { RefreshAllButton } from "@/components/links/refresh-buttons";
-import { SyncStatus } from "@/components/links/sync-status";
+import { SyncStatusLine } from "@/components/links/sync-status";
+import { AtHand } from "@/components/ui/at-hand";
 import { Callout } from "@/components/ui/callout";
 import { NotPermitted } from "@/components/ui/not-permitted";
 import { PageHeader } from "@/components/ui/page-header";
@@ -22,7 +23,15 @@ import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
 import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
-import { cachedHealthSummary, cachedHealthTrend, type HealthSummary, TOP_ERROR_SOURCES } from "@/lib/links/health";
+import {
+  cachedHealthSummary,
+  cachedHealthTrend,
+  type HealthSummary,
+  peekHealthTrend,
+  TOP_ERROR_SOURCES,
+} from "@/lib/links/health";
+import { cachedSyncStatus } from "@/lib/sync/status";
+import type { SyncStatus as SyncStatusData } from "@/lib/sync/types";
 import type { LinkState } from "@/lib/upstream/schemas";
 import { cachedReadModelFreshness } from "@/lib/webhooks/freshness";
 
@@ -42,7 +51,8 @@ const STATE_DISPLAY_ORDER: readonly LinkState[] = [
   "deleted",
 ];
 
-// One summary per request, shared by the widgets that each wait for it in their own Suspense boundary.
+// One summary per request, shared by the widgets that wait for it (each in its own Suspense boundary) when it is not
+// at hand. The page's reads are all kept a few seconds (lib/db/cached-read.ts): while they are, it renders in one pass.
 const loadSummary = cache(async (): Promise<HealthSummary> => cachedHealthSummary((await getDb()).db));
 
 export default async function HealthPage({ searchParams }: { searchParams: Promise<{ days?: string | string[] }> }) {
@@ -58,6 +68,9 @@ export default async function HealthPage({ searchParams }: { searchParams: Promi
   }
   const requested = Number((await searchParams).days);
   const days = TREND_WINDOWS.find((w) => w === requested) ?? DEFAULT_TREND_WINDOW;
+  const { db } = await getDb();
+  const summary = cachedHealthSummary.peek(db);
+  const syncStatus = cachedSyncStatus.peek(db);
 
   return (
     <>
@@ -67,44 +80,51 @@ export default async function HealthPage({ searchParams }: { searchParams: Promi
         actions={can(staff.role, "refreshAll") ? <RefreshAllButton /> : undefined}
       />
       <div className="space-y-6">
-        <Suspense fallback={<div className="h-5 w-64 animate-pulse rounded bg-slate-200" />}>
-          <SyncBanner />
-        </Suspense>
-        <Suspense fallback={<div className="h-5 w-96 animate-pulse rounded bg-slate-200" />}>
-          <FreshnessLine />
-        </Suspense>
-        <Suspense fallback={<NowSkeleton />}>
-          <NowWidgets />
-        </Suspense>
+        <AtHand
+          value={summary && syncStatus ? { summary, syncStatus } : undefined}
+          load={async () => ({ summary: await loadSummary(), syncStatus: await cachedSyncStatus(db) })}
+          fallback={<div className="h-5 w-64 animate-pulse rounded bg-slate-200" />}
+        >
+          {(read) => <SyncBanner {...read} />}
+        </AtHand>
+        <AtHand
+          value={cachedReadModelFreshness.peek(db)}
+          load={() => cachedReadModelFreshness(db)}
+          fallback={<div className="h-5 w-96 animate-pulse rounded bg-slate-200" />}
+        >
+          {(freshness) => <Freshness freshness={freshness} />}
+        </AtHand>
+        <AtHand value={summary} load={loadSummary} fallback={<NowSkeleton />}>
+          {(read) => <NowWidgets summary={read} />}
+        </AtHand>
         <HealthCard
           title="Over time"
           description="From the snapshots Linkdesk takes at start and after each sync. Point at a chart, or focus it and use the arrow keys, to read each snapshot; click a series in the legend to hide or show it."
         >
           <TrendWindowPicker days={days} />
-          <Suspense key={days} fallback={<TrendChartsSkeleton />}>
-            <Trend days={days} />
-          </Suspense>
+          <AtHand
+            key={days}
+            value={peekHealthTrend(db, days)}
+            load={() => cachedHealthTrend(db, days)}
+            fallback={<TrendChartsSkeleton />}
+          >
+            {(trend) => <TrendCharts trend={trend} />}
+          </AtHand>
         </HealthCard>
-        <Suspense fallback={<ProblemsSkeleton />}>
-          <ProblemWidgets />
-        </Suspense>
+        <AtHand value={summary} load={loadSummary} fallback={<ProblemsSkeleton />}>
+          {(read) => <ProblemWidgets summary={read} />}
+        </AtHand>
       </div>
     </>
   );
 }
 
 /** The sync's banner, counting read and unread links from the same summary as the note under "Links by state". */
-async function SyncBanner() {
-  const summary = await loadSummary();
-  return <SyncStatus readModel={{ total: summary.total, unread: summary.unread }} />;
+function SyncBanner({ summary, syncStatus }: { summary: HealthSummary; syncStatus: SyncStatusData }) {
+  return <SyncStatusLine status={syncStatus} readModel={{ total: summary.total, unread: summary.unread }} />;
 }
 
-async function FreshnessLine() {
-  return <Freshness freshness={await cachedReadModelFreshness((await getDb()).db)} />;
-}
-
-async function NowWidgets() {
-  const summary = await loadSummary();
+function NowWidgets({ summary }: { summary: HealthSummary }) {
   if (summary.total === 0) {
     return (
       <Callout title="No links in Linkdesk's read model yet">
@@ -206,8 +226,7 @@ function AsOf({ summary }: { summary: HealthSummary }) {
   );
 }
 
-async function ProblemWidgets() {
-  const summary = await loadSummary();
+function ProblemWidgets({ summary }: { summary: HealthSummary }) {
   if (summary.total === 0) return null;
   return (
     <div className="grid gap-6 lg:grid-cols-3">
@@ -262,11 +281,6 @@ async function ProblemWidgets() {
       </HealthCard>
     </div>
   );
-}
-
-async function Trend({ days }: { days: TrendWindow }) {
-  const trend = await cachedHealthTrend((await getDb()).db, days);
-  return <TrendCharts trend={trend} />;
 }
 
 function TrendWindowPicker({ days }: { days: TrendWindow }) {
