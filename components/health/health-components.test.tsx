@@ -3,7 +3,7 @@ import path from "node:path";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { HealthTrend, WhoActsShare } from "@/lib/links/health";
-import { parseLinkListParams } from "@/lib/links/query";
+import { parseLinkListParams } from "@/lib/links/list-params";
 import { BarList } from "./bar-list";
 import { InstitutionErrorsTable } from "./error-sources";
 import { linksHref } from "./links-href";

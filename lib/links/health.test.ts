@@ -17,7 +17,7 @@ import {
   whoActsOverTime,
 } from "./health";
 import type { LinkListParams } from "../schemas/links";
-import { listLinks } from "./query";
+import { listLinks } from "./list-query";
 import { recordLinks } from "./read-model";
 
 const databases = withTestDatabases();
