@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { InstitutionErrors, ProviderErrors } from "@/lib/links/health";
+import type { InstitutionErrors, ProviderErrors } from "@/lib/links/health-summary";
 import { formatCount } from "./format";
 import { linksHref } from "./links-href";
 

@@ -1,4 +1,4 @@
-import { linkListSearchParams } from "@/lib/links/query";
+import { linkListSearchParams } from "@/lib/links/list-params";
 import type { LinkListParams } from "@/lib/schemas/links";
 
 /** The links list filtered to `params`, in the list's own URL form, so every Health number opens the rows it counts. */

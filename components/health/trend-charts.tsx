@@ -1,11 +1,7 @@
 import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
-import {
-  demoHistoryUntil,
-  errorCodeBands,
-  type HealthTrend,
-  WHO_ACTS_ORDER,
-  whoActsOverTime,
-} from "@/lib/links/health";
+import { WHO_ACTS_ORDER } from "@/lib/links/health-summary";
+import { demoHistoryUntil, type HealthTrend } from "@/lib/links/health-trend";
+import { errorCodeBands, whoActsOverTime } from "@/lib/links/trend-series";
 import { NOT_READ_COLORS, SERIES_BARS, SERIES_FILLS, STATE_COLORS, STATE_STACK_ORDER, WHO_ACTS_COLORS } from "./colors";
 import { type ChartSeries, StackedAreaChart } from "./stacked-area-chart";
 
@@ -34,7 +30,7 @@ export function statesOverTime(trend: HealthTrend): ChartSeries[] {
 }
 
 /**
- * The error codes as lib/links/health.ts bands them: the codes worth watching one by one, each in a hue of its rank, and
+ * The error codes as lib/links/trend-series.ts bands them: the codes worth watching one by one, each in a hue of its rank, and
  * the rest summed per party that must act, in a light tint of that party's colour, at the bottom of the stack.
  */
 export function errorCodesOverTime(trend: HealthTrend): ChartSeries[] {

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { LINK_ERROR_INFO, WHO_ACTS_LABELS, type WhoActs } from "@/lib/links/error-codes";
-import type { WhoActsShare } from "@/lib/links/health";
+import type { WhoActsShare } from "@/lib/links/health-summary";
 import { WHO_ACTS_COLORS } from "./colors";
 import { formatCount, formatShare } from "./format";
 import { linksHref } from "./links-href";

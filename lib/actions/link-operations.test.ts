@@ -65,7 +65,7 @@ afterAll(async () => {
 
 const { refreshProducts, sendTestWebhook, updateLink } = await import("./link-operations");
 const { upstream } = await import("../upstream");
-const { storedLink } = await import("../links/health");
+const { storedLink } = await import("../links/stored-link");
 
 /** Requests the sandbox answered on one endpoint. */
 async function requests(endpoint: string): Promise<number> {

@@ -12,7 +12,7 @@ import type { UpstreamError } from "../upstream/errors";
 import { PRODUCT_REFRESH_INTERVAL_MS } from "../upstream/rate-limits";
 import { PRODUCTS, type Product, type WireLink } from "../upstream/schemas";
 import { LINK_ERROR_INFO, LINK_STATE_LABELS } from "./error-codes";
-import { storedLink } from "./health";
+import { storedLink } from "./stored-link";
 
 // The link page's three operations on one link: a test webhook, a product refresh, its tags and webhook. Each verb
 // calls the door once or twice and says in words why it refused; the door's observer writes the Link it answers into

@@ -6,7 +6,7 @@ import { withTestDatabases } from "../testing/databases";
 import { upsertListedLinks } from "../sync/queries";
 import { wireLink } from "../testing/wire-fixtures";
 import { LINK_ERROR_CODES } from "../upstream/schemas";
-import { demoHistoryUntil, healthTrend } from "./health";
+import { demoHistoryUntil, healthTrend } from "./health-trend";
 import { DEMO_HISTORY_DAYS, demoHistory, takeStartSnapshots } from "./trend-snapshots";
 import { recordLinks } from "./read-model";
 

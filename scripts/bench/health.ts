@@ -3,7 +3,8 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../lib/db/client";
 import { onBenchDatabases } from "./scratch-database";
-import { healthSummary, healthTrend } from "../../lib/links/health";
+import { healthSummary } from "../../lib/links/health-summary";
+import { healthTrend } from "../../lib/links/health-trend";
 import { type SuiteResult, fromRuns } from "./report";
 import { percentile, time } from "./stats";
 

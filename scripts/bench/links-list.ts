@@ -5,7 +5,10 @@
 import { pathToFileURL } from "node:url";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../lib/db/client";
-import { cachedFacetOptions, facetOptions, listLinks, readModelSummary, streamLinksCsv } from "../../lib/links/query";
+import { streamLinksCsv } from "../../lib/links/list-csv";
+import { cachedFacetOptions, facetOptions } from "../../lib/links/list-facets";
+import { listLinks } from "../../lib/links/list-query";
+import { readModelSummary } from "../../lib/links/read-model-summary";
 import type { LinkListParams } from "../../lib/schemas/links";
 import { onBenchDatabases } from "./scratch-database";
 import { type Figure, type SuiteResult, below, fromRuns, printSuite } from "./report";

@@ -23,13 +23,8 @@ import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
 import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
-import {
-  cachedHealthSummary,
-  cachedHealthTrend,
-  type HealthSummary,
-  peekHealthTrend,
-  TOP_ERROR_SOURCES,
-} from "@/lib/links/health";
+import { cachedHealthSummary, type HealthSummary, TOP_ERROR_SOURCES } from "@/lib/links/health-summary";
+import { cachedHealthTrend, peekHealthTrend } from "@/lib/links/health-trend";
 import { cachedSyncStatus } from "@/lib/sync/status";
 import type { SyncStatus as SyncStatusData } from "@/lib/sync/types";
 import type { LinkState } from "@/lib/upstream/schemas";

@@ -15,14 +15,10 @@ import { PageHeader } from "@/components/ui/page-header";
 import { currentStaff } from "@/lib/auth";
 import { can, PERMISSION_LABELS, ROLE_LABELS } from "@/lib/auth/roles";
 import { getDb } from "@/lib/db/client";
-import {
-  cachedFacetOptions,
-  hasLinkFilters,
-  linkListSearchParams,
-  cachedLinkPage,
-  cachedReadModelSummary,
-  parseLinkListParams,
-} from "@/lib/links/query";
+import { cachedFacetOptions } from "@/lib/links/list-facets";
+import { hasLinkFilters, linkListSearchParams, parseLinkListParams } from "@/lib/links/list-params";
+import { cachedLinkPage } from "@/lib/links/list-query";
+import { cachedReadModelSummary } from "@/lib/links/read-model-summary";
 import { cachedTableView } from "@/lib/preferences/table-views";
 import { cachedSyncStatus } from "@/lib/sync/status";
 

@@ -86,7 +86,7 @@ export const linkColumns = helper.columns([
   helper.accessor("learnedFrom", {
     id: "learned_from",
     header: "Learned from",
-    // No index orders by it, and the list sorts only by index (lib/links/query.ts).
+    // No index orders by it, and the list sorts only by index (lib/links/list-query.ts).
     enableSorting: false,
     cell: ({ row, table }) => (
       <LearnedFromCell

@@ -3,7 +3,8 @@ import {
   DataTableIgnoredParams,
   DataTableToolbar,
 } from "@/components/data-table/data-table-toolbar";
-import type { DroppedLinkParam, LinkFacets } from "@/lib/links/query";
+import type { LinkFacets } from "@/lib/links/list-facets";
+import type { DroppedLinkParam } from "@/lib/links/list-params";
 import type { LinkListParams } from "@/lib/schemas/links";
 import { ERROR_CODE_OPTIONS, PARAM_LABELS, STATE_OPTIONS, WHO_ACTS_OPTIONS } from "./options";
 

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { DataTablePagination } from "@/components/data-table/data-table-pagination";
 import { formatAgo } from "@/components/data-table/relative-time";
 import { hrefWith } from "@/components/data-table/url";
-import type { LinkListItem } from "@/lib/links/query";
+import type { LinkListItem } from "@/lib/links/list-query";
 import { LINK_ERROR_INFO } from "@/lib/links/error-codes";
 import { InstitutionCell, linkCellHint } from "./cells";
 import { LinksTable, SERVER_RENDERED_ROWS } from "./links-table";

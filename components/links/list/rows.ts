@@ -1,4 +1,4 @@
-import type { LinkListItem, LinkProductStatus } from "@/lib/links/query";
+import type { LinkListItem, LinkProductStatus } from "@/lib/links/list-query";
 
 // What the links table needs of a page of rows, and nothing more: the rows cross to the browser in the page's RSC
 // payload (inline in the HTML as well), so fields the table does not show (read times, deprecated fields, the product

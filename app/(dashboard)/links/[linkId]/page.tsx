@@ -20,7 +20,7 @@ import { can } from "@/lib/auth/roles";
 import { getBudget, secondsUntil } from "@/lib/budget";
 import { callHeadroom } from "@/lib/budget/headroom";
 import { getDb } from "@/lib/db/client";
-import { type StoredLink, storedLink } from "@/lib/links/health";
+import { type StoredLink, storedLink } from "@/lib/links/stored-link";
 import { logger } from "@/lib/logger";
 import { parseTransactionFilters, transactionFiltersToSearchParams } from "@/lib/transactions/filters";
 import { transactionHistory } from "@/lib/transactions/history";

@@ -1,6 +1,7 @@
 import { withStaff } from "@/lib/auth/with-staff";
 import { csvExport } from "@/lib/http/csv-export";
-import { parseLinkListParams, streamLinksCsv } from "@/lib/links/query";
+import { streamLinksCsv } from "@/lib/links/list-csv";
+import { parseLinkListParams } from "@/lib/links/list-params";
 
 // The Links page's "Export CSV": every row of the filtered view in its order, the page number aside.
 export const GET = withStaff(

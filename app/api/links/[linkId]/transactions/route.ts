@@ -1,6 +1,6 @@
 import { withStaff } from "@/lib/auth/with-staff";
 import { getDb } from "@/lib/db/client";
-import { storedLink } from "@/lib/links/health";
+import { storedLink } from "@/lib/links/stored-link";
 import { upstreamFailureResponse } from "@/lib/http/api-errors";
 import { parseTransactionFilters } from "@/lib/transactions/filters";
 import { transactionHistory } from "@/lib/transactions/history";

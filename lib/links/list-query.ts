@@ -3,7 +3,6 @@ import {
   and,
   arrayContains,
   asc,
-  count,
   desc,
   eq,
   gt,
@@ -13,135 +12,46 @@ import {
   isNull,
   lt,
   lte,
-  max,
   or,
   type SQL,
   sql,
 } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { errorCodesActedOnBy } from "./error-codes";
+import { type LinkSort, linkListSearchParams, resolveLinkSort, type SortDir } from "./list-params";
 import { readModelVersion } from "./read-model-version";
-import { csvRecord } from "../http/csv";
-import { cachedRead, cachedReadBy } from "../db/cached-read";
+import { cachedReadBy } from "../db/cached-read";
 import type { Db } from "../db/client";
 import { type LinkSource, links } from "../db/schema";
-import { LINK_SORTS, type LinkListParams, linkListParamsSchema } from "../schemas/links";
+import type { LinkListParams } from "../schemas/links";
 import { PRODUCTS } from "../upstream/schemas";
-import { type DroppedParam, type RawParams, parseFieldByField } from "../http/url-params";
 
-// Reading the links read model for the Links page: its URL parameters, one page of the filtered and sorted view with
-// the count of the whole view, the filter dropdowns' options, and the CSV export of the same view.
+// Reading the links read model for the Links page: one page of the filtered and sorted view with the count of the
+// whole view, and every row of the view in batches (for the CSV export, lib/links/list-csv.ts).
 //
 // Every sort reads an index in order (each ends in link_id, the tie-break) instead of sorting the table: links with a
 // value come first, in the index's order forwards or backwards, then links without one (nulls last either way), each
 // part a plain index scan. That keeps the first page of 100,000 links a few index pages away, filtered or not.
-
-export type LinkSort = (typeof LINK_SORTS)[number];
-export type SortDir = "asc" | "desc";
-
-// ---------------------------------------------------------------------------------------------------------------------
-// URL parameters
-
-export type LinkListParam = keyof LinkListParams;
-export const LINK_LIST_PARAMS = Object.keys(linkListParamsSchema.shape) as LinkListParam[];
-
-/** A URL parameter that was ignored, with the value as given (show it as text only) and why. */
-export type DroppedLinkParam = DroppedParam<LinkListParam>;
-
-/**
- * The URL's search parameters to the list's parameters, forgivingly (see lib/http/url-params.ts); the `id` of the
- * open-by-id box is not a list parameter and is ignored.
- */
-export function parseLinkListParams(input: RawParams | URLSearchParams): {
-  params: LinkListParams;
-  dropped: DroppedLinkParam[];
-} {
-  const { values, dropped } = parseFieldByField(linkListParamsSchema.shape, LINK_LIST_PARAMS, input, reasonOf);
-  return { params: values as LinkListParams, dropped };
-}
-
-/** Zod's messages list every allowed value; the page says it in a few words. */
-function reasonOf(issue: { code: string; message: string } | undefined): string {
-  switch (issue?.code) {
-    case "invalid_value":
-      return "not one of the choices";
-    case "invalid_type":
-      return "not a whole number";
-    case "too_small":
-      return "too small";
-    case "too_big":
-      return "too large or too long";
-    default:
-      return issue?.message ?? "invalid";
-  }
-}
-
-/**
- * The parameters back to a query string in a fixed order (the order of linkListParamsSchema), without page 1, so one
- * view has one address. `changes` set (or, with undefined, remove) parameters: the next page, another sort.
- */
-export function linkListSearchParams(
-  params: LinkListParams,
-  changes: Partial<Record<LinkListParam, string | number | undefined>> = {},
-): URLSearchParams {
-  const merged: Partial<Record<LinkListParam, unknown>> = { ...params, ...changes };
-  const search = new URLSearchParams();
-  for (const param of LINK_LIST_PARAMS) {
-    const value = merged[param];
-    if (value === undefined || value === null || value === "") continue;
-    if (param === "page" && Number(value) === 1) continue;
-    search.set(param, String(value));
-  }
-  return search;
-}
-
-const FILTER_PARAMS = [
-  "state",
-  "error_code",
-  "who_acts",
-  "institution",
-  "provider",
-  "tag",
-  "product_error",
-  "stale",
-  "q",
-] as const satisfies readonly LinkListParam[];
-
-/** Whether any filter (not sort or page) is set. */
-export function hasLinkFilters(params: LinkListParams): boolean {
-  return FILTER_PARAMS.some((param) => params[param] !== undefined);
-}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Sorting
 
 interface SortSpec {
   column: AnyPgColumn;
-  /** Direction a URL without `dir` gets: newest first for times, A to Z for text. */
-  defaultDir: SortDir;
   /** The column's direction in its index (which ends in link_id ascending); institution_name has no index. */
   indexDir: SortDir;
   nullable: boolean;
 }
 
 const SORTS: Record<LinkSort, SortSpec> = {
-  created_at: { column: links.createdAt, defaultDir: "desc", indexDir: "desc", nullable: true },
-  last_refreshed_at: { column: links.lastRefreshedAt, defaultDir: "desc", indexDir: "asc", nullable: true },
-  institution_name: { column: links.institutionName, defaultDir: "asc", indexDir: "asc", nullable: true },
-  state: { column: links.state, defaultDir: "asc", indexDir: "asc", nullable: true },
-  error_code: { column: links.errorCode, defaultDir: "asc", indexDir: "asc", nullable: true },
-  provider: { column: links.provider, defaultDir: "asc", indexDir: "asc", nullable: true },
-  link_id: { column: links.linkId, defaultDir: "asc", indexDir: "asc", nullable: false },
+  created_at: { column: links.createdAt, indexDir: "desc", nullable: true },
+  last_refreshed_at: { column: links.lastRefreshedAt, indexDir: "asc", nullable: true },
+  institution_name: { column: links.institutionName, indexDir: "asc", nullable: true },
+  state: { column: links.state, indexDir: "asc", nullable: true },
+  error_code: { column: links.errorCode, indexDir: "asc", nullable: true },
+  provider: { column: links.provider, indexDir: "asc", nullable: true },
+  link_id: { column: links.linkId, indexDir: "asc", nullable: false },
 };
-
-/** The list's order when the URL names none: newest links first. */
-export const DEFAULT_LINK_SORT: LinkSort = "created_at";
-
-/** The sort a view applies: the URL's, else the default, with the sort's own default direction. */
-export function resolveLinkSort(params: LinkListParams): { sort: LinkSort; dir: SortDir } {
-  const sort = params.sort ?? DEFAULT_LINK_SORT;
-  return { sort, dir: params.dir ?? SORTS[sort].defaultDir };
-}
 
 /**
  * The order within a part: the sort column in the requested direction, then link_id ascending when that is the
@@ -448,148 +358,16 @@ export function cachedLinkPage(db: Db, params: LinkListParams): Promise<LinkList
   return keptPages(db, `${readModelVersion()}?${linkListSearchParams(params)}`, params);
 }
 
-// ---------------------------------------------------------------------------------------------------------------------
-// Filter options and freshness
-
-export interface InstitutionOption {
-  id: string;
-  /** As the upstream last named it (any one, if links disagree): text only. */
-  name: string | null;
-  count: number;
-}
-
-export interface ValueOption {
-  value: string;
-  count: number;
-}
-
-export interface LinkFacets {
-  institutions: InstitutionOption[];
-  providers: ValueOption[];
-  productErrors: ValueOption[];
-  tags: ValueOption[];
-}
-
-/** How many options each dropdown lists: the most used first. A value beyond them can still be typed into the URL. */
-export const FACET_LIMIT = 200;
-
-/** The options of the filter dropdowns, from the read model: each value with how many links have it, most first. */
-export async function facetOptions(db: Db, { limit = FACET_LIMIT }: { limit?: number } = {}): Promise<LinkFacets> {
-  const n = sql<number>`count(*)`.mapWith(Number);
-  const [institutions, providers, productErrors, tags] = await Promise.all([
-    db
-      .select({ id: links.institutionId, name: max(links.institutionName), count: n })
-      .from(links)
-      .where(isNotNull(links.institutionId))
-      .groupBy(links.institutionId)
-      .orderBy(desc(n), links.institutionId)
-      .limit(limit),
-    db
-      .select({ value: links.provider, count: n })
-      .from(links)
-      .where(isNotNull(links.provider))
-      .groupBy(links.provider)
-      .orderBy(desc(n), links.provider)
-      .limit(limit),
-    unnestedCounts(db, links.productErrorCodes, limit),
-    unnestedCounts(db, links.linkTags, limit),
-  ]);
-  return {
-    institutions: institutions.map((r) => ({ id: r.id!, name: r.name, count: r.count })),
-    providers: providers.map((r) => ({ value: r.value!, count: r.count })),
-    productErrors,
-    tags,
-  };
-}
-
-async function unnestedCounts(db: Db, column: AnyPgColumn, limit: number): Promise<ValueOption[]> {
-  const { rows } = await db.execute<{ value: string; count: number | string }>(
-    sql`select value, count(*) as count from ${links}, unnest(${column}) as value group by value order by count(*) desc, value limit ${limit}`,
-  );
-  return rows.map((r) => ({ value: r.value, count: Number(r.count) }));
-}
-
 /**
- * facetOptions, kept for a minute per database: each of its queries reads the whole table, and the options change only
- * as fast as the sync reads links.
- */
-export const cachedFacetOptions = cachedRead(facetOptions, 60_000);
-
-export interface ReadModelSummary {
-  /** When Linkdesk last read any link's details (null: never), for "as of 2 min ago". */
-  asOf: Date | null;
-  /** Links the read model holds. */
-  total: number;
-  /** Of those, links known by id but never read (no state yet): listed, registered, named by a webhook. */
-  unread: number;
-}
-
-/**
- * The freshness and size of the read model, for the links page and its sync status: one statement. The newest read
- * comes from seen_at's index (a subquery): in the same pass as the counts it made every row be read past its raw copy
- * of the link, 2.7 instead of 1.4 ms at 2,000 links.
- */
-export async function readModelSummary(db: Db): Promise<ReadModelSummary> {
-  const [row] = await db
-    .select({
-      at: sql<Date | null>`(select max(${links.seenAt}) from ${links})`.mapWith(links.seenAt),
-      total: count(),
-      read: count(links.state),
-    })
-    .from(links);
-  return { asOf: row?.at ?? null, total: row?.total ?? 0, unread: (row?.total ?? 0) - (row?.read ?? 0) };
-}
-
-/**
- * The summary kept 5 s and shared by the views in that time, as Health keeps its counts: the counts read the whole
- * table, which at 100,000 links no page view should pay each time.
- */
-export const cachedReadModelSummary = cachedRead(readModelSummary, 5_000);
-
-// ---------------------------------------------------------------------------------------------------------------------
-// CSV export
-
-/** A product's status in one word or two: its error code, why it is unavailable, when it refreshed, or pending. */
-export function productStatusText(p: LinkProductStatus): string {
-  if (p.errorCode) return `error ${p.errorCode}`;
-  if (p.unavailable) return `unavailable ${p.unavailable}`;
-  if (p.refreshedAt) return p.refreshedAt;
-  return "pending";
-}
-
-// Lists inside one CSV field are joined with ";": strip it (and line breaks) from the items so the list splits back.
-const listItem = (text: string) => text.replace(/[;\r\n]+/g, " ");
-
-const CSV_COLUMNS: readonly [string, (row: LinkListItem) => string | null][] = [
-  ["link_id", (r) => r.linkId],
-  ["institution", (r) => r.institutionName],
-  ["institution_id", (r) => r.institutionId],
-  ["state", (r) => r.state],
-  ["error_code", (r) => r.errorCode],
-  ["provider", (r) => r.provider],
-  ["products", (r) => r.products.map((p) => `${listItem(p.product)}:${listItem(productStatusText(p))}`).join(";")],
-  ["product_error_codes", (r) => r.productErrorCodes.map(listItem).join(";")],
-  ["link_tags", (r) => r.linkTags.map(listItem).join(";")],
-  ["last_refreshed_at", (r) => r.lastRefreshedAt],
-  ["created_at", (r) => r.createdAt],
-  ["seen_at", (r) => r.seenAt],
-  ["learned_from", (r) => r.learnedFrom],
-  ["learned_at", (r) => r.learnedAt],
-];
-
-export const LINKS_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);
-
-/**
- * Every row of the view as CSV text chunks (header first, then one chunk per batch), in the view's order; `page` is
- * ignored: an export is of the view, not of one page. Batches page by keyset on (sort value, link_id), so memory stays
+ * Every row of the view in batches, in the view's order, for the CSV export; `page` is ignored: an export is of the
+ * view, not of one page. Batches page by keyset on (sort value, link_id), so memory stays
  * flat and each batch starts where the last ended, however many rows match.
  */
-export async function* streamLinksCsv(
+export async function* linkViewBatches(
   db: Db,
   params: LinkListParams,
   { batchSize = 1000, now = new Date() }: { batchSize?: number; now?: Date } = {},
-): AsyncGenerator<string, void, undefined> {
-  yield csvRecord(LINKS_CSV_HEADER);
+): AsyncGenerator<LinkListItem[], void, undefined> {
   const { sort, dir } = resolveLinkSort(params);
   const where = await whereOf(db, params, now);
   const parts: Position["part"][] = SORTS[sort].nullable ? ["values", "nulls"] : ["values"];
@@ -597,8 +375,7 @@ export async function* streamLinksCsv(
     let position: Position | undefined;
     for (;;) {
       const rows = await selectPart(db, where, sort, dir, part, { limit: batchSize, position });
-      if (rows.length > 0)
-        yield rows.map((row) => csvRecord(CSV_COLUMNS.map(([, cell]) => cell(itemOf(row))))).join("");
+      if (rows.length > 0) yield rows.map(itemOf);
       if (rows.length < batchSize) break;
       const last = rows[rows.length - 1]!;
       position = { part, value: sortValue(last, sort), linkId: last.linkId };

@@ -1,23 +1,12 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
-import { links, linkSnapshots } from "../db/schema";
+import { links } from "../db/schema";
 import { withTestDatabases } from "../testing/databases";
 import { wireLink } from "../testing/wire-fixtures";
 import { LINK_STATES, type WireLink } from "../upstream/schemas";
-import {
-  cachedHealthTrend,
-  errorCodeBands,
-  healthSummary,
-  healthTrend,
-  STALE_DAYS,
-  staleBefore,
-  storedLink,
-  TOP_ERROR_SOURCES,
-  type TrendPoint,
-  whoActsOverTime,
-} from "./health";
+import { healthSummary, STALE_DAYS, staleBefore, TOP_ERROR_SOURCES } from "./health-summary";
 import type { LinkListParams } from "../schemas/links";
-import { listLinks } from "./query";
+import { listLinks } from "./list-query";
 import { recordLinks } from "./read-model";
 
 const databases = withTestDatabases();
@@ -40,86 +29,12 @@ function link(overrides: Partial<WireLink> = {}, refreshedDaysAgo = 0): WireLink
 const errorLink = (errorCode: NonNullable<WireLink["error_code"]>, overrides: Partial<WireLink> = {}) =>
   link({ state: "error", error_code: errorCode, ...overrides });
 
-/** Trend points with the given error code counts, a day apart. */
-const pointsOf = (counts: TrendPoint["byErrorCode"][]): TrendPoint[] =>
-  counts.map((byErrorCode, i) => ({
-    at: new Date(NOW.getTime() + i * DAY_MS),
-    total: 1_000,
-    byState: {},
-    byErrorCode,
-    source: "sync",
-  }));
-const peak = (values: number[]) => Math.max(...values);
-
-describe("errorCodeBands", () => {
-  it("draws the top codes, sums the rest per party that must act, and draws alone any code a remainder would hide", () => {
-    const points = pointsOf([
-      { auth_expired: 100, system_error: 50, user_error: 30, no_accounts: 30, institution_error: 5, provider_error: 5 },
-      { auth_expired: 90, system_error: 40, user_error: 20, no_accounts: 25, institution_error: 2 },
-    ]);
-    const bands = errorCodeBands(points, 2);
-    // With two codes drawn the user's remainder (user_error + no_accounts, 60) would outgrow system_error (50): its
-    // largest code (no_accounts: the same peak, more links in all) is drawn alone, which leaves user_error alone too.
-    expect(bands).toEqual([
-      { kind: "rest", whoActs: "wait", codes: ["institution_error", "provider_error"], values: [10, 2] },
-      { kind: "code", errorCode: "auth_expired", whoActs: "user", values: [100, 90] },
-      { kind: "code", errorCode: "system_error", whoActs: "service", values: [50, 40] },
-      { kind: "code", errorCode: "no_accounts", whoActs: "user", values: [30, 25] },
-      { kind: "code", errorCode: "user_error", whoActs: "user", values: [30, 20] },
-    ]);
-  });
-
-  it("never lets a remainder peak above a code drawn alone, and counts every link once", () => {
-    const points = pointsOf([
-      {
-        auth_expired: 3,
-        invalid_credentials: 3,
-        user_error: 3,
-        incomplete: 3,
-        no_accounts: 3,
-        user_oauth_denied: 3,
-        user_setup_required: 3,
-        user_input_incorrect: 3,
-        system_error: 1,
-      },
-      {
-        auth_expired: 2,
-        invalid_credentials: 2,
-        user_error: 2,
-        incomplete: 2,
-        no_accounts: 2,
-        user_oauth_denied: 2,
-        user_setup_required: 2,
-        user_input_incorrect: 2,
-        provider_error: 9,
-      },
-    ]);
-    const bands = errorCodeBands(points);
-    const floor = Math.min(...bands.filter((b) => b.kind === "code").map((b) => peak(b.values)));
-    for (const band of bands.filter((b) => b.kind === "rest")) expect(peak(band.values)).toBeLessThanOrEqual(floor);
-    expect(points.map((_, i) => bands.reduce((sum, b) => sum + b.values[i]!, 0))).toEqual([25, 25]);
-  });
-
-  it("has no bands for a trend without error codes", () => {
-    expect(errorCodeBands(pointsOf([{}, {}]))).toEqual([]);
-    expect(errorCodeBands([])).toEqual([]);
-  });
-});
-
-describe("whoActsOverTime", () => {
-  it("sums each point's error codes by who must act, zeros included", () => {
-    const points = pointsOf([{ auth_expired: 4, incomplete: 1, provider_error: 2 }, { system_error: 3 }, {}]);
-    expect(whoActsOverTime(points)).toEqual({ user: [5, 0, 0], wait: [2, 0, 0], service: [0, 3, 0] });
-  });
-});
-
 describe.each(databases)("$kind", (target) => {
   let db: Db;
   beforeEach(async () => {
     db = target.database.db;
     // Each test file has databases of its own: emptying these tables touches no other test.
     await db.delete(links);
-    await db.delete(linkSnapshots);
   });
 
   describe("healthSummary", () => {
@@ -344,105 +259,6 @@ describe.each(databases)("$kind", (target) => {
       await recordLinks(db, [link()], new Date(NOW.getTime() - 60_000));
       await db.insert(links).values({ linkId: "mk_listed_later", listedAt: NOW });
       expect((await healthSummary(db, { now: NOW })).asOf).toEqual(new Date(NOW.getTime() - 60_000));
-    });
-  });
-
-  describe("healthTrend", () => {
-    const snapshot = (at: Date, connected: number, error: number) => ({
-      at,
-      total: connected + error,
-      byState: { connected, error },
-      byErrorCode: { auth_expired: error },
-    });
-
-    it("returns the window's snapshots oldest first, without older or future ones", async () => {
-      await db
-        .insert(linkSnapshots)
-        .values([
-          snapshot(new Date(NOW.getTime() - 40 * DAY_MS), 1, 1),
-          snapshot(new Date(NOW.getTime() - 2 * DAY_MS), 5, 2),
-          snapshot(new Date(NOW.getTime() - 20 * DAY_MS), 3, 3),
-          snapshot(new Date(NOW.getTime() + DAY_MS), 9, 9),
-        ]);
-      const trend = await healthTrend(db, { days: 30, now: NOW });
-      expect(trend.from).toEqual(new Date(NOW.getTime() - 30 * DAY_MS));
-      expect(trend.to).toEqual(NOW);
-      expect(trend.points).toEqual([
-        {
-          at: new Date(NOW.getTime() - 20 * DAY_MS),
-          total: 6,
-          byState: { connected: 3, error: 3 },
-          byErrorCode: { auth_expired: 3 },
-          source: "sync",
-        },
-        {
-          at: new Date(NOW.getTime() - 2 * DAY_MS),
-          total: 7,
-          byState: { connected: 5, error: 2 },
-          byErrorCode: { auth_expired: 2 },
-          source: "sync",
-        },
-      ]);
-    });
-
-    it("keeps the newest snapshot of each slice when there are more snapshots than points", async () => {
-      // One snapshot every 10 minutes for 2 days: 288 snapshots.
-      const rows = Array.from({ length: 288 }, (_, i) => snapshot(new Date(NOW.getTime() - i * 600_000), i, 0));
-      await db.insert(linkSnapshots).values(rows);
-      const trend = await healthTrend(db, { days: 2, maxPoints: 24, now: NOW });
-      expect(trend.points.length).toBeGreaterThanOrEqual(24);
-      expect(trend.points.length).toBeLessThanOrEqual(25);
-      const times = trend.points.map((p) => p.at.getTime());
-      expect(times).toEqual([...times].sort((a, b) => a - b));
-      // The newest snapshot is always kept, so a chart ends at the latest sync.
-      expect(trend.points.at(-1)).toMatchObject({ at: NOW, total: 0 });
-    });
-
-    it("drops keys it does not know from stored counts", async () => {
-      await db.insert(linkSnapshots).values({
-        at: NOW,
-        total: 3,
-        byState: { connected: 2, someday_state: 1 },
-        byErrorCode: { auth_expired: 1, not_a_code: 4 },
-      });
-      const { points } = await healthTrend(db, { days: 1, now: NOW });
-      expect(points).toEqual([
-        { at: NOW, total: 3, byState: { connected: 2 }, byErrorCode: { auth_expired: 1 }, source: "sync" },
-      ]);
-    });
-
-    it("is shared by the views of a few seconds, one read per window", async () => {
-      await db.insert(linkSnapshots).values(snapshot(new Date(Date.now() - DAY_MS), 4, 1));
-      const first = cachedHealthTrend(db, 30);
-      expect(cachedHealthTrend(db, 30)).toBe(first);
-      expect(cachedHealthTrend(db, 7)).not.toBe(first);
-      expect((await first).points.map((p) => p.total)).toEqual([5]);
-      expect((await cachedHealthTrend(db, 7)).points.map((p) => p.total)).toEqual([5]);
-    });
-  });
-
-  describe("storedLink", () => {
-    it("returns the last-read Link object with when it was read, or null for an unknown link", async () => {
-      const deleted = link({ state: "deleted" });
-      await recordLinks(db, [deleted], new Date(NOW.getTime() - DAY_MS));
-      await recordLinks(db, [deleted], NOW);
-      const stored = await storedLink(db, deleted.link_id);
-      expect(stored).toMatchObject({
-        linkId: deleted.link_id,
-        link: deleted,
-        seenAt: NOW,
-        deletedSeenAt: new Date(NOW.getTime() - DAY_MS),
-      });
-      expect(await storedLink(db, "mk_never_seen")).toBeNull();
-    });
-
-    it("gives no Link object for a link only listed, or a copy that no longer matches the wire schema", async () => {
-      await db.insert(links).values([
-        { linkId: "mk_listed", listedAt: NOW },
-        { linkId: "mk_odd_copy", raw: { link_id: "mk_odd_copy", state: "teleported" }, seenAt: NOW },
-      ]);
-      expect(await storedLink(db, "mk_listed")).toMatchObject({ link: null, seenAt: null, listedAt: NOW });
-      expect(await storedLink(db, "mk_odd_copy")).toMatchObject({ link: null, seenAt: NOW });
     });
   });
 });
