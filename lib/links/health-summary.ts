@@ -96,6 +96,8 @@ export interface HealthSummary {
   otherProductErrors: number;
   /** When Linkdesk last read any link's details: how fresh these numbers are. Null when nothing was read yet. */
   asOf: Date | null;
+  /** When these counts were read (staleness counts back from it): the clock "2 min ago" beside them is read against. */
+  readAt: Date;
 }
 
 /** Whether a stored value is a state or an error code this Linkdesk knows (the health trend's snapshots use them too). */
@@ -158,6 +160,7 @@ export async function healthSummary(db: Db, { now = new Date() }: { now?: Date }
     productErrors: productErrors.rows,
     otherProductErrors: productErrors.other,
     asOf,
+    readAt: now,
   };
 }
 

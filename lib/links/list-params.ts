@@ -1,10 +1,9 @@
-import "server-only";
 import { type DroppedParam, type RawParams, parseFieldByField } from "../http/url-params";
 import { LINK_SORTS, type LinkListParams, linkListParamsSchema } from "../schemas/links";
 
 // The links list's URL parameters: read forgivingly from the address, written back in one canonical order, and the
 // sort a view applies. The list's query (list-query.ts), its CSV export and Health's links (components/health) all
-// speak of a view in these terms.
+// speak of a view in these terms. Plain functions, not server-only: Health's widgets link to views from the browser.
 
 export type LinkSort = (typeof LINK_SORTS)[number];
 export type SortDir = "asc" | "desc";

@@ -133,10 +133,22 @@ describe("LinksTable", () => {
   it("puts a first screen of rows in the server's HTML and leaves the rest of the page to the browser", () => {
     const rows = Array.from({ length: 50 }, (_, i) => item({ linkId: `mk_row${String(i).padStart(2, "0")}` }));
     const html = render(rows);
-    expect(html.match(/<tr>/g)?.length).toBe(1 + SERVER_RENDERED_ROWS);
+    const first = SERVER_RENDERED_ROWS.comfortable;
+    expect(html.match(/<tr>/g)?.length).toBe(1 + first);
     expect(html).toContain('href="/links/mk_row00"');
-    expect(html).toContain(`href="/links/mk_row${SERVER_RENDERED_ROWS - 1}"`);
-    expect(html).not.toContain(`href="/links/mk_row${SERVER_RENDERED_ROWS}"`);
+    expect(html).toContain(`href="/links/mk_row${first - 1}"`);
+    expect(html).not.toContain(`href="/links/mk_row${first}"`);
+    // Compact rows are shorter: a first screen holds more of them.
+    const compact = renderToStaticMarkup(
+      <LinksTable
+        page={linkTablePage(rows)}
+        sort={{ id: "provider", dir: "asc" }}
+        view={{ pathname: "/links", query: "" }}
+        renderedAt={NOW}
+        tableView={{ table: "links", hidden: [], density: "compact" }}
+      />,
+    );
+    expect(compact.match(/<tr>/g)?.length).toBe(1 + SERVER_RENDERED_ROWS.compact);
     // Every row crosses to the browser in the page's payload (e2e/pages.spec.ts sees all 50 drawn there).
     expect(linkTableRows(linkTablePage(rows))).toHaveLength(50);
   });

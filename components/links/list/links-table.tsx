@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useMemo, useRef, useState } from "react";
-import { DataTable, type DataTableView, type SortDir } from "@/components/data-table/data-table";
+import { DataTable, type DataTableDensity, type DataTableView, type SortDir } from "@/components/data-table/data-table";
 import { DataTableViewOptions, type ViewSaveState } from "@/components/data-table/data-table-view-options";
 import { HintHost } from "@/components/ui/hint";
 import { useHydrated } from "@/components/ui/use-hydrated";
@@ -14,12 +14,12 @@ import { type LinkTablePage, type LinkTableRow, linkTableRows } from "./rows";
 const linkIdOf = (row: LinkTableRow) => row.linkId;
 
 /**
- * Rows in the server's HTML: a first screen at 1440 × 900 holds 11 in the comfortable density, 15 in the compact one. The rest of the page
- * (the payload carries all of them) is drawn in the browser as soon as React runs, below the fold; on a navigation
- * within the dashboard every row is drawn at once. Rendering a row to HTML on the server costs as much as the page
- * around it (docs/decisions/page-cost.md).
+ * Rows in the server's HTML, by row height: what a first screen at 1440 × 900 holds (11 comfortable rows, 15 compact
+ * ones). The rest of the page (the payload carries every row) is drawn in the browser as soon as React runs, below the
+ * fold; on a navigation within the dashboard every row is drawn at once. Rendering a row into the server's HTML costs
+ * about as much as a tenth of the page around it (docs/decisions/page-cost.md).
  */
-export const SERVER_RENDERED_ROWS = 15;
+export const SERVER_RENDERED_ROWS: Record<DataTableDensity, number> = { comfortable: 11, compact: 15 };
 
 type LinksView = TableViewOf<"links">;
 type HideableColumn = LinksView["hidden"][number];
@@ -72,7 +72,10 @@ export function LinksTable({
 
   const hydrated = useHydrated();
   const allRows = useMemo(() => linkTableRows(page), [page]);
-  const rows = useMemo(() => (hydrated ? allRows : allRows.slice(0, SERVER_RENDERED_ROWS)), [allRows, hydrated]);
+  const rows = useMemo(
+    () => (hydrated ? allRows : allRows.slice(0, SERVER_RENDERED_ROWS[current.density])),
+    [allRows, hydrated, current.density],
+  );
   const rowsById = useMemo(() => new Map(allRows.map((row) => [row.linkId, row])), [allRows]);
   const hint = useCallback(
     (key: string) => linkCellHint(key, (linkId) => rowsById.get(linkId), renderedAt),
