@@ -16,8 +16,8 @@ const linkIdOf = (row: LinkTableRow) => row.linkId;
 /**
  * Rows in the server's HTML, by row height: what a first screen at 1440 × 900 holds (11 comfortable rows, 15 compact
  * ones). The rest of the page (the payload carries every row) is drawn in the browser as soon as React runs, below the
- * fold; on a navigation within the dashboard every row is drawn at once. Rendering a row into the server's HTML costs
- * about as much as a tenth of the page around it (docs/decisions/page-cost.md).
+ * fold; on a navigation within the dashboard every row is drawn at once. Drawn by the server, a page's 50 rows cost
+ * about 0.4 of an empty signed-in page (docs/decisions/page-cost.md).
  */
 export const SERVER_RENDERED_ROWS: Record<DataTableDensity, number> = { comfortable: 11, compact: 15 };
 
