@@ -4,7 +4,7 @@ import type { SignedInStaff } from "../auth/credentials";
 import { type Database } from "../db/client";
 import { openTestPglite } from "../testing/pglite";
 import { auditLog, staff, staffPreferences } from "../db/schema";
-import { readTableView } from "../preferences/table-views";
+import { cachedTableView, readTableView } from "../preferences/table-views";
 import { DEFAULT_TABLE_VIEWS } from "../schemas/preferences";
 
 // A person's table view, saved through the action client as a direct POST would call it: their own only, validated,
@@ -71,6 +71,26 @@ describe("saveTableView", () => {
     expect(await db.select().from(staffPreferences).where(eq(staffPreferences.staffId, viewer.id))).toHaveLength(1);
     const [after] = await db.select({ n: count() }).from(auditLog);
     expect(after!.n).toBe(before!.n);
+  });
+
+  it("keeps a person's view for the page, and their own save shows on the next page at once", async () => {
+    const [viewer] = people as [SignedInStaff];
+    const { db } = database;
+    signedIn = viewer;
+    await saveTableView({ table: "links", hidden: ["provider"], density: "compact" });
+    expect((await cachedTableView(db, viewer.id, "links")).hidden).toEqual(["provider"]);
+    // Written behind this instance's back (another instance, say): the kept view stands for its few seconds.
+    await db
+      .update(staffPreferences)
+      .set({ value: { table: "links", hidden: [], density: "compact" } })
+      .where(eq(staffPreferences.staffId, viewer.id));
+    expect((await cachedTableView(db, viewer.id, "links")).hidden).toEqual(["provider"]);
+    await saveTableView({ table: "links", hidden: ["link_tags"], density: "comfortable" });
+    expect(await cachedTableView(db, viewer.id, "links")).toEqual({
+      table: "links",
+      hidden: ["link_tags"],
+      density: "comfortable",
+    });
   });
 
   it("refuses nobody's save and input that names no column of the table, saving nothing", async () => {

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { readModelVersion } from "../links/read-model-version";
 import { SigningKeys } from "../../sandbox/webhook-signing";
 import { startSandbox, type TestSandbox } from "../../sandbox/test-support";
 import { links, webhookEvents } from "../db/schema";
@@ -106,8 +107,11 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
       deliveryAttempt: 1,
     });
 
+    const version = readModelVersion();
     const batch = await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
     expect(batch.processed).toBeGreaterThanOrEqual(1);
+    // Kept views of the links list from before the batch are not used again (lib/links/read-model-version.ts).
+    expect(readModelVersion()).toBeGreaterThan(version);
     const [link] = await target.database.db.select().from(links).where(eq(links.linkId, "mk_hook_learned"));
     expect(link).toMatchObject({ state: "error", errorCode: "auth_expired", learnedFrom: "webhook", seenAt: null });
     const [after] = await rowsByKey(JSON.parse(body).webhook_idempotency_key);
