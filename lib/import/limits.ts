@@ -1,8 +1,6 @@
 // Limits of an import file, checked in the browser before and while reading it, and again on the server. The upstream's
 // own limits per call (1 MB, 4000 transactions) are in lib/upstream/schemas.ts: a file is split to fit them.
 
-import type { FileProblem } from "./reader";
-
 export { IMPORT_MAX_TRANSACTIONS } from "../upstream/schemas";
 
 /** The largest file Linkdesk takes: a legacy fleet export of about 20 MB fits with room to spare. */
@@ -36,6 +34,13 @@ export function describeBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** What makes the whole file unreadable: its size, its encoding, its syntax (with where, when known). */
+export interface FileProblem {
+  message: string;
+  line?: number;
+  column?: number;
 }
 
 /**

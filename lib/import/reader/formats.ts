@@ -1,5 +1,5 @@
 import { importLinkRequestSchema } from "../../upstream/schemas";
-import { MAX_LINKS_PER_FILE, MAX_NESTING_DEPTH } from "../limits";
+import { type FileProblem, MAX_LINKS_PER_FILE, MAX_NESTING_DEPTH } from "../limits";
 import { linesOf, scanJson } from "./json-scan";
 
 // From the text of an uploaded file to one raw JSON value per link: the four formats (one Import Link body, an array
@@ -7,13 +7,6 @@ import { linesOf, scanJson } from "./json-scan";
 // and the guards (nesting, `__proto__`, the number of links). Part of the reader: only index.ts calls it.
 
 export type ImportFormat = "object" | "array" | "wrapped" | "ndjson";
-
-/** What makes the whole file unreadable. */
-export interface FileProblem {
-  message: string;
-  line?: number;
-  column?: number;
-}
 
 export interface RawLink {
   /** Position in the file, from 0. */

@@ -1,7 +1,7 @@
 import { hasProviderCredentials } from "../credentials";
 import { DEFAULT_IDENTITY, type IdentityRule, identityOf } from "../identity";
 import { legacyCategoryOf } from "../legacy-categories";
-import { checkFileSize } from "../limits";
+import { checkFileSize, type FileProblem } from "../limits";
 import { type CallCounts, type PlannedLink, planImportBatches } from "../plan";
 import {
   FileWarnings,
@@ -11,7 +11,7 @@ import {
   type LinkProblem,
   validateImportLink,
 } from "../validate";
-import { arrayElementLines, type FileProblem, type ImportFormat, parseImportText } from "./formats";
+import { arrayElementLines, type ImportFormat, parseImportText } from "./formats";
 import { decodeUtf8 } from "./utf8";
 
 // The import reader: a whole file, from its bytes to what the Import page previews and the server plans. The same

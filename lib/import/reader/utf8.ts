@@ -1,4 +1,4 @@
-import type { FileProblem } from "./formats";
+import type { FileProblem } from "../limits";
 
 // From the bytes of an uploaded file to its text, refusing bytes that are not UTF-8 and saying where the first one is.
 // Part of the reader: only index.ts calls it.
