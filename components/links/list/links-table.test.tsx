@@ -237,7 +237,7 @@ describe("LinksTable", () => {
 });
 
 describe("a page of rows as it crosses to the browser", () => {
-  it("names each institution once and gives times as epoch milliseconds, and the browser gets every row back as read", () => {
+  it("names each institution once, counts times back from the page's newest and names known products by place, and the browser gets every row back as read", () => {
     const rows = [
       item({ linkId: "mk_a" }),
       item({ linkId: "mk_b", createdAt: "2026-11-02T00:00:00.000Z" }),
@@ -261,9 +261,12 @@ describe("a page of rows as it crosses to the browser", () => {
       }),
     ];
     const page = linkTablePage(rows);
-    const wire = JSON.stringify({ rows: page.rows, institutions: [...page.institutions] });
+    const wire = JSON.stringify({ at: page.at, rows: page.rows, institutions: [...page.institutions] });
     expect(wire.match(/cdn\.example\.com\/chase\.png/g)).toHaveLength(1);
     expect(wire).not.toContain("2026-11-01T00:00:00.000Z");
+    expect(page.at).toBe(Date.parse("2026-11-20T09:30:00.000Z"));
+    expect(wire).not.toContain(String(Date.parse("2026-11-01T00:00:00.000Z")));
+    expect(wire).not.toContain('"accounts"');
     // Fields by position: no field's name is repeated row after row.
     expect(wire).not.toContain('"createdAt"');
     expect(wire).not.toContain('"refreshedAt"');

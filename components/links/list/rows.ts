@@ -1,20 +1,17 @@
 import type { LinkListItem, LinkProductStatus } from "@/lib/links/list-query";
+import { PRODUCTS } from "@/lib/upstream/schemas";
 
 // What the links table needs of a page of rows, and nothing more: the rows cross to the browser in the page's RSC
 // payload (inline in the HTML as well), so fields the table does not show (read times, deprecated fields, the product
-// error codes the filters use) and a product's empty fields stay on the server. Three things keep the rest short:
-// times are epoch milliseconds (13 digits, not 24 characters of ISO text with its quotes escaped in the
-// HTML), an institution's name and picture address sit in one table by id that the rows point into, and a row and a
-// product are arrays of their fields in a set order rather than objects repeating every field's name. The browser
-// puts the rows back together (linkTableRows) before the columns read them.
+// error codes the filters use) and a product's empty fields stay on the server. Four things keep the rest short:
+// times are milliseconds before the page's newest time (8 digits or so, not 24 characters of ISO text with its quotes
+// escaped in the HTML), a product the spec names is its place in PRODUCTS, an institution's name and picture address
+// sit in one table by id that the rows point into, and a row and a product are arrays of their fields in a set order
+// rather than objects repeating every field's name. The browser puts the rows back together (linkTableRows) before the
+// columns read them.
 
 /** A time as epoch milliseconds; a value the upstream sent that is not a time stays the text it was. */
 export type TableTime = number | string;
-
-const tableTime = (value: string): TableTime => {
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? value : at;
-};
 
 /** A product's status with its empty fields left out. */
 export interface LinkTableProduct {
@@ -49,10 +46,11 @@ export interface LinkTableInstitution {
   avatar: string | null;
 }
 
-/** A product's status as it crosses to the browser: its name, then its fields in LinkTableProduct's order, the trailing
- * empty ones left out (null stands for an empty one before a filled one). */
+/** A product's status as it crosses to the browser: its place in PRODUCTS (or its name, for one the spec does not
+ * name), then its fields in LinkTableProduct's order, the trailing empty ones left out (null stands for an empty one
+ * before a filled one). Times here and in a row are milliseconds before the page's `at`, or text. */
 export type LinkTablePageProduct = [
-  product: string,
+  product: number | string,
   refreshedAt?: TableTime | null,
   errorCode?: string | null,
   errorMessage?: string | null,
@@ -78,13 +76,43 @@ export type LinkTablePageRow = [
 
 /** One page of the table, as it crosses to the browser. */
 export interface LinkTablePage {
+  /** The newest time on the page (epoch ms): the rows' times count back from it. */
+  at: number;
   rows: LinkTablePageRow[];
   /** By institution id (a Map: ids are upstream text, "__proto__" included): the name and picture of the first row naming it. */
   institutions: Map<string, LinkTableInstitution>;
 }
 
+const KNOWN_PRODUCTS: readonly string[] = PRODUCTS;
+
 export function linkTablePage(items: LinkListItem[]): LinkTablePage {
   const institutions = new Map<string, LinkTableInstitution>();
+  let at = 0;
+  for (const item of items)
+    for (const value of [
+      item.createdAt,
+      item.lastRefreshedAt,
+      item.learnedAt,
+      ...item.products.map((p) => p.refreshedAt),
+    ]) {
+      const time = value === null ? Number.NaN : Date.parse(value);
+      if (time > at) at = time;
+    }
+  const tableTime = (value: string): TableTime => {
+    const time = Date.parse(value);
+    return Number.isNaN(time) ? value : at - time;
+  };
+  const tableProduct = (p: LinkProductStatus): LinkTablePageProduct => {
+    const fields = [
+      p.refreshedAt ? tableTime(p.refreshedAt) : null,
+      p.errorCode || null,
+      p.errorMessage || null,
+      p.unavailable || null,
+    ];
+    while (fields.length > 0 && fields.at(-1) === null) fields.pop();
+    const known = KNOWN_PRODUCTS.indexOf(p.product);
+    return [known >= 0 ? known : p.product, ...fields] as LinkTablePageProduct;
+  };
   const rows = items.map((item): LinkTablePageRow => {
     const {
       linkId,
@@ -125,29 +153,18 @@ export function linkTablePage(items: LinkListItem[]): LinkTablePage {
     if ("name" in own || "avatar" in own) row.push(own);
     return row;
   });
-  return { rows, institutions };
+  return { at, rows, institutions };
 }
 
-function tableProduct(p: LinkProductStatus): LinkTablePageProduct {
-  const fields = [
-    p.refreshedAt ? tableTime(p.refreshedAt) : null,
-    p.errorCode || null,
-    p.errorMessage || null,
-    p.unavailable || null,
-  ];
-  while (fields.length > 0 && fields.at(-1) === null) fields.pop();
-  return [p.product, ...fields] as LinkTablePageProduct;
-}
+/** A time as the table reads it: epoch milliseconds, or the text the upstream sent. */
+const timeAt = (at: number, value: TableTime): TableTime => (typeof value === "number" ? at - value : value);
 
-function productOf([
-  product,
-  refreshedAt,
-  errorCode,
-  errorMessage,
-  unavailable,
-]: LinkTablePageProduct): LinkTableProduct {
-  const status: LinkTableProduct = { product };
-  if (refreshedAt !== undefined && refreshedAt !== null) status.refreshedAt = refreshedAt;
+function productOf(
+  at: number,
+  [product, refreshedAt, errorCode, errorMessage, unavailable]: LinkTablePageProduct,
+): LinkTableProduct {
+  const status: LinkTableProduct = { product: typeof product === "number" ? KNOWN_PRODUCTS[product]! : product };
+  if (refreshedAt !== undefined && refreshedAt !== null) status.refreshedAt = timeAt(at, refreshedAt);
   if (errorCode) status.errorCode = errorCode;
   if (errorMessage) status.errorMessage = errorMessage;
   if (unavailable) status.unavailable = unavailable;
@@ -155,7 +172,7 @@ function productOf([
 }
 
 /** The page's rows by name again, with their institutions filled back in, for the columns. */
-export function linkTableRows({ rows, institutions }: LinkTablePage): LinkTableRow[] {
+export function linkTableRows({ at, rows, institutions }: LinkTablePage): LinkTableRow[] {
   return rows.map(
     ([
       linkId,
@@ -174,7 +191,7 @@ export function linkTableRows({ rows, institutions }: LinkTablePage): LinkTableR
       const known = institutionId === null ? undefined : institutions.get(institutionId);
       return {
         linkId,
-        createdAt,
+        createdAt: createdAt === null ? null : timeAt(at, createdAt),
         institutionId,
         institutionName: own && "name" in own ? (own.name ?? null) : (known?.name ?? null),
         institutionAvatar: own && "avatar" in own ? (own.avatar ?? null) : (known?.avatar ?? null),
@@ -182,10 +199,10 @@ export function linkTableRows({ rows, institutions }: LinkTablePage): LinkTableR
         errorCode,
         provider,
         linkTags,
-        lastRefreshedAt,
+        lastRefreshedAt: lastRefreshedAt === null ? null : timeAt(at, lastRefreshedAt),
         learnedFrom,
-        learnedAt,
-        products: products.map(productOf),
+        learnedAt: learnedAt === null ? null : timeAt(at, learnedAt),
+        products: products.map((product) => productOf(at, product)),
       };
     },
   );
