@@ -15,7 +15,7 @@ export default defineConfig({
   globalSetup: "./e2e/global-setup.ts",
   // Each worker owns a sandbox and a dashboard (e2e/fixtures.ts), so specs that switch the sandbox's faults on meet
   // only their own worker's traffic. The tests of one file run in order, in one worker.
-  workers: Number(process.env.E2E_WORKERS ?? 3),
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,
