@@ -46,7 +46,7 @@ export async function getSyncStatus(db: Db, { pace }: { pace?: SyncPace } = {}):
 }
 
 /**
- * The status kept 2 s and shared by the page views in that time: a page that shows it beside other kept reads renders
- * it at once (peek) instead of streaming it after them.
+ * The status kept 5 s and shared by the page views in that time, as the pages' other reads are: a page that shows it
+ * beside them renders it at once (peek) instead of streaming it after them.
  */
-export const cachedSyncStatus = cachedRead((db) => getSyncStatus(db), 2_000);
+export const cachedSyncStatus = cachedRead((db) => getSyncStatus(db), 5_000);
