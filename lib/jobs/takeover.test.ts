@@ -273,7 +273,15 @@ describe.each(databases)("$kind", (target) => {
         (rows) => rows.length === 2,
         LEASE_TTL_MS + TAKEOVER_POLL_MS + 30_000,
       );
-      const afterChecks = await db.select().from(jobItems).where(eq(jobItems.jobId, job.id));
+      const [applied, lost] = [wire.applied[0]!, wire.lost[0]!];
+      // A check is recorded, then its item is settled or released: two writes, which a loaded machine holds apart.
+      const afterChecks = await waitFor(
+        "the checked items to be settled or released",
+        () => db.select().from(jobItems).where(eq(jobItems.jobId, job.id)),
+        (rows) =>
+          rows.filter((i) => (i.targetId === applied || i.targetId === lost) && i.state === "sent").length === 0,
+        10_000,
+      );
       const byTarget = new Map(afterChecks.map((i) => [i.targetId!, i]));
 
       for (const check of checks) {
@@ -287,7 +295,6 @@ describe.each(databases)("$kind", (target) => {
       expect(checks.map((c) => c.target).sort()).toEqual(sentByDoomed.map((i) => i.targetId).sort());
       // The call that reached the upstream is found applied and not sent again; the lost one is found not applied and
       // waits for a slot like any call.
-      const [applied, lost] = [wire.applied[0]!, wire.lost[0]!];
       expect(checks.find((c) => c.target === applied)).toMatchObject({
         outcome: "ok",
         verified: expect.stringMatching(/^applied: confirmed/),
