@@ -103,6 +103,17 @@ describe("StackedAreaChart", () => {
     })),
   };
   const times = trend.points.map((p) => p.at.getTime());
+  const statesChart = () =>
+    renderToStaticMarkup(
+      <StackedAreaChart
+        title="Links by state"
+        unit="links"
+        times={times}
+        series={statesOverTime(trend)}
+        from={from.getTime()}
+        to={to.getTime()}
+      />,
+    );
 
   it("rounds the axis up to 1, 2 or 5 times a power of ten", () => {
     expect([0, 1, 7, 10, 11, 180, 4_900, 76_001].map(niceCeiling)).toEqual([1, 1, 10, 10, 20, 200, 5_000, 100_000]);
@@ -117,16 +128,7 @@ describe("StackedAreaChart", () => {
   it("leaves the plot to the browser: the server's HTML has the caption, the legend and a box of the plot's size", () => {
     browser.hydrated = false;
     try {
-      const html = renderToStaticMarkup(
-        <StackedAreaChart
-          title="Links by state"
-          unit="links"
-          times={times}
-          series={statesOverTime(trend)}
-          from={from.getTime()}
-          to={to.getTime()}
-        />,
-      );
+      const html = statesChart();
       expect(html).toContain("Links by state</figcaption>");
       expect(html).toContain('aria-pressed="true"');
       expect(html).toContain('data-testid="chart-pending"');
@@ -137,16 +139,7 @@ describe("StackedAreaChart", () => {
   });
 
   it("draws one area per series, with axes in units, a legend of toggles, a keyboard surface, words and a table", () => {
-    const html = renderToStaticMarkup(
-      <StackedAreaChart
-        title="Links by state"
-        unit="links"
-        times={times}
-        series={statesOverTime(trend)}
-        from={from.getTime()}
-        to={to.getTime()}
-      />,
-    );
+    const html = statesChart();
     expect(html).toContain('role="img"');
     expect(html).toMatch(/<title id="[^"]+">Links by state<\/title>/);
     expect(html).toContain("Error 2 to 4");

@@ -1,15 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { Suspense } from "react";
 import { DataTablePagination } from "@/components/data-table/data-table-pagination";
 import { DataTableEmpty, DataTableToolbarSkeleton } from "@/components/data-table/data-table-states";
 import { RelativeTime } from "@/components/data-table/relative-time";
 import { CustomerLookup } from "@/components/links/list/customer-lookup";
-import { IgnoredLinkParams, LinksFilterBar, LinksFilters } from "@/components/links/list/links-filters";
+import { IgnoredLinkParams, LinksFilterBar } from "@/components/links/list/links-filters";
 import { LinksTable } from "@/components/links/list/links-table";
 import { linkTablePage } from "@/components/links/list/rows";
 import { SyncStatusLine } from "@/components/links/sync-status";
+import { AtHand } from "@/components/ui/at-hand";
 import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
 import { currentStaff } from "@/lib/auth";
@@ -65,7 +65,6 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
     cachedTableView(db, staff.id, "links"),
     cachedSyncStatus(db),
   ]);
-  const facetsAtHand = cachedFacetOptions.peek(db);
   const { asOf } = readModel;
   // One clock for every relative time on the page, the server's, so the HTML and the hydrated table agree.
   const renderedAt = list.readAt.getTime();
@@ -109,13 +108,14 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
           <SyncStatusLine status={syncStatus} readModel={readModel} />
         </div>
       </div>
-      {facetsAtHand ? (
-        <LinksFilterBar key={view.query} params={params} facets={facetsAtHand} />
-      ) : (
-        <Suspense fallback={<DataTableToolbarSkeleton fields={8} />}>
-          <LinksFilters key={view.query} params={params} facets={facets} />
-        </Suspense>
-      )}
+      <AtHand
+        key={view.query}
+        value={cachedFacetOptions.peek(db)}
+        load={() => facets}
+        fallback={<DataTableToolbarSkeleton fields={8} />}
+      >
+        {(read) => <LinksFilterBar params={params} facets={read} />}
+      </AtHand>
       <IgnoredLinkParams dropped={dropped} />
       {list.rows.length > 0 ? (
         <>

@@ -10,15 +10,8 @@ import { ERROR_CODE_OPTIONS, PARAM_LABELS, STATE_OPTIONS, WHO_ACTS_OPTIONS } fro
 
 const count = (n: number) => n.toLocaleString("en");
 
-/**
- * The links list's filter bar once its facets (the dropdowns' options) are read: the page streams it separately, in
- * its own Suspense boundary, only while they are being read (LinksFilterBar renders it with facets at hand).
- */
-export async function LinksFilters({ params, facets }: { params: LinkListParams; facets: Promise<LinkFacets> }) {
-  return <LinksFilterBar params={params} facets={await facets} />;
-}
-
-/** The links list's filter bar. */
+/** The links list's filter bar, from its facets (the dropdowns' options): the page streams it on its own while they
+ * are read. */
 export function LinksFilterBar({ params, facets }: { params: LinkListParams; facets: LinkFacets }) {
   const { institutions, providers, productErrors, tags } = facets;
   const filters: DataTableFilter[] = [
