@@ -1,11 +1,15 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 
-// Playwright cannot download browsers here: the suite drives Debian's Chromium.
-const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+// Playwright cannot download browsers here: the suite drives Debian's Chromium. Its headless shell (the package
+// chromium-headless-shell) first: the browser without the desktop browser's user interface, which is what Playwright
+// itself runs headless; it took about a third less CPU than `chromium --headless` over the same specs
+// (docs/benchmarks.md). Debian's full chromium serves too.
+const HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell";
+const chromium = process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : "/usr/bin/chromium");
 if (!existsSync(chromium)) {
   throw new Error(
-    `No Chromium at ${chromium}. Install Debian's package: apt-get install -y chromium (or set CHROMIUM_PATH to a Chromium binary).`,
+    `No Chromium at ${chromium}. Install Debian's package: apt-get install -y chromium-headless-shell (or set CHROMIUM_PATH to a Chromium binary).`,
   );
 }
 
@@ -22,7 +26,11 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
   use: {
-    trace: "retain-on-failure",
+    // A trace records every action's page (DOM snapshots, a screencast): about a quarter of the browser chain's CPU.
+    // CI runs on a clean clone nobody opens afterwards, so there a failure keeps its screenshot and the log; a run here
+    // keeps the failed test's trace too.
+    trace: process.env.CI ? "off" : "retain-on-failure",
+    screenshot: "only-on-failure",
     ...devices["Desktop Chrome"],
     launchOptions: {
       executablePath: chromium,

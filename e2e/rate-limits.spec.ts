@@ -8,6 +8,8 @@ test("the Rate limits page shows the used count going up after a correction made
   context,
   signIn,
 }) => {
+  // Up to 75 s waiting for this worker's earlier corrections to age out, then the correction itself.
+  test.setTimeout(120_000);
   await signIn(page, "support");
   // The per-link row names the busiest link: corrections that specs before this one (in this worker) made on other
   // links age out of the upstream's rolling minute first, so the link corrected below is the one it names.
