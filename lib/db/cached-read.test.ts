@@ -49,6 +49,52 @@ describe("cachedRead", () => {
     vi.advanceTimersByTime(5_001);
     expect(read.peek(db)).toBeUndefined();
   });
+  it("in the last quarter of its time, answers a view at once from the kept read and reads the next one behind it", async () => {
+    vi.useFakeTimers();
+    let version = 0;
+    const load = vi.fn(async () => ++version);
+    const read = cachedRead(load, 4_000);
+    const db = database();
+    expect(await read(db)).toBe(1);
+    vi.advanceTimersByTime(2_000);
+    expect(await read(db)).toBe(1);
+    expect(load).toHaveBeenCalledTimes(1);
+    // 3 s in: the kept answer still serves this view, and the next read starts.
+    vi.advanceTimersByTime(1_000);
+    expect(await read(db)).toBe(1);
+    expect(load).toHaveBeenCalledTimes(2);
+    expect(await read(db)).toBe(2);
+    expect(read.peek(db)).toBe(2);
+    // The new read is timed from when it started: 3 s later, the read after it starts.
+    vi.advanceTimersByTime(2_999);
+    expect(await read(db)).toBe(2);
+    expect(load).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(1);
+    expect(await read(db)).toBe(2);
+    expect(load).toHaveBeenCalledTimes(3);
+    // No view waits while views keep coming; after a lull longer than the time, a view waits for a fresh read.
+    vi.advanceTimersByTime(10_000);
+    expect(await read(db)).toBe(4);
+  });
+
+  it("leaves the kept answer to serve out its time when the read behind it fails", async () => {
+    vi.useFakeTimers();
+    let calls = 0;
+    const read = cachedRead(async () => {
+      calls++;
+      if (calls === 2) throw new Error("the database is away");
+      return calls;
+    }, 4_000);
+    const db = database();
+    expect(await read(db)).toBe(1);
+    vi.advanceTimersByTime(3_000);
+    expect(await read(db)).toBe(1);
+    await vi.waitFor(() => expect(calls).toBe(2));
+    expect(await read(db)).toBe(1);
+    expect(calls).toBe(2);
+    vi.advanceTimersByTime(1_000);
+    expect(await read(db)).toBe(3);
+  });
 });
 
 describe("cachedReadBy", () => {
@@ -65,6 +111,21 @@ describe("cachedReadBy", () => {
     expect(load).toHaveBeenCalledTimes(2);
     vi.advanceTimersByTime(5_001);
     expect(await read(db, "1", 1)).toBe("page 1");
+    expect(load).toHaveBeenCalledTimes(3);
+  });
+
+  it("reads a steadily viewed key again behind its views, so none of them waits", async () => {
+    vi.useFakeTimers();
+    let reads = 0;
+    const load = vi.fn(async (_db: Db, page: number) => `page ${page}, read ${++reads}`);
+    const read = cachedReadBy(load, { ttlMs: 4_000, max: 10 });
+    const db = database();
+    expect(await read(db, "1", 1)).toBe("page 1, read 1");
+    vi.advanceTimersByTime(3_500);
+    expect(await read(db, "1", 1)).toBe("page 1, read 1");
+    expect(await read(db, "1", 1)).toBe("page 1, read 2");
+    vi.advanceTimersByTime(3_500);
+    expect(await read(db, "1", 1)).toBe("page 1, read 2");
     expect(load).toHaveBeenCalledTimes(3);
   });
 
