@@ -9,6 +9,13 @@ describe("passwords", () => {
     expect(await verifyPassword("correct horse battery stapler", hash)).toBe(false);
   });
 
+  it("verifies a hash at the cost it names, so the cost can be raised without locking anyone out", async () => {
+    const hash = await hashPassword("older", { n: 2 ** 10, r: 8, p: 1 });
+    expect(hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(await verifyPassword("older", hash)).toBe(true);
+    expect(await verifyPassword("newer", hash)).toBe(false);
+  });
+
   it("salts every hash", async () => {
     expect(await hashPassword("same")).not.toBe(await hashPassword("same"));
   });

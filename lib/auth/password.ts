@@ -17,11 +17,21 @@ function derive(password: string, salt: Buffer, n = N, r = R, p = P): Promise<Bu
   );
 }
 
-/** A self-describing hash: `scrypt$N$r$p$salt$key` (base64url), so parameters can be raised later. */
-export async function hashPassword(password: string): Promise<string> {
+/** scrypt's cost parameters. */
+export interface ScryptCost {
+  n: number;
+  r: number;
+  p: number;
+}
+
+/**
+ * A self-describing hash: `scrypt$N$r$p$salt$key` (base64url), so parameters can be raised later and a hash made at
+ * another cost (a test's, cheap) verifies at its own.
+ */
+export async function hashPassword(password: string, cost: ScryptCost = { n: N, r: R, p: P }): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt);
-  return ["scrypt", N, R, P, salt.toString("base64url"), key.toString("base64url")].join("$");
+  const key = await derive(password, salt, cost.n, cost.r, cost.p);
+  return ["scrypt", cost.n, cost.r, cost.p, salt.toString("base64url"), key.toString("base64url")].join("$");
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
