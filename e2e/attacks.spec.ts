@@ -15,6 +15,10 @@ import { signInAs } from "./session";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
+// The tests share nothing but the worker's servers (the address throttle's lock is on an address of its own): they
+// spread over the workers.
+test.describe.configure({ mode: "parallel" });
+
 async function fixtures(): Promise<Record<string, string[]>> {
   return (await (await fetch(`${process.env.E2E_SANDBOX_URL}/_sandbox/fixtures`)).json()) as Record<string, string[]>;
 }

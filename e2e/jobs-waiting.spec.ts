@@ -10,7 +10,8 @@ import { upstreamCall } from "./sandbox-control";
 // Corrections are 60 a minute per link upstream, 30 of them Linkdesk's (BUDGET_LINK_SHARE 0.5): a job of 36 to 50
 // calls on a link nobody else corrects sends 30 at once and waits about a minute for the rest.
 
-test.describe.configure({ mode: "serial" });
+// Each test waits a minute or more on the upstream's rolling minute, on links of its own: they spread over the workers.
+test.describe.configure({ mode: "parallel" });
 
 const TARGET = { category: "charity", subcategory: "other_charity" } as const;
 const CORRECTION_LIMIT = "the per-link limit of POST /links/{id}/transactions/{txn_id}/enrichment";

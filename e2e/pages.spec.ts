@@ -244,11 +244,12 @@ test("fifty links fit in about 2,500 px at 1440 px wide, one line a row", async 
   await page.context().close();
 });
 
-test("the main pages have no serious or critical accessibility problem, every table has headers, focus always shows", async ({
-  browser,
-  signIn,
-}) => {
-  for (const role of ["viewer", "admin"] as const) {
+// One test per role, so that the two spread over the workers.
+for (const role of ["viewer", "admin"] as const) {
+  test(`the pages ${role} sees have no serious or critical accessibility problem, every table has headers, focus always shows`, async ({
+    browser,
+    signIn,
+  }) => {
     const page = await signedInPage(browser, signIn, role);
     await page.setViewportSize({ width: 1440, height: 900 });
     const paths = [...visibleNavItems(role).map((item) => item.href), linkPath];
@@ -289,5 +290,5 @@ test("the main pages have no serious or critical accessibility problem, every ta
       expect(focused.outline, `focus mark on ${focused.tag} "${focused.name}"`).toBe(true);
     }
     await page.context().close();
-  }
-});
+  });
+}

@@ -22,6 +22,9 @@ const HOSTILE = [
   `/${"a".repeat(2_100)}`,
 ];
 
+// The tests share nothing (each signs in afresh or with its role's session): they spread over the workers.
+test.describe.configure({ mode: "parallel" });
+
 /** The dashboard's start page, where a refused target lands: "/" leads to the links list. */
 const START = /^http:\/\/127\.0\.0\.1:\d+\/links$/;
 
