@@ -72,7 +72,9 @@ describe("parseSandboxEnv", () => {
 });
 
 function runMain(env: Record<string, string>) {
-  const child = spawn(`${root}node_modules/.bin/tsx`, ["sandbox/main.ts"], {
+  // Node itself with tsx as a loader, not the tsx command (a parent that relays signals to its own child): the process
+  // signalled is the sandbox, and its exit code is the sandbox's (through tsx's relay, a busy machine once saw 143).
+  const child = spawn(process.execPath, ["--import", "tsx", "sandbox/main.ts"], {
     cwd: root,
     env: { ...process.env, ...env },
   });
