@@ -23,7 +23,8 @@ const databases = withTestDatabases();
 let upstream: TestSandbox;
 
 beforeAll(async () => {
-  upstream = await startSandbox({ links: 300 });
+  // Two cycles of the seeds (every state, error code and fixture, twice): each test syncs every link on each database.
+  upstream = await startSandbox({ links: 128 });
 });
 afterAll(async () => {
   await upstream?.close();
@@ -358,7 +359,7 @@ describe.each(databases)("links sync on $kind", (target) => {
     expect(await runSync(again.deps)).toMatchObject({ outcome: "completed", listed: listed.length, fetched: 0 });
     expect(again.reads).toEqual([]);
 
-    const stale = listed.slice(100, 110);
+    const stale = listed.slice(50, 60);
     await age(db(), 60, stale);
     const third = depsFor(db());
     expect(await runSync(third.deps)).toMatchObject({ outcome: "completed", fetched: 10 });
