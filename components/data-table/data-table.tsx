@@ -1,20 +1,16 @@
 "use client";
 
-import {
-  type CellContext,
-  type CellData,
-  type Column,
-  type ColumnDef,
-  type Table,
-  type RowData,
-  type SortingState,
-  type ColumnVisibilityState,
-  useTable,
+import type {
+  CellContext,
+  CellData,
+  ColumnDef,
+  ColumnVisibilityState,
+  HeaderContext,
+  RowData,
 } from "@tanstack/react-table";
 import Link from "next/link";
-import { useMemo } from "react";
 import { ScrollTable } from "@/components/ui/scroll-table";
-import { type DataTableFeatures, dataTableFeatures } from "./features";
+import type { DataTableFeatures } from "./features";
 import { hrefWith } from "./url";
 
 export type SortDir = "asc" | "desc";
@@ -66,70 +62,41 @@ export function DataTable<TData extends RowData>({
   columnVisibility = NO_HIDDEN_COLUMNS,
   density = "comfortable",
 }: DataTableProps<TData>) {
-  const sorting = useMemo<SortingState>(() => (sort ? [{ id: sort.id, desc: sort.dir === "desc" }] : []), [sort]);
-  const meta = useMemo(() => ({ renderedAt }), [renderedAt]);
-  const table = useTable(
-    {
-      features: dataTableFeatures,
-      columns,
-      data,
-      getRowId,
-      state: { sorting, columnVisibility },
-      manualSorting: true,
-      // A sorted column's next click flips it; there is always an order (the server's default when none is named).
-      enableSortingRemoval: false,
-      enableMultiSort: false,
-      meta,
-    },
-    (state) => ({ sorting: state.sorting, columnVisibility: state.columnVisibility }),
-  );
-
-  const visible = table.getVisibleLeafColumns();
-
+  const planned = planOf(columns);
+  const visible = planned.filter((column) => columnVisibility[column.id] !== false);
+  const table = { options: { meta: { renderedAt } } } as const;
   return (
     <ScrollTable>
       {/* Rows' and cells' styles (padding by density, the sticky column) are .data-table's in globals.css: one class
           on the table rather than the same long list on each of a page's hundreds of cells. */}
       <table className="data-table min-w-full text-left text-sm" aria-label={label} data-density={density}>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-medium uppercase tracking-wide text-slate-500">
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => {
-                const column = header.column;
-                const sorted = column.getIsSorted();
-                const next = column.getNextSortingOrder() || column.getFirstSortDir();
-                return (
-                  <th
-                    key={header.id}
-                    scope="col"
-                    aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                    className={classes(
-                      "whitespace-nowrap px-2 py-2",
-                      column.columnDef.meta?.sticky ? STICKY_HEADER : undefined,
-                      column.columnDef.meta?.headerClassName,
-                    )}
-                  >
-                    {header.isPlaceholder ? null : column.getCanSort() ? (
-                      <Link
-                        href={hrefWith(view.pathname, view.query, {
-                          [params.sort]: column.id,
-                          [params.dir]: next,
-                          [params.page]: undefined,
-                        })}
-                        className="group inline-flex items-center gap-1 hover:text-slate-900"
-                        title={`Sort ${next === "asc" ? "ascending" : "descending"}`}
-                      >
-                        <table.FlexRender header={header} />
-                        <SortMark sorted={sorted} />
-                      </Link>
-                    ) : (
-                      <table.FlexRender header={header} />
-                    )}
-                  </th>
-                );
-              })}
-            </tr>
-          ))}
+          <tr>
+            {visible.map((column) => {
+              const sorted = sort?.id === column.id ? sort.dir : false;
+              const header = headerContent(column, table);
+              return (
+                <th
+                  key={column.id}
+                  scope="col"
+                  aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
+                  className={classes(
+                    "whitespace-nowrap px-2 py-2",
+                    column.def.meta?.sticky ? STICKY_HEADER : undefined,
+                    column.def.meta?.headerClassName,
+                  )}
+                >
+                  {column.canSort ? (
+                    <SortLink column={column} sorted={sorted} data={data} view={view} params={params}>
+                      {header}
+                    </SortLink>
+                  ) : (
+                    header
+                  )}
+                </th>
+              );
+            })}
+          </tr>
         </thead>
         <tbody>
           {data.map((item, index) => {
@@ -140,10 +107,8 @@ export function DataTable<TData extends RowData>({
                   <td
                     key={column.id}
                     className={
-                      classes(
-                        column.columnDef.meta?.sticky ? "sticky-cell" : undefined,
-                        column.columnDef.meta?.cellClassName,
-                      ) || undefined
+                      classes(column.def.meta?.sticky ? "sticky-cell" : undefined, column.def.meta?.cellClassName) ||
+                      undefined
                     }
                   >
                     {cellContent(column, { original: item, index, id }, table)}
@@ -180,22 +145,125 @@ function SortMark({ sorted }: { sorted: false | SortDir }) {
   );
 }
 
+/** What DataTable needs of a column, resolved once per columns array (TanStack's rules for ids and accessors). */
+interface PlannedColumn<TData extends RowData> {
+  id: string;
+  def: ColumnDef<DataTableFeatures, TData, CellData>;
+  accessorFn?: (row: TData, index: number) => unknown;
+  /** An accessor column whose definition does not turn sorting off. */
+  canSort: boolean;
+}
+
+type TableLike = { options: { meta: { renderedAt: number } } };
+
+// Column definitions live at module scope (each entity's columns file), so each array is planned once per process.
+const plans = new WeakMap<object, unknown>();
+
 /**
- * A body cell from its column's `cell` (TanStack's default one, for an accessor without its own, shows the value): the
- * row's data, the table, the column and the cell's value, without TanStack's row and cell objects.
+ * The columns as TanStack Table would resolve them: the id is the definition's id, else its accessor key (dots as
+ * underscores), else its header text; an accessor key becomes a getter (a dotted key reads a nested value).
  */
-function cellContent<TData extends RowData>(
-  column: Column<DataTableFeatures, TData, CellData>,
-  row: { original: TData; index: number; id: string },
-  table: Table<DataTableFeatures, TData>,
-): React.ReactNode {
-  const render = column.columnDef.cell;
-  if (typeof render !== "function") return (render as React.ReactNode) ?? null;
-  const getValue = () => column.accessorFn?.(row.original, row.index) as CellData;
-  const renderValue = () => getValue() ?? (table.options.renderFallbackValue as CellData | undefined) ?? null;
-  return render({ row, table, column, getValue, renderValue } as unknown as CellContext<
+function planOf<TData extends RowData>(
+  columns: ColumnDef<DataTableFeatures, TData, CellData>[],
+): PlannedColumn<TData>[] {
+  const known = plans.get(columns) as PlannedColumn<TData>[] | undefined;
+  if (known) return known;
+  const planned = columns.map((def): PlannedColumn<TData> => {
+    const { accessorKey, accessorFn } = def as {
+      accessorKey?: string | number;
+      accessorFn?: PlannedColumn<TData>["accessorFn"];
+    };
+    const key = accessorKey === undefined ? undefined : String(accessorKey);
+    const id = def.id ?? key?.replaceAll(".", "_") ?? (typeof def.header === "string" ? def.header : undefined);
+    if (!id) throw new Error("A DataTable column needs an id, an accessor key or a text header");
+    const path = key?.split(".");
+    const getter =
+      accessorFn ??
+      (path
+        ? (row: TData) => path.reduce<unknown>((value, part) => (value as Record<string, unknown>)?.[part], row)
+        : undefined);
+    return { id, def, accessorFn: getter, canSort: def.enableSorting !== false && getter !== undefined };
+  });
+  plans.set(columns, planned);
+  return planned;
+}
+
+/**
+ * The header link to the other order: a sorted column flips; an unsorted one starts with its `sortDescFirst`, else (as
+ * TanStack does) newest or largest first unless the first rows' values are text. Always the first page of the new order.
+ */
+function SortLink<TData extends RowData>({
+  column,
+  sorted,
+  data,
+  view,
+  params,
+  children,
+}: {
+  column: PlannedColumn<TData>;
+  sorted: false | SortDir;
+  data: TData[];
+  view: DataTableView;
+  params: { sort: string; dir: string; page: string };
+  children: React.ReactNode;
+}) {
+  const next: SortDir = sorted ? (sorted === "desc" ? "asc" : "desc") : firstSortDir(column, data);
+  return (
+    <Link
+      href={hrefWith(view.pathname, view.query, {
+        [params.sort]: column.id,
+        [params.dir]: next,
+        [params.page]: undefined,
+      })}
+      className="group inline-flex items-center gap-1 hover:text-slate-900"
+      title={`Sort ${next === "asc" ? "ascending" : "descending"}`}
+    >
+      {children}
+      <SortMark sorted={sorted} />
+    </Link>
+  );
+}
+
+function firstSortDir<TData extends RowData>(column: PlannedColumn<TData>, data: TData[]): SortDir {
+  const descFirst = (column.def as { sortDescFirst?: boolean }).sortDescFirst;
+  if (descFirst !== undefined) return descFirst ? "desc" : "asc";
+  for (const [index, row] of data.slice(0, 10).entries()) {
+    const value = column.accessorFn?.(row, index);
+    if (value != null) return typeof value === "string" ? "asc" : "desc";
+  }
+  return "desc";
+}
+
+/** A header: its text, or what its function draws from the column and the table (its meta). */
+function headerContent<TData extends RowData>(column: PlannedColumn<TData>, table: TableLike): React.ReactNode {
+  const header = column.def.header;
+  if (typeof header !== "function") return (header as React.ReactNode) ?? null;
+  return header({ column: { id: column.id, columnDef: column.def }, table } as unknown as HeaderContext<
     DataTableFeatures,
     TData,
     CellData
   >) as React.ReactNode;
+}
+
+/**
+ * A body cell from its column's `cell`; a column without one shows its value as text (TanStack's default cell). The cell
+ * reads the row's data, the table's meta, the column and the cell's value, not TanStack's row and cell objects.
+ */
+function cellContent<TData extends RowData>(
+  column: PlannedColumn<TData>,
+  row: { original: TData; index: number; id: string },
+  table: TableLike,
+): React.ReactNode {
+  const getValue = () => column.accessorFn?.(row.original, row.index) as CellData;
+  const renderValue = () => getValue() ?? null;
+  const render = column.def.cell;
+  if (render === undefined) return (renderValue() as { toString?: () => string } | null)?.toString?.() ?? null;
+  if (typeof render !== "function") return (render as React.ReactNode) ?? null;
+  return render({
+    row,
+    table,
+    column: { id: column.id, columnDef: column.def },
+    getValue,
+    renderValue,
+  } as unknown as CellContext<DataTableFeatures, TData, CellData>) as React.ReactNode;
 }
