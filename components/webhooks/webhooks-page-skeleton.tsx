@@ -18,7 +18,7 @@ export function WebhooksPageSkeleton() {
         ))}
       </div>
       <DataTableToolbarSkeleton fields={5} />
-      <DataTableSkeleton columns={["w-32", "w-28", "w-40", "w-20", "w-36", "w-16", "w-16", "w-14"]} rows={12} />
+      <DataTableSkeleton columns={[8, 7, 10, 5, 9, 4, 4, 3.5]} rows={12} />
       <div className="mt-4 flex items-center justify-between">
         <div className="h-4 w-48 rounded bg-slate-200" />
         <div className="h-8 w-24 rounded-md bg-slate-200" />

@@ -25,7 +25,7 @@ export function LinksPageSkeleton() {
       <div className="mb-2 flex justify-end">
         <div className="h-7 w-40 rounded-md bg-slate-200" />
       </div>
-      <DataTableSkeleton columns={["w-28", "w-36", "w-20", "w-36", "w-16", "w-24", "w-24", "w-16"]} rows={16} />
+      <DataTableSkeleton columns={[7, 9, 5, 9, 4, 6, 6, 4]} rows={16} />
       <div className="mt-4 flex items-center justify-between">
         <div className="h-4 w-48 rounded bg-slate-200" />
         <div className="flex gap-2">
