@@ -111,9 +111,13 @@ export async function startDashboard(opts: {
   onOutput?: (text: string, stream: "stdout" | "stderr") => void;
   /** How long stop() waits after SIGTERM before SIGKILL: more than the dashboard's SHUTDOWN_TIMEOUT_S. */
   stopGraceMs?: number;
+  /** Another checkout of Linkdesk to serve (built), for benchmarks that compare two builds. Default: this one. */
+  root?: string;
 }): Promise<Started> {
-  const child = spawn(bin("next"), [opts.dev ? "dev" : "start", "-p", String(opts.port), "-H", opts.host], {
-    cwd: ROOT,
+  const root = opts.root ?? ROOT;
+  const next = path.join(root, "node_modules", ".bin", "next");
+  const child = spawn(next, [opts.dev ? "dev" : "start", "-p", String(opts.port), "-H", opts.host], {
+    cwd: root,
     // Linkdesk's shutdown (lib/shutdown.ts) handles SIGINT/SIGTERM: it drains work and requests, closes the database,
     // then exits. Next's own handler would exit as soon as its HTTP server closed.
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NEXT_MANUAL_SIG_HANDLE: "true", ...opts.env },

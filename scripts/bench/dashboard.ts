@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { type Browser, type BrowserContext, chromium } from "@playwright/test";
 import { DEMO_ACCOUNTS } from "../../lib/auth/demo";
 import type { Role } from "../../lib/auth/roles";
@@ -18,8 +20,13 @@ export async function startBenchDashboard(opts: {
   sandboxEnv?: Record<string, string>;
   /** Dashboards on one database (DATABASE_URL in env), as at scale: on port, port + 1, … Default 1. */
   instances?: number;
+  /** Another checkout of Linkdesk, already built, to serve instead of this one (see startDashboard). */
+  root?: string;
 }) {
-  if (buildIsStale()) await build();
+  if (opts.root) {
+    if (!existsSync(path.join(opts.root, ".next", "BUILD_ID")))
+      throw new Error(`${opts.root} has no build: run npm install and npm run build there first.`);
+  } else if (buildIsStale()) await build();
   const sandbox = await startSandbox({
     port: opts.sandboxPort ?? opts.port + 1000,
     quiet: true,
@@ -37,6 +44,7 @@ export async function startBenchDashboard(opts: {
           port: opts.port + i,
           host: "127.0.0.1",
           quiet: true,
+          root: opts.root,
           env: {
             UPSTREAM_BASE_URL: sandbox.url,
             UPSTREAM_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
