@@ -7,7 +7,7 @@ import { RelativeTime } from "@/components/data-table/relative-time";
 import { CustomerLookup } from "@/components/links/list/customer-lookup";
 import { IgnoredLinkParams, LinksFilterBar } from "@/components/links/list/links-filters";
 import { LinksTable } from "@/components/links/list/links-table";
-import { linkTablePage } from "@/components/links/list/rows";
+import { sharedLinkTablePage } from "@/components/links/list/rows";
 import { SyncStatusLine } from "@/components/links/sync-status";
 import { AtHand } from "@/components/ui/at-hand";
 import { Callout } from "@/components/ui/callout";
@@ -120,7 +120,7 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
       {list.rows.length > 0 ? (
         <>
           <LinksTable
-            page={linkTablePage(list.rows)}
+            page={sharedLinkTablePage(list.rows)}
             sort={{ id: list.sort, dir: list.dir }}
             view={view}
             renderedAt={renderedAt}

@@ -7,7 +7,7 @@ import type { LinkListItem } from "@/lib/links/list-query";
 import { LINK_ERROR_INFO } from "@/lib/links/error-codes";
 import { InstitutionCell, linkCellHint } from "./cells";
 import { LinksTable, SERVER_RENDERED_ROWS } from "./links-table";
-import { linkTablePage, linkTableRows } from "./rows";
+import { linkTablePage, linkTableRows, sharedLinkTablePage } from "./rows";
 
 // The view menu's server action is not called while rendering; keep its server-only imports out of this test.
 vi.mock("@/lib/actions/preferences", () => ({ saveTableView: async () => ({ data: { saved: true } }) }));
@@ -151,6 +151,15 @@ describe("LinksTable", () => {
     expect(compact.match(/<tr>/g)?.length).toBe(1 + SERVER_RENDERED_ROWS.compact);
     // Every row crosses to the browser in the page's payload (e2e/pages.spec.ts sees all 50 drawn there).
     expect(linkTableRows(linkTablePage(rows))).toHaveLength(50);
+  });
+
+  it("shares one table page between the views of one kept read, and makes another for other rows", () => {
+    const kept = [item({ linkId: "mk_kept" })];
+    const page = sharedLinkTablePage(kept);
+    expect(sharedLinkTablePage(kept)).toBe(page);
+    expect(page).toEqual(linkTablePage(kept));
+    const other = sharedLinkTablePage([item({ linkId: "mk_other" })]);
+    expect(linkTableRows(other)[0]!.linkId).toBe("mk_other");
   });
 
   it("links each sortable header to the view in the next order, back on the first page", () => {
