@@ -110,6 +110,7 @@ test("links the listing leaves out, registered by the back end, show on /links w
     registered: 2,
     alreadyKnown: 0,
     duplicates: 1,
+    customers: 0,
     invalid: [{ index: 3, reason: "does not start with mk_ (a link id looks like mk_eqkWN34UEoa2NxyALG8pcV)" }],
   });
 

@@ -11,6 +11,7 @@ import {
 import { DEMO_ACCOUNTS } from "../lib/auth/demo";
 import type { Role } from "../lib/auth/roles";
 import { SPEC_ENDPOINTS } from "../lib/upstream/spec-endpoints";
+import { type ProductReceiver, startProductReceiver } from "../lib/testing/product-receiver";
 import { SANDBOX_DEFAULTS } from "../sandbox/defaults";
 import { type Started, registerBackEndLinks, startDashboard, startSandbox } from "../scripts/processes";
 import { signInAs } from "./session";
@@ -25,6 +26,8 @@ import { signInAs } from "./session";
 export const E2E_AUTH_SECRET = "e2e-secret-0123456789abcdef0123456789";
 /** The product's back end's credential for POST /api/links/register on the workers' dashboards. */
 export const E2E_SERVICE_TOKEN = "e2e-service-token-0123456789abcdef0123";
+/** The redirect_uri of the link sessions the workers' dashboards make (the sandbox takes any). */
+export const E2E_LINK_SESSION_REDIRECT_URI = "https://customer.example/linked";
 
 /** Ports of worker N: its dashboard and sandbox sit 20 + 2N above E2E_PORT / E2E_SANDBOX_PORT (specs with servers of
  * their own take the 20 ports above each base), the dashboard with a dead upstream one above its dashboard. */
@@ -51,6 +54,11 @@ export interface Stack {
 type StorageState = Exclude<BrowserContextOptions["storageState"], string | undefined>;
 
 interface WorkerFixtures {
+  /**
+   * The product's back end as far as Linkdesk's own messages go (reconnect requests): a receiver on loopback that
+   * verifies each message's Standard Webhooks signature. The worker's dashboard sends to it (PRODUCT_WEBHOOK_URL).
+   */
+  productReceiver: ProductReceiver;
   /** This worker's sandbox and dashboard, started before its first test and stopped after its last. */
   stack: Stack;
   /** This worker's dashboard whose upstream is down (nothing listens on its port), started on first use. */
@@ -86,8 +94,17 @@ interface TestFixtures {
 export type SignIn = TestFixtures["signIn"];
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
+  productReceiver: [
+    async ({}, provide) => {
+      const receiver = await startProductReceiver();
+      await provide(receiver);
+      await receiver.close();
+    },
+    { scope: "worker" },
+  ],
+
   stack: [
-    async ({}, provide, workerInfo) => {
+    async ({ productReceiver }, provide, workerInfo) => {
       const ports = workerPorts(workerInfo.parallelIndex);
       // A fresh embedded database (PGlite: one process per data folder) whatever DATABASE_URL the shell has: the specs
       // must not depend on, or leave rows in, a shared server.
@@ -119,6 +136,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
             LINKDESK_DATA_DIR: path.join(dataRoot, "main"),
             DATABASE_URL: "",
             AUTH_SECRET: E2E_AUTH_SECRET,
+            // Reconnect requests go to this worker's receiver (demo mode: plain http on loopback is allowed).
+            PRODUCT_WEBHOOK_URL: productReceiver.url,
+            PRODUCT_WEBHOOK_SECRET: productReceiver.secret,
+            LINK_SESSION_REDIRECT_URI: E2E_LINK_SESSION_REDIRECT_URI,
           },
         });
         // The sandbox lists active links only, as the upstream does: the back end registers every link id it knows,

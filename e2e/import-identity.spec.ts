@@ -52,7 +52,18 @@ async function downloadCsv(page: Page, link: Locator): Promise<string[][]> {
   return parseCsv(await readFile((await download.path())!, "utf8"));
 }
 
-const RECONCILIATION_HEADER = ["line", "identity_key", "customer_user_id", "tags", "outcome", "link_id", "reason"];
+const RECONCILIATION_HEADER = [
+  "line",
+  "identity_key",
+  "customer_user_id",
+  "tags",
+  "outcome",
+  "link_id",
+  "reason",
+  "position",
+  "json_path",
+  "column",
+];
 
 /** A reconciliation report's rows as [line, customer, outcome, link id], after checking its header. */
 function outcomes(records: string[][]): string[][] {
@@ -130,7 +141,7 @@ test.describe("as ops", () => {
     await upload(page, "legacy.json", first);
     await expect(page.getByTestId("file-summary")).toContainText("3 links, 2 valid, 1 with problems");
     const invalid = page.getByTestId("invalid-links");
-    await expect(invalid).toContainText(`Link 3 (line ${firstLines[2]})`);
+    await expect(invalid).toContainText(`#3 ($[2], line ${firstLines[2]})`);
     await expect(invalid).toContainText("transactions[0].amount");
     await expect(invalid).toContainText("is not a number");
     await expect(page.getByTestId("plan")).toContainText("2 import calls for 2 new links");
@@ -214,7 +225,7 @@ test.describe("as ops", () => {
     // 5. One new link listed twice in the same file, between two known ones.
     await page.getByRole("link", { name: "Import another file" }).click();
     await upload(page, "legacy-twice.ndjson", ndjson([eve, ada, eveAgain, dee]));
-    await expect(page.getByTestId("duplicates")).toContainText("Line 3 is the same link as line 1");
+    await expect(page.getByTestId("duplicates")).toContainText("#3 (line 3) is the same link as #1 (line 1)");
     await expect(page.getByText("2 links were imported before: skipped")).toBeVisible();
     await expect(page.getByTestId("plan")).toContainText("1 import call for 1 new link");
     await expect(page.getByTestId("plan")).toContainText(
@@ -298,16 +309,31 @@ test.describe("as ops", () => {
     await expect(page.getByTestId("file-summary")).toContainText("3 links, 2 valid, 1 with problems");
     await expect(page.getByTestId("invalid-links")).toContainText('has no link_tags entry "legacy_id:…"');
     await expect(page.getByTestId("plan")).toContainText("Nothing new to import");
-    const known = page.getByTestId("known-links").getByRole("listitem");
-    await expect(known).toHaveCount(2);
-    await expect(known.nth(0)).toContainText(`Line 1: already imported, link ${ids[0]}`);
-    await expect(known.nth(1)).toContainText(`Line 2: already imported, link ${ids[1]}`);
+    // The upstream's copies keep their old account ids, which no call can change: each is listed with that
+    // difference, kept unless ops choose to replace it, rather than called plainly "already imported".
+    const renumbered = page.getByTestId("upstream-match");
+    await expect(renumbered).toHaveCount(2);
+    for (const [i, id] of ids.entries()) {
+      await expect(renumbered.nth(i)).toContainText(`Already at the upstream as link ${id} (by`);
+      await expect(renumbered.nth(i)).toContainText(`acc-${i + 1}`);
+      await expect(renumbered.nth(i).getByTestId("replace-decision")).toHaveValue("keep");
+    }
 
-    // Known by customer, institution and accounts instead, the same file is three new links: the rule is ops' choice.
+    // Known by customer, institution and accounts instead, the file reads as three links; but the upstream holds two
+    // of them under their legacy_id tags (named in the earlier import), so only the untagged one is new.
     await page.getByLabel("Know each link by").fill("");
     await page.getByLabel("Know each link by").blur();
     await expect(page.getByTestId("file-summary")).toContainText("3 links, 3 valid, 0 with problems");
-    await expect(page.getByTestId("plan")).toContainText("3 import calls for 3 new links");
+    await expect(page.getByTestId("plan")).toContainText("1 import call for 1 new link");
+    const matches = page.getByTestId("upstream-match");
+    await expect(matches).toHaveCount(2);
+    for (const [i, id] of ids.entries()) {
+      await expect(matches.nth(i)).toContainText(`#${i + 1}`);
+      await expect(matches.nth(i)).toContainText(
+        `Already at the upstream as link ${id} (by tag legacy_id:${m}-${i + 1})`,
+      );
+    }
+    await importAndFinish(page, "Import 1 new link", 1);
     for (const customerUserId of [`${m}-fay`, `${m}-gus`]) expect(await customerLinks(customerUserId)).toHaveLength(1);
   });
 });

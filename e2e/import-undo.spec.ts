@@ -120,13 +120,21 @@ test("ops undo an import: its links are deleted upstream and audited, one reconn
   await auditRows(page, "Link deleted", louId);
   await expect(page.getByRole("row").filter({ hasText: "Link deleted" })).toHaveCount(0);
 
-  // The deleted links' identities are free again: the same file would import those two anew, not the kept one.
+  // The deleted links' identities are free again: the same file says they were deleted at the upstream and imports
+  // them anew only when ops tick them; the kept one is already imported.
   await page.goto("/import");
   await upload(page, "small-again.ndjson", file);
-  await expect(page.getByTestId("plan")).toContainText("2 import calls for 2 new links");
+  const deleted = page.getByTestId("upstream-match");
+  await expect(deleted).toHaveCount(2);
+  await expect(deleted.first()).toContainText("Deleted at the upstream");
   const known = page.getByTestId("known-links").getByRole("listitem");
   await expect(known).toHaveCount(1);
-  await expect(known).toContainText(`Line 2: already imported, link ${louId}`);
+  await expect(known).toContainText(`#2 (line 2): already imported, link ${louId}`);
+  await expect(page.getByRole("button", { name: "Import 0 new links" })).toBeDisabled();
+  await deleted.nth(0).getByTestId("import-again").check();
+  await expect(page.getByTestId("plan")).toContainText("1 import call for 1 new link");
+  await deleted.nth(1).getByTestId("import-again").check();
+  await expect(page.getByTestId("plan")).toContainText("2 import calls for 2 new links");
 
   // Undoing again offers only the kept link, deleted once ticked.
   await page.goto(importUrl);

@@ -86,7 +86,7 @@ test.describe("as ops", () => {
     await expect(page.getByTestId("file-summary")).toContainText("8 links, 7 valid, 1 with problems");
     const invalid = page.getByTestId("invalid-links");
     await expect(invalid).toContainText("1 link cannot be imported; the 7 valid ones can go ahead.");
-    await expect(invalid).toContainText("Link 3 (line 3)");
+    await expect(invalid).toContainText("#3 (line 3)");
     await expect(invalid.getByText("customer_user.id", { exact: true })).toBeVisible();
     await expect(invalid).toContainText("is missing");
     await expect(invalid).toContainText('"acme" is not a known provider');
@@ -133,7 +133,18 @@ test.describe("as ops", () => {
     const csv = await page.request.get(`/import/${new URL(jobUrl).searchParams.get("job")}/export`);
     expect(csv.status()).toBe(200);
     const [header, ...rows] = parseCsv(await csv.text());
-    expect(header).toEqual(["line", "identity_key", "customer_user_id", "tags", "outcome", "link_id", "reason"]);
+    expect(header).toEqual([
+      "line",
+      "identity_key",
+      "customer_user_id",
+      "tags",
+      "outcome",
+      "link_id",
+      "reason",
+      "position",
+      "json_path",
+      "column",
+    ]);
     expect(rows.map((r) => r[4])).toEqual([
       "created",
       "created",
@@ -155,7 +166,7 @@ test.describe("as ops", () => {
     );
     const known = page.getByTestId("known-links").getByRole("listitem");
     await expect(known).toHaveCount(7);
-    await expect(known.first()).toContainText(`Line 1: already imported, link ${linkId}`);
+    await expect(known.first()).toContainText(`#1 (line 1): already imported, link ${linkId}`);
     await expect(page.getByRole("button", { name: "Import 0 new links" })).toBeDisabled();
     await expect(page).toHaveURL(/\/import$/);
     expect(await sandboxRequests("POST /links/import")).toBe(importCalls);
@@ -214,6 +225,11 @@ test.describe("as ops", () => {
         "proto.json",
         '{"customer_user": {"id": "a"}, "institution_id": "chase", "provider_data": {"__proto__": {"admin": true}}}',
         "a property named __proto__, which Linkdesk refuses",
+      ],
+      [
+        "surrogate.json",
+        '{"customer_user": {"id": "a"}, "institution_id": "chase", "accounts": [{"account_id": "a1", "name": "Sav\\ud800ings"}]}',
+        "half of a surrogate pair",
       ],
       [
         "deep.json",

@@ -22,6 +22,18 @@ const HOSTILE = [
   `/${"a".repeat(2_100)}`,
 ];
 
+/**
+ * The values a browser itself reads as another site (a tab dropped, a backslash read as a slash, an encoded `//`),
+ * followed in Chromium. The server's answer to every value is checked above them: it is the same 307 to "/" for all,
+ * so following the rest in a browser would load the same start page again.
+ */
+const FOLLOWED = new Set([
+  "/%09/evil.example/x",
+  "/%5Cevil.example",
+  "%2F%2Fevil.example%2Fx",
+  "javascript%3Aalert(1)",
+]);
+
 // The tests share nothing (each signs in afresh or with its role's session): they spread over the workers.
 test.describe.configure({ mode: "parallel" });
 
@@ -59,6 +71,7 @@ test("a signed-in person sent to /sign-in with a hostile callbackUrl stays on th
     const answer = await page.request.get(`/sign-in?callbackUrl=${value}`, { maxRedirects: 0 });
     expect(answer.status(), value).toBe(307);
     expect(answer.headers().location, value).toBe("/");
+    if (!FOLLOWED.has(value)) continue;
 
     const response = await page.goto(`/sign-in?callbackUrl=${value}`);
     expect(response?.status(), value).toBeLessThan(500);
@@ -82,6 +95,7 @@ test("a signed-in person sent to /change-password with a hostile callbackUrl sta
     const answer = await page.request.get(`/change-password?callbackUrl=${value}`, { maxRedirects: 0 });
     expect(answer.status(), value).toBe(307);
     expect(answer.headers().location, value).toBe("/");
+    if (!FOLLOWED.has(value)) continue;
     await page.goto(`/change-password?callbackUrl=${value}`);
     await expect(page, value).toHaveURL(START);
     await page.waitForLoadState("networkidle");

@@ -41,6 +41,7 @@ export interface SandboxLink {
   state: string;
   error_code?: string | null;
   link_tags?: string[];
+  institution_id?: string;
 }
 
 export interface SandboxTransaction {

@@ -100,6 +100,88 @@ describe("parseEnv", () => {
     expect(problems(() => parseEnv({ ...valid, SHUTDOWN_DRAIN_S: "-1" }))[0]).toMatch(/^SHUTDOWN_DRAIN_S /);
   });
 
+  it("sends nothing out unless told where, and checks what it is told", () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const env = parseEnv(valid);
+    expect(env.PRODUCT_WEBHOOK_URL).toBeUndefined();
+    expect(env.SMTP_URL ?? env.SMTP_HOST).toBeUndefined();
+    expect(env.OUTBOUND_TIMEOUT_MS).toBe(10_000);
+    const product = {
+      ...valid,
+      PRODUCT_WEBHOOK_URL: "https://product.example.com/hooks/linkdesk/",
+      PRODUCT_WEBHOOK_SECRET: secret,
+      LINK_SESSION_REDIRECT_URI: "https://app.example.com/oauth-return",
+    };
+    // Kept as written: a receiver may route on the trailing slash.
+    expect(parseEnv(product).PRODUCT_WEBHOOK_URL).toBe("https://product.example.com/hooks/linkdesk/");
+    expect(problems(() => parseEnv({ ...valid, PRODUCT_WEBHOOK_URL: "https://product.example.com/h" }))).toEqual([
+      "PRODUCT_WEBHOOK_SECRET is required when PRODUCT_WEBHOOK_URL is set",
+    ]);
+    expect(problems(() => parseEnv({ ...product, PRODUCT_WEBHOOK_SECRET: "s3cret" }))).toEqual([
+      "PRODUCT_WEBHOOK_SECRET must be `whsec_` followed by a key in base64",
+    ]);
+    expect(problems(() => parseEnv({ ...product, PRODUCT_WEBHOOK_SECRET: "whsec_c2hvcnQ=" }))[0]).toMatch(
+      /^PRODUCT_WEBHOOK_SECRET must hold a key of 24 to 64 bytes/,
+    );
+    expect(problems(() => parseEnv({ ...product, PRODUCT_WEBHOOK_URL: "ftp://product.example.com" }))).toEqual([
+      "PRODUCT_WEBHOOK_URL must be an http(s) URL",
+    ]);
+    expect(problems(() => parseEnv({ ...product, PRODUCT_WEBHOOK_URL: "https://u:p@product.example.com" }))).toEqual([
+      "PRODUCT_WEBHOOK_URL must not hold a user name or password (it is shown in the delivery log)",
+    ]);
+    expect(
+      problems(() => parseEnv({ ...product, LINK_SESSION_REDIRECT_URI: "https://app.example.com/return?x=1" })),
+    ).toEqual(["LINK_SESSION_REDIRECT_URI must have no query string (the upstream refuses one)"]);
+  });
+
+  it("takes plain http for what it sends only in demo mode", () => {
+    const secret = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
+    const plain = {
+      ...valid,
+      PRODUCT_WEBHOOK_URL: "http://127.0.0.1:4700/hooks",
+      PRODUCT_WEBHOOK_SECRET: secret,
+      PRODUCT_RECONNECT_URL: "http://127.0.0.1:4700/reconnect",
+      LINK_SESSION_REDIRECT_URI: "http://127.0.0.1:4700/return",
+    };
+    expect(problems(() => parseEnv(plain))).toEqual([
+      "PRODUCT_WEBHOOK_URL must be an https URL (plain http only in demo mode)",
+      "PRODUCT_RECONNECT_URL must be an https URL (plain http only in demo mode)",
+      "LINK_SESSION_REDIRECT_URI must be an https URL (plain http only in demo mode)",
+    ]);
+    expect(parseEnv({ ...plain, UPSTREAM_SANDBOX: "1" }).PRODUCT_WEBHOOK_URL).toBe("http://127.0.0.1:4700/hooks");
+  });
+
+  it("needs a sender and the product's reconnect page with a mail server, and one way to name the server", () => {
+    const mail = { ...valid, SMTP_URL: "smtp://127.0.0.1:2525" };
+    expect(problems(() => parseEnv(mail))).toEqual([
+      "SMTP_FROM is required when SMTP_URL is set",
+      "PRODUCT_RECONNECT_URL is required when SMTP_URL is set (the email links to it)",
+    ]);
+    const complete = {
+      ...mail,
+      SMTP_FROM: "Example Support <support@example.com>",
+      PRODUCT_RECONNECT_URL: "https://app.example.com/reconnect",
+    };
+    expect(parseEnv(complete).SMTP_URL).toBe("smtp://127.0.0.1:2525");
+    expect(problems(() => parseEnv({ ...complete, SMTP_HOST: "mail.example.com" }))).toEqual([
+      "SMTP_HOST and SMTP_URL name the same thing: set one of them",
+    ]);
+    expect(problems(() => parseEnv({ ...complete, SMTP_URL: "http://mail.example.com" }))).toEqual([
+      "SMTP_URL must be an smtp:// or smtps:// URL",
+    ]);
+    expect(problems(() => parseEnv({ ...complete, SMTP_FROM: "support" }))).toEqual([
+      "SMTP_FROM must be an email address, e.g. support@example.com",
+    ]);
+    const byHost = { ...complete, SMTP_URL: "", SMTP_HOST: "mail.example.com", SMTP_PORT: "465" };
+    expect(parseEnv(byHost)).toMatchObject({ SMTP_HOST: "mail.example.com", SMTP_PORT: 465 });
+    expect(problems(() => parseEnv({ ...byHost, SMTP_USER: "linkdesk" }))).toEqual([
+      "SMTP_PASSWORD is required when SMTP_USER is set",
+    ]);
+    expect(problems(() => parseEnv({ ...valid, SMTP_PORT: "25" }))).toEqual([
+      "SMTP_HOST is required when SMTP_PORT is set",
+    ]);
+  });
+
   it("never echoes a secret's value in its message", () => {
     const error = (() => {
       try {

@@ -165,6 +165,66 @@ const webhookSchema = {
     .optional(),
 };
 
+/**
+ * An address Linkdesk sends to or hands out (the product's webhook, its reconnect page, the upstream's redirect_uri):
+ * http(s), kept as written (a trailing slash may matter to the receiver), with no user name or password in it (it is
+ * shown on the link's page and in the delivery log). Whether it must be https is decided with the mode, below.
+ */
+const endpointUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).refine((url) => {
+  const parsed = new URL(url);
+  return parsed.username === "" && parsed.password === "";
+}, "must not hold a user name or password (it is shown in the delivery log)");
+
+/** Standard Webhooks: `whsec_` and the key in base64, of 24 to 64 bytes (192 to 512 bits). */
+const standardWebhooksSecret = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, { message: "must be `whsec_` followed by a key in base64", abort: true })
+  .refine((value) => {
+    const bytes = Buffer.from(value.slice("whsec_".length), "base64").length;
+    return bytes >= 24 && bytes <= 64;
+  }, "must hold a key of 24 to 64 bytes (e.g. `echo whsec_$(openssl rand -base64 32)`)");
+
+const outboundSchema = {
+  /**
+   * Where Linkdesk posts its messages to the product's back end (a reconnect request for an end user), signed by the
+   * Standard Webhooks scheme with PRODUCT_WEBHOOK_SECRET. Unset: nothing is sent, and reconnect requests are off.
+   * https unless in demo mode.
+   */
+  PRODUCT_WEBHOOK_URL: endpointUrl.optional(),
+  /** The signing secret the product's back end verifies with: `whsec_` and 24 to 64 bytes in base64. */
+  PRODUCT_WEBHOOK_SECRET: standardWebhooksSecret.optional(),
+  /**
+   * The product's page where an end user picks up a link session token and reconnects; an email carries it with the
+   * token added (`?link_session_token=…`). https unless in demo mode.
+   */
+  PRODUCT_RECONNECT_URL: endpointUrl.optional(),
+  /**
+   * The `redirect_uri` of the link sessions Linkdesk creates (POST /link-session): where an institution's OAuth sends
+   * the end user back. No query string; its host must be allowed in the upstream's dashboard. https unless in demo mode.
+   */
+  LINK_SESSION_REDIRECT_URI: endpointUrl
+    .refine((url) => new URL(url).search === "", "must have no query string (the upstream refuses one)")
+    .optional(),
+  /** A mail server for email to end users, as one URL (`smtps://user:password@mail.example.com:465`)... */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
+  /** ...or its host and port (587 by default; 465 speaks TLS from the start), and optionally who signs in. */
+  SMTP_HOST: z.string().min(1).optional(),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  SMTP_USER: z.string().min(1).optional(),
+  SMTP_PASSWORD: z.string().min(1).optional(),
+  /** The sender of every email, e.g. `Example Support <support@example.com>`. Required with a mail server. */
+  SMTP_FROM: z
+    .string()
+    .min(3)
+    .refine(
+      (value) => /@[^@\s>]+\.[^@\s>]+>?$/.test(value.trim()),
+      "must be an email address, e.g. support@example.com",
+    )
+    .optional(),
+  /** How long one delivery attempt (a webhook's answer, a mail server's) may take before it counts as failed. */
+  OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(10_000),
+};
+
 const lifecycleSchema = {
   /**
    * On SIGTERM/SIGINT the server stops taking work, lets work and requests in flight finish, releases its leases, closes
@@ -186,6 +246,7 @@ const serverSchema = z.object({
   ...budgetSchema,
   ...syncSchema,
   ...webhookSchema,
+  ...outboundSchema,
   ...lifecycleSchema,
   /**
    * Set by `npm start` (scripts/processes.ts): Next.js then leaves SIGTERM/SIGINT to Linkdesk's shutdown. Without it
@@ -204,7 +265,38 @@ const checkedServerSchema = serverSchema.superRefine((env, ctx) => {
       ctx.addIssue({ code: "custom", path: [name], message: `is required when ${set.join(", ")} is set` });
     }
   }
+  checkOutbound(env, ctx);
 });
+
+/** Pairs and modes of the outbound settings: what is set must be enough to send, and plain http only in demo mode. */
+function checkOutbound(env: z.infer<typeof serverSchema>, ctx: z.RefinementCtx): void {
+  const requireWith = (name: keyof typeof outboundSchema, because: string) => {
+    if (env[name] === undefined) ctx.addIssue({ code: "custom", path: [name], message: `is required when ${because}` });
+  };
+  if (env.PRODUCT_WEBHOOK_URL) requireWith("PRODUCT_WEBHOOK_SECRET", "PRODUCT_WEBHOOK_URL is set");
+  if (env.PRODUCT_WEBHOOK_SECRET) requireWith("PRODUCT_WEBHOOK_URL", "PRODUCT_WEBHOOK_SECRET is set");
+  if (env.SMTP_URL && env.SMTP_HOST)
+    ctx.addIssue({ code: "custom", path: ["SMTP_HOST"], message: "and SMTP_URL name the same thing: set one of them" });
+  const smtp = env.SMTP_URL ? "SMTP_URL" : env.SMTP_HOST ? "SMTP_HOST" : null;
+  if (smtp) {
+    requireWith("SMTP_FROM", `${smtp} is set`);
+    // An email without the product's page would hand the user a token with nowhere to use it.
+    requireWith("PRODUCT_RECONNECT_URL", `${smtp} is set (the email links to it)`);
+  }
+  for (const name of ["SMTP_PORT", "SMTP_USER", "SMTP_PASSWORD"] as const) {
+    if (env[name] !== undefined && !env.SMTP_HOST) requireWith("SMTP_HOST", `${name} is set`);
+  }
+  if (env.SMTP_USER) requireWith("SMTP_PASSWORD", "SMTP_USER is set");
+  if (env.SMTP_PASSWORD) requireWith("SMTP_USER", "SMTP_PASSWORD is set");
+  if (env.SMTP_FROM && !smtp) requireWith("SMTP_HOST", "SMTP_FROM is set (or SMTP_URL)");
+  if (env.UPSTREAM_SANDBOX) return;
+  // Outside demo mode what Linkdesk sends (a link session token) and hands out travels encrypted.
+  for (const name of ["PRODUCT_WEBHOOK_URL", "PRODUCT_RECONNECT_URL", "LINK_SESSION_REDIRECT_URI"] as const) {
+    const value = env[name];
+    if (value && URL.canParse(value) && new URL(value).protocol === "http:")
+      ctx.addIssue({ code: "custom", path: [name], message: "must be an https URL (plain http only in demo mode)" });
+  }
+}
 
 export type Env = z.infer<typeof serverSchema>;
 

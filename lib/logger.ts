@@ -19,7 +19,16 @@ export function loggerOptions(level: string): pino.LoggerOptions {
     level,
     base: { app: "linkdesk" },
     redact: {
-      paths: ["*.access_token", "*.client_secret", "*.authorization", "*.password", "access_token", "client_secret"],
+      paths: [
+        "*.access_token",
+        "*.client_secret",
+        "*.authorization",
+        "*.password",
+        "*.link_session_token",
+        "access_token",
+        "client_secret",
+        "link_session_token",
+      ],
       censor: "[redacted]",
     },
     serializers: {

@@ -5,6 +5,7 @@ import { ConfigError, getEnv } from "./env";
 import { drainHttpRequests, trackHttpRequests } from "./http/in-flight-requests";
 import { takeStartSnapshots } from "./links/trend-snapshots";
 import { recordUpstreamAnswers } from "./links/read-model";
+import { countReadNotices } from "./read-notices/store";
 import { flushLogger, logger } from "./logger";
 import { drainPeriodMs, installShutdownSignals, loadBalancerDrain, onShutdown } from "./shutdown";
 
@@ -12,7 +13,7 @@ import { drainPeriodMs, installShutdownSignals, loadBalancerDrain, onShutdown } 
  * Runs once per server start: refuses to serve with missing or invalid configuration (naming the variable), wires the
  * read model to every upstream answer that carries a link (lib/links/read-model.ts), takes over SIGTERM/SIGINT for the graceful shutdown (lib/shutdown.ts), brings the database up to date, in demo mode creates
  * the demo accounts, takes a snapshot of the links read model for the Health trends (and in demo mode, once, seeds their
- * history), then starts the links sync's scheduler, the webhook processor and the job engine.
+ * history), then starts the links sync's scheduler, the webhook processor, the job engine and the outbound sender.
  */
 export async function startServer(): Promise<void> {
   let env;
@@ -23,8 +24,10 @@ export async function startServer(): Promise<void> {
     console.error(`Linkdesk cannot start. ${error.message}\nSee README.md, "Configuration".`);
     process.exit(1);
   }
-  // Before anything calls the upstream: every answer that carries a link keeps the read model current.
+  // Before anything calls the upstream: every answer that carries a link keeps the read model current, and what an
+  // answer carried that this version does not know is counted for the Status page.
   recordUpstreamAnswers();
+  countReadNotices();
   const shutdownTimeoutMs = env.SHUTDOWN_TIMEOUT_S * 1000;
   installShutdownSignals({ timeoutMs: shutdownTimeoutMs, log: () => logger().child({ component: "shutdown" }) });
   trackHttpRequests();
@@ -73,4 +76,8 @@ export async function startServer(): Promise<void> {
   const jobs = await import("./jobs");
   await jobs.startJobRunner();
   jobs.stopJobRunnerAtShutdown(shutdownTimeoutMs);
+  // Messages any instance queued (a reconnect request's webhook and email) are sent by whichever sender leases them.
+  const outbound = await import("./outbound");
+  await outbound.startOutboundWorker();
+  outbound.stopOutboundWorkerAtShutdown(shutdownTimeoutMs);
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { rulesFor } from "../lib/upstream/rate-limits";
-import { accountResponseSchema, accountsResponseSchema, transactionsPageSchema } from "../lib/upstream/schemas";
 import { expectError, first, fixtures, startSandbox, type Fixtures, type TestSandbox } from "./test-support";
+import { rulesFor } from "./limits";
+import { accountAnswerShape, accountsShape, transactionsPageShape } from "./wire-shapes";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -16,7 +16,7 @@ describe("GET /links/{id}/accounts", () => {
     const id = first(seeded, "plain");
     const response = await t.api("GET", `/links/${id}/accounts`);
     expect(response.status).toBe(200);
-    const body = accountsResponseSchema.parse(response.json);
+    const body = accountsShape.parse(response.json);
     expect(body.link.link_id).toBe(id);
     expect(body.accounts.length).toBeGreaterThanOrEqual(1);
     for (const account of body.accounts) {
@@ -26,7 +26,7 @@ describe("GET /links/{id}/accounts", () => {
       expect(account.account_mask).toMatch(/^\d{4}$/);
       expect(typeof account.balances?.current).toBe("number");
     }
-    const transactions = transactionsPageSchema.parse(
+    const transactions = transactionsPageShape.parse(
       (await t.api("GET", `/links/${id}/transactions?start_date=1900-01-01&size=1000`)).json,
     );
     const named = new Set(transactions.transactions.map((transaction) => transaction.account_id));
@@ -35,16 +35,14 @@ describe("GET /links/{id}/accounts", () => {
 
   it("filters by account_ids, repeated or comma-joined", async () => {
     const id = first(seeded, "plain");
-    const all = accountsResponseSchema.parse((await t.api("GET", `/links/${id}/accounts`)).json).accounts;
+    const all = accountsShape.parse((await t.api("GET", `/links/${id}/accounts`)).json).accounts;
     const [one] = all;
-    const filtered = accountsResponseSchema.parse(
+    const filtered = accountsShape.parse(
       (await t.api("GET", `/links/${id}/accounts?account_ids=${one!.account_id}`)).json,
     );
     expect(filtered.accounts.map((a) => a.account_id)).toEqual([one!.account_id]);
     const ids = all.map((a) => a.account_id);
-    const joined = accountsResponseSchema.parse(
-      (await t.api("GET", `/links/${id}/accounts?account_ids=${ids.join(",")}`)).json,
-    );
+    const joined = accountsShape.parse((await t.api("GET", `/links/${id}/accounts?account_ids=${ids.join(",")}`)).json);
     expect(joined.accounts).toHaveLength(all.length);
   });
 
@@ -56,11 +54,9 @@ describe("GET /links/{id}/accounts", () => {
   });
 
   it("serves the hostile links' markup as data, unchanged", async () => {
-    const body = accountsResponseSchema.parse(
-      (await t.api("GET", `/links/${first(seeded, "hostile_name")}/accounts`)).json,
-    );
+    const body = accountsShape.parse((await t.api("GET", `/links/${first(seeded, "hostile_name")}/accounts`)).json);
     expect(body.accounts[0]?.name).toBe(`<script>alert("account")</script> Checking`);
-    const transactions = transactionsPageSchema.parse(
+    const transactions = transactionsPageShape.parse(
       (await t.api("GET", `/links/${first(seeded, "hostile_avatar")}/transactions?start_date=1900-01-01&size=1`)).json,
     );
     expect(transactions.transactions[0]?.enrichment?.merchant?.logo).toBe("javascript:alert(document.cookie)");
@@ -70,10 +66,10 @@ describe("GET /links/{id}/accounts", () => {
 describe("GET /links/{id}/accounts/{account_id}", () => {
   it("returns one account with its link, and 404 in the envelope for an account the link does not have", async () => {
     const id = first(seeded, "plain");
-    const [account] = accountsResponseSchema.parse((await t.api("GET", `/links/${id}/accounts`)).json).accounts;
+    const [account] = accountsShape.parse((await t.api("GET", `/links/${id}/accounts`)).json).accounts;
     const response = await t.api("GET", `/links/${id}/accounts/${account!.account_id}`);
     expect(response.status).toBe(200);
-    const body = accountResponseSchema.parse(response.json);
+    const body = accountAnswerShape.parse(response.json);
     expect(body.account).toEqual(account);
     expect(body.link.link_id).toBe(id);
     expectError(await t.api("GET", `/links/${id}/accounts/acc_nope`), 404, "account_error.not_found");

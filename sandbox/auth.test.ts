@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessTokenResponseSchema } from "../lib/upstream/schemas";
 import { expectError, startSandbox, TEST_CREDENTIALS, type TestSandbox } from "./test-support";
+import { accessTokenShape } from "./wire-shapes";
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -25,14 +25,14 @@ describe("POST /auth/token", () => {
       }),
     );
     expect(response.status).toBe(201);
-    const body = accessTokenResponseSchema.parse(response.json);
+    const body = accessTokenShape.parse(response.json);
     expect(body).toMatchObject({ token_type: "bearer", expires_in: 120 });
     const link = await t.raw("GET", "/links?limit=500", { headers: await t.authHeaders(body.access_token) });
     expect(link.status).toBe(200);
   });
 
   it("lists the tokens it issued on GET /_sandbox/tokens, for leak tests", async () => {
-    const { access_token } = accessTokenResponseSchema.parse(
+    const { access_token } = accessTokenShape.parse(
       (
         await t.raw(
           "POST",
@@ -60,7 +60,7 @@ describe("POST /auth/token", () => {
       body: "grant_type=client_credentials",
     });
     expect(response.status).toBe(201);
-    accessTokenResponseSchema.parse(response.json);
+    accessTokenShape.parse(response.json);
   });
 
   it("answers 401 api_error.auth.unauthorized for a wrong secret or a missing client", async () => {

@@ -1,6 +1,6 @@
-// Reference data the seed draws from: institutions and a merchant catalog. Categories come from the shared taxonomy
+// Reference data the seed draws from: institutions and a merchant catalog. Categories come from the taxonomy
 // (a merchant names only its subcategory; the category is looked up), so a catalog entry cannot drift from it.
-import { categoryOf, type Category, type Subcategory } from "../lib/upstream/taxonomy";
+import { categoryOf, type Category, type Subcategory } from "./wire-vocabulary";
 import { colorFor, type LogoArt, logoPath, monogramOf } from "./logos";
 import { hashSeed, mulberry32, uuidFrom } from "./random";
 

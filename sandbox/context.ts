@@ -1,14 +1,16 @@
 // What a route handler sees: the request, the sandbox's state, and the reply it gives back. Handlers return data or
 // throw an ApiError; the server turns either into bytes, which keeps faults (e.g. a truncated body) in one place.
 import type { IncomingMessage } from "node:http";
-import type { RateLimitScope } from "../lib/upstream/rate-limits";
+import type { RateLimitScope } from "./limits";
 import type { TokenStore } from "./auth";
+import type { Drift, DriftSettings } from "./drift";
 import type { FaultController, FaultSettings } from "./faults";
 import type { RateLimiter } from "./rate-limiter";
 import type { Stats } from "./stats";
 import type { LinksListing, Store } from "./store";
 import type { SigningKeys } from "./webhook-signing";
 import type { WebhookDispatcher } from "./webhooks";
+import type { Wire } from "./wire";
 
 export interface SandboxOptions {
   clientId: string;
@@ -58,7 +60,22 @@ export interface SandboxOptions {
   webhookKeyRetentionMs: number;
   /** How long a product refresh (POST /links/{id}/products) takes before it completes (default 1000; tests use 0). */
   refreshDelayMs: number;
+  /**
+   * The demo's product back end (routes/demo-product.ts): the Standard Webhooks secret Linkdesk signs reconnect
+   * requests with, the share of asked end users who reconnect, and the longest they take to (default 0.6 and 300 s).
+   */
+  demoProductSecret: string;
+  demoReconnectShare: number;
+  demoReconnectWithinMs: number;
+  /**
+   * Drift mode at start and after a reset (drift.ts): off by default; on, a share of objects are sent as the real
+   * service may send them. Switchable at run time through /_sandbox/drift.
+   */
+  drift: DriftSettings;
 }
+
+/** What createSandbox takes: any option, and of drift only what differs from off. */
+export type SandboxOverrides = Partial<Omit<SandboxOptions, "drift">> & { drift?: Partial<DriftSettings> };
 
 /** Behaviour a test may switch while the sandbox runs (POST /_sandbox/settings); a reset restores the options'. */
 export interface SandboxSettings {
@@ -79,6 +96,10 @@ export interface SandboxWorld {
   signingKeys: SigningKeys;
   /** Sends webhooks in the background and records every delivery (GET /_sandbox/webhooks). */
   webhooks: WebhookDispatcher;
+  /** Which objects drift, and how (GET/POST/DELETE /_sandbox/drift). */
+  drift: Drift;
+  /** Writes records to the wire, drift applied: every answer and webhook that carries a link goes through it. */
+  wire: Wire;
   /** Work after the answer (a product refresh completing): cancelled by a reset or by closing the sandbox. */
   later: (ms: number, work: () => void) => void;
   /** Cancels all work scheduled with later() (a reset). */

@@ -8,4 +8,6 @@ export const SANDBOX_DEFAULTS = {
   links: 2000,
   transactionsPerLink: 50,
   seed: 1,
+  /** The demo product's Standard Webhooks secret: a public, local-only value, like the client secret above. */
+  demoProductSecret: "whsec_c2FuZGJveC1kZW1vLXByb2R1Y3Qtc2VjcmV0LTAx",
 };

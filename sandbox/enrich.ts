@@ -7,7 +7,7 @@ import {
   subcategoriesOf,
   type Category,
   type Subcategory,
-} from "../lib/upstream/taxonomy";
+} from "./wire-vocabulary";
 import { CATALOG, cleanDescriptionOf, titleCase, type CatalogEntry } from "./catalog";
 import { addPeriod } from "./seed-data";
 import { hashSeed, uuidFrom, type Rng } from "./random";

@@ -1,15 +1,16 @@
 // Configuration of the sandbox program from SANDBOX_* environment variables. Every problem names its variable, so a
 // typo in a CI file says which line to fix.
 import type { FaultSettings } from "./faults";
-import type { SandboxOptions } from "./context";
+import type { SandboxOverrides } from "./context";
 import { SANDBOX_DEFAULTS } from "./defaults";
+import { DRIFT_KINDS, isDriftKind, type DriftKind, type DriftSettings } from "./drift";
 import { isWebAddress } from "./http";
 import { LINKS_LISTINGS, type LinksListing } from "./store";
 
 export interface SandboxConfig {
   host: string;
   port: number;
-  options: Partial<SandboxOptions>;
+  options: SandboxOverrides;
 }
 
 export type ConfigResult = { ok: true; config: SandboxConfig } | { ok: false; errors: string[] };
@@ -63,6 +64,26 @@ export function parseSandboxEnv(env: Env): ConfigResult {
   const rateLimits = onOff("SANDBOX_RATE_LIMITS");
   const amountsAsStrings = onOff("SANDBOX_AMOUNTS_AS_STRINGS");
 
+  const drift: Partial<DriftSettings> = {};
+  const driftOn = onOff("SANDBOX_DRIFT");
+  if (driftOn !== undefined) drift.enabled = driftOn;
+  const driftShare = fraction("SANDBOX_DRIFT_SHARE");
+  if (driftShare !== undefined) drift.share = driftShare;
+  const driftKinds = text("SANDBOX_DRIFT_KINDS")
+    ?.split(",")
+    .map((kind) => kind.trim())
+    .filter(Boolean);
+  if (driftKinds !== undefined) {
+    const unknown = driftKinds.filter((kind) => !isDriftKind(kind));
+    if (unknown.length > 0 || driftKinds.length === 0) {
+      errors.push(
+        `SANDBOX_DRIFT_KINDS must be a comma-separated list of ${DRIFT_KINDS.join(", ")} (got "${text("SANDBOX_DRIFT_KINDS")}")`,
+      );
+    } else {
+      drift.kinds = driftKinds as DriftKind[];
+    }
+  }
+
   const linksListing = text("SANDBOX_LINKS_LISTING")?.toLowerCase();
   if (linksListing !== undefined && !LINKS_LISTINGS.includes(linksListing as LinksListing)) {
     errors.push(`SANDBOX_LINKS_LISTING must be ${LINKS_LISTINGS.join(" or ")} (got "${linksListing}")`);
@@ -84,7 +105,7 @@ export function parseSandboxEnv(env: Env): ConfigResult {
   const failRate = fraction("SANDBOX_FAULT_5XX_RATE");
   if (failRate) faults.failRate = failRate;
 
-  const options: Partial<SandboxOptions> = {
+  const options: SandboxOverrides = {
     clientId: text("SANDBOX_CLIENT_ID"),
     clientSecret: text("SANDBOX_CLIENT_SECRET"),
     tokenTtlSeconds: integer("SANDBOX_TOKEN_TTL_S", 1, 31_536_000),
@@ -100,7 +121,11 @@ export function parseSandboxEnv(env: Env): ConfigResult {
     webhookTimeoutMs: integer("SANDBOX_WEBHOOK_TIMEOUT_MS", 1, 120_000),
     webhookKeyRetentionMs: seconds("SANDBOX_WEBHOOK_KEY_RETENTION_S", 0, 31_536_000),
     refreshDelayMs: integer("SANDBOX_REFRESH_DELAY_MS", 0, 3_600_000),
+    demoProductSecret: text("SANDBOX_DEMO_PRODUCT_SECRET"),
+    demoReconnectShare: fraction("SANDBOX_DEMO_RECONNECT_SHARE"),
+    demoReconnectWithinMs: seconds("SANDBOX_DEMO_RECONNECT_WITHIN_S", 0, 86_400),
     faults: Object.keys(faults).length > 0 ? faults : null,
+    drift: Object.keys(drift).length > 0 ? drift : undefined,
     // As a program the seed counts back from today, so demo data looks current (refreshed hours ago, not weeks);
     // it stays deterministic for a given day and seed. Tests pin the date through createSandbox's default.
     anchorDate: anchorDate ?? new Date().toISOString().slice(0, 10),

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { linkSchema, linksPageSchema } from "../lib/upstream/schemas";
 import { parseFaultHeader } from "./faults";
 import { roleOfSlot, seedSkeletons } from "./seed-links";
 import { DEFAULT_ANCHOR_DATE } from "./server";
 import { expectError, first, fixtures, startSandbox, type Fixtures, type TestSandbox } from "./test-support";
+import { linkShape, linksPageShape } from "./wire-shapes";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -175,7 +175,7 @@ describe("POST /_sandbox/reset", () => {
   it("restores the seeded state and clears faults and rate counters", async () => {
     const id = first(seeded, "plain");
     expect((await t.api("DELETE", `/links/${id}`)).status).toBe(204);
-    const imported = linkSchema.parse(
+    const imported = linkShape.parse(
       (await t.api("POST", "/links/import", { body: { customer_user: { id: "u" }, institution_id: "chase" } })).json,
     );
     await setFaults({ latencyMs: 1, paths: ["/nothing-matches"] });
@@ -183,7 +183,7 @@ describe("POST /_sandbox/reset", () => {
 
     const reset = await t.raw("POST", "/_sandbox/reset");
     expect(reset.json).toEqual({ reset: true, links: 64 });
-    expect(linkSchema.parse((await t.api("GET", `/links/${id}`)).json).state).toBe("connected");
+    expect(linkShape.parse((await t.api("GET", `/links/${id}`)).json).state).toBe("connected");
     expectError(await t.api("GET", `/links/${imported.link_id}`), 404, "link_error.not_found");
     expect((await t.raw("GET", "/_sandbox/faults")).json).toEqual({ settings: null, remaining: null });
     expect(t.sandbox.state.limiter.counter("GET /links/{id}", "link", id)).toBeUndefined();
@@ -193,7 +193,7 @@ describe("POST /_sandbox/reset", () => {
         !["error", "connecting", "awaiting_token_exchange", "deleted"].includes(roleOfSlot(skeleton.slot).kind),
     );
     expect(
-      linksPageSchema.parse((await t.api("GET", "/links?limit=500")).json).links.map((link) => link.link_id),
+      linksPageShape.parse((await t.api("GET", "/links?limit=500")).json).links.map((link) => link.link_id),
     ).toEqual(active.map((skeleton) => skeleton.id));
   });
 });

@@ -2,7 +2,7 @@
 // answered with the upstream's error envelope, whatever went wrong.
 import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
-import { IMPORT_MAX_BYTES } from "../lib/upstream/schemas";
+import { IMPORT_MAX_BYTES } from "./limits";
 
 export interface ValidationIssue {
   location: (string | number)[];

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IMPORT_MAX_BYTES, IMPORT_MAX_TRANSACTIONS, linkSchema, transactionsPageSchema } from "../lib/upstream/schemas";
 import {
   expectError,
   first,
@@ -9,6 +8,9 @@ import {
   type Fixtures,
   type TestSandbox,
 } from "./test-support";
+import { IMPORT_MAX_BYTES, IMPORT_MAX_TRANSACTIONS } from "./limits";
+import { linkShape, transactionsPageShape } from "./wire-shapes";
+import { PROVIDERS } from "./wire-vocabulary";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -67,7 +69,7 @@ describe("POST /links/import", () => {
   it("without provider credentials creates a disconnected link (error, auth_expired) whose data is readable", async () => {
     const response = await t.api("POST", "/links/import", { body: importBody() });
     expect(response.status).toBe(200);
-    const link = linkSchema.parse(response.json);
+    const link = linkShape.parse(response.json);
     expect(link).toMatchObject({
       state: "error",
       error_code: "auth_expired",
@@ -77,7 +79,7 @@ describe("POST /links/import", () => {
       link_tags: ["team:retail"],
       webhook: "https://hooks.example/import",
     });
-    const page = transactionsPageSchema.parse(
+    const page = transactionsPageShape.parse(
       (await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json,
     );
     expect(page.total).toBe(3);
@@ -105,11 +107,11 @@ describe("POST /links/import", () => {
   });
 
   it("with provider credentials creates a connected link", async () => {
-    const link = linkSchema.parse(
+    const link = linkShape.parse(
       (await t.api("POST", "/links/import", { body: importBody({ provider_data: { user_id: "u-123" } }) })).json,
     );
     expect(link).toMatchObject({ state: "connected", error_code: null, auth_expired_at: null });
-    const empty = linkSchema.parse(
+    const empty = linkShape.parse(
       (await t.api("POST", "/links/import", { body: importBody({ provider_data: { user_id: "" } }) })).json,
     );
     expect(empty.state).toBe("error");
@@ -147,11 +149,47 @@ describe("POST /links/import", () => {
     const noUser = await t.api("POST", "/links/import", { body: { institution_id: "chase" } });
     expect(validationLocations(noUser)).toEqual(["body.customer_user"]);
   });
+
+  it("takes amounts only as decimal strings, as the SDKs type them, and refuses a JSON number saying so", async () => {
+    const asNumber = await t.api("POST", "/links/import", {
+      body: importBody({
+        transactions: [
+          { account_id: "chk-1", amount: "-1.00", date: "2026-01-01" },
+          { account_id: "chk-1", amount: -12.5, date: "2026-01-02" },
+        ],
+      }),
+    });
+    const body = expectError(asNumber, 422, "api_error.request.validation_failed");
+    expect(validationLocations(asNumber)).toEqual(["body.transactions.1.amount"]);
+    expect(body.validation_errors).toEqual([
+      {
+        location: ["body", "transactions", 1, "amount"],
+        message: expect.stringMatching(/not a number/),
+        type: expect.any(String),
+      },
+    ]);
+    // Nothing was made: the refused import left no link behind.
+    const before = (await t.raw("GET", "/_sandbox/back-end/link-ids")).json as { link_ids: string[] };
+    expect(
+      (
+        await t.api("POST", "/links/import", {
+          body: importBody({ transactions: [{ account_id: "chk-1", amount: 3, date: "2026-01-01" }] }),
+        })
+      ).status,
+    ).toBe(422);
+    expect((await t.raw("GET", "/_sandbox/back-end/link-ids")).json).toEqual(before);
+    for (const amount of ["12", "-12.5", "+0.10", "0.00"]) {
+      const response = await t.api("POST", "/links/import", {
+        body: importBody({ transactions: [{ account_id: "chk-1", amount, date: "2026-01-01" }] }),
+      });
+      expect(response.status, amount).toBe(200);
+    }
+  });
 });
 
 describe("POST /links/{id}/import/transactions", () => {
   it("adds transactions to an imported link and returns the link", async () => {
-    const link = linkSchema.parse(
+    const link = linkShape.parse(
       (await t.api("POST", "/links/import", { body: importBody({ transactions: [] }) })).json,
     );
     const added = await t.api("POST", `/links/${link.link_id}/import/transactions`, {
@@ -168,8 +206,8 @@ describe("POST /links/{id}/import/transactions", () => {
       },
     });
     expect(added.status).toBe(200);
-    expect(linkSchema.parse(added.json).link_id).toBe(link.link_id);
-    const page = transactionsPageSchema.parse(
+    expect(linkShape.parse(added.json).link_id).toBe(link.link_id);
+    const page = transactionsPageShape.parse(
       (await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json,
     );
     expect(
@@ -181,8 +219,23 @@ describe("POST /links/{id}/import/transactions", () => {
     ).toEqual([["batch-2", "tv_streaming_services", "monthly"]]);
   });
 
+  it("refuses a JSON number as an amount, as the import does", async () => {
+    const link = linkShape.parse(
+      (await t.api("POST", "/links/import", { body: importBody({ transactions: [] }) })).json,
+    );
+    const response = await t.api("POST", `/links/${link.link_id}/import/transactions`, {
+      body: { transactions: [{ account_id: "chk-1", amount: 18, date: "2026-11-17" }] },
+    });
+    expectError(response, 422, "api_error.request.validation_failed");
+    expect(validationLocations(response)).toEqual(["body.transactions.0.amount"]);
+    const page = transactionsPageShape.parse(
+      (await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json,
+    );
+    expect(page.total).toBe(0);
+  });
+
   it("has the same limits as the import", async () => {
-    const link = linkSchema.parse(
+    const link = linkShape.parse(
       (await t.api("POST", "/links/import", { body: importBody({ transactions: [] }) })).json,
     );
     const many = Array.from({ length: IMPORT_MAX_TRANSACTIONS + 1 }, () => ({
@@ -223,7 +276,7 @@ describe("POST /links/{id}/import/transactions", () => {
 
 describe("imported values keyed by original id", () => {
   it("a batch sent twice does not double its transactions: the second replaces the first, keeping the upstream's ids", async () => {
-    const link = linkSchema.parse((await t.api("POST", "/links/import", { body: importBody() })).json);
+    const link = linkShape.parse((await t.api("POST", "/links/import", { body: importBody() })).json);
     const batch = {
       transactions: [
         {
@@ -243,7 +296,7 @@ describe("imported values keyed by original id", () => {
       ],
     };
     const read = async () =>
-      transactionsPageSchema.parse(
+      transactionsPageShape.parse(
         (await t.api("GET", `/links/${link.link_id}/transactions?start_date=1900-01-01`)).json,
       );
     expect((await t.api("POST", `/links/${link.link_id}/import/transactions`, { body: batch })).status).toBe(200);
@@ -264,15 +317,28 @@ describe("imported values keyed by original id", () => {
   it("refuses a provider outside the known set and an institution id that is neither an id nor <provider>.<id>", async () => {
     const provider = await t.api("POST", "/links/import", { body: importBody({ provider: "acme" }) });
     expect(validationLocations(provider)).toEqual(["body.provider"]);
-    for (const institution_id of ["not an id", "acme.chase", "mx.", "chase/1"]) {
+    for (const institution_id of ["not an id", "acme.chase", "mx.", "chase/1", "sophtron.123"]) {
       const response = await t.api("POST", "/links/import", { body: importBody({ institution_id }) });
       expect(validationLocations(response), institution_id).toEqual(["body.institution_id"]);
     }
-    for (const institution_id of ["ins_3", "mx.chase", "yodlee.30188"]) {
+    for (const institution_id of ["ins_3", "mx.chase", "yodlee.30188", "akoya.fidelity"]) {
       expect(
         (await t.api("POST", "/links/import", { body: importBody({ institution_id }) })).status,
         institution_id,
       ).toBe(200);
     }
+  });
+});
+
+describe("providers as the facts list them today", () => {
+  it("accepts each of the six, and refuses sophtron, dropped from the provider list in 2024-08, saying so", async () => {
+    for (const provider of PROVIDERS) {
+      const link = linkShape.parse((await t.api("POST", "/links/import", { body: importBody({ provider }) })).json);
+      expect(link.provider).toBe(provider);
+    }
+    const dropped = await t.api("POST", "/links/import", { body: importBody({ provider: "sophtron" }) });
+    const body = expectError(dropped, 422, "api_error.request.validation_failed");
+    expect(validationLocations(dropped)).toEqual(["body.provider"]);
+    expect(JSON.stringify(body.validation_errors)).toMatch(/sophtron is no longer a provider.*2024-08/);
   });
 });

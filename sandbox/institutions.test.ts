@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { rulesFor } from "../lib/upstream/rate-limits";
-import { institutionSchema, institutionsPageSchema } from "../lib/upstream/schemas";
 import { INSTITUTIONS } from "./catalog";
 import { expectError, startSandbox, validationLocations, type TestSandbox } from "./test-support";
+import { rulesFor } from "./limits";
+import { institutionShape, institutionsPageShape } from "./wire-shapes";
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -12,14 +12,14 @@ afterAll(() => t.close());
 
 describe("GET /institutions", () => {
   it("pages through every institution once, 50 by default, with the plural `cursors`", async () => {
-    const firstPage = institutionsPageSchema.parse((await t.api("GET", "/institutions")).json);
+    const firstPage = institutionsPageShape.parse((await t.api("GET", "/institutions")).json);
     expect(firstPage.institutions).toHaveLength(Math.min(50, INSTITUTIONS.length));
     const seen: string[] = [];
     let cursor = "";
     for (let page = 0; page < 50; page++) {
       const response = await t.api("GET", `/institutions?limit=4${cursor ? `&cursor=${cursor}` : ""}`);
       expect(response.status).toBe(200);
-      const body = institutionsPageSchema.parse(response.json);
+      const body = institutionsPageShape.parse(response.json);
       expect(Object.keys(response.json as object)).toEqual(["institutions", "cursors"]);
       seen.push(...body.institutions.map((institution) => institution.institution_id));
       if (!body.cursors?.next) break;
@@ -29,9 +29,9 @@ describe("GET /institutions", () => {
   });
 
   it("matches a name by its start, whatever the case, and keeps to featured ones when asked", async () => {
-    const byName = institutionsPageSchema.parse((await t.api("GET", "/institutions?name=bank%20of")).json);
+    const byName = institutionsPageShape.parse((await t.api("GET", "/institutions?name=bank%20of")).json);
     expect(byName.institutions.map((institution) => institution.name)).toEqual(["Bank of America"]);
-    const featured = institutionsPageSchema.parse((await t.api("GET", "/institutions?featured=true&limit=1000")).json);
+    const featured = institutionsPageShape.parse((await t.api("GET", "/institutions?featured=true&limit=1000")).json);
     expect(featured.institutions.length).toBeGreaterThan(0);
     expect(featured.institutions.every((institution) => institution.is_featured)).toBe(true);
   });
@@ -59,11 +59,11 @@ describe("GET /institutions/{institution_id}", () => {
       "is_featured",
       "name",
     ]);
-    const chase = institutionSchema.parse(response.json);
+    const chase = institutionShape.parse(response.json);
     expect(chase).toMatchObject({ institution_id: "chase", name: "Chase", country: "US", is_featured: true });
     expect(chase.institution_id_aliases).toContain("mx.chase");
-    expect(institutionSchema.parse((await t.api("GET", "/institutions/mx.chase")).json).institution_id).toBe("chase");
-    expect(institutionSchema.parse((await t.api("GET", "/institutions/monzo")).json).country).toBe("GB");
+    expect(institutionShape.parse((await t.api("GET", "/institutions/mx.chase")).json).institution_id).toBe("chase");
+    expect(institutionShape.parse((await t.api("GET", "/institutions/monzo")).json).country).toBe("GB");
   });
 
   it("answers 404 institution_error.not_found for an unknown id", async () => {

@@ -2,15 +2,17 @@
 // GetHoldingsResponse and GetInvestmentTransactionsResponse): one brokerage account with a few holdings and the buys
 // and dividends behind them, derived from the link's data seed, so every read gives the same answer. The brokerage
 // account appears only in these answers (a link's GET /accounts is left as it was). Quantities, prices and amounts
-// are decimal strings, as the SDKs carry them. Links whose investments product is unavailable, and imported links,
-// have no investment data.
+// are decimal strings, as the SDKs carry them. Securities are keyed `security_id` and investment transactions
+// `investment_transaction_id`, as the SDKs' SecurityResponse and InvestmentTransactionResponse name them (facts §0:
+// security ids are `sec_…`). Links whose investments product is unavailable, and imported links, have no investment
+// data.
 import { amountBetween, base58Id, digits, hashSeed, intBetween, mulberry32, shuffled } from "./random";
 import type { AccountRecord, LinkRecord } from "./types";
 
 const DAY_MS = 86_400_000;
 
 export interface Security {
-  id: string;
+  security_id: string;
   name: string;
   type: "cash" | "equity" | "etf" | "fund" | "bond";
   currency: string;
@@ -32,7 +34,7 @@ export interface Holding {
 }
 
 export interface InvestmentTransaction {
-  id: string;
+  investment_transaction_id: string;
   account_id: string;
   amount: string;
   date: string;
@@ -91,7 +93,7 @@ export function investmentDataOf(link: LinkRecord, anchorMs: number): Investment
   const picked = shuffled(rng, CATALOG).slice(0, intBetween(rng, 2, 4));
   const securities: Security[] = picked.map((entry) => ({
     // Securities are the same for every link, as the upstream's are global.
-    id: base58Id(mulberry32(hashSeed("security", entry.ticker)), "sec_"),
+    security_id: base58Id(mulberry32(hashSeed("security", entry.ticker)), "sec_"),
     name: entry.name,
     type: entry.type,
     currency: "USD",
@@ -111,7 +113,7 @@ export function investmentDataOf(link: LinkRecord, anchorMs: number): Investment
     const value = Math.round(quantity * entry.price * 100) / 100;
     holdings.push({
       account_id: accountId,
-      security_id: security.id,
+      security_id: security.security_id,
       quantity: String(quantity),
       price: money(entry.price),
       price_datetime: priceAt,
@@ -120,7 +122,7 @@ export function investmentDataOf(link: LinkRecord, anchorMs: number): Investment
     });
     const boughtMs = originMs - intBetween(rng, 120, 400) * DAY_MS;
     transactions.push({
-      id: base58Id(rng, "it_"),
+      investment_transaction_id: base58Id(rng, "it_"),
       account_id: accountId,
       // The SDKs' convention: a buy is negative, -(quantity × price + fees).
       amount: money(-(quantity * boughtAt + fees)),
@@ -132,12 +134,12 @@ export function investmentDataOf(link: LinkRecord, anchorMs: number): Investment
       forex_rate: null,
       price: money(boughtAt),
       quantity: String(quantity),
-      security_id: security.id,
+      security_id: security.security_id,
     });
     if (entry.dividend > 0) {
       const paidMs = originMs - intBetween(rng, 5, 80) * DAY_MS;
       transactions.push({
-        id: base58Id(rng, "it_"),
+        investment_transaction_id: base58Id(rng, "it_"),
         account_id: accountId,
         amount: money(quantity * entry.dividend),
         date: new Date(paidMs).toISOString().slice(0, 10),
@@ -148,11 +150,13 @@ export function investmentDataOf(link: LinkRecord, anchorMs: number): Investment
         forex_rate: null,
         price: null,
         quantity: null,
-        security_id: security.id,
+        security_id: security.security_id,
       });
     }
   });
-  transactions.sort((a, b) => (a.date !== b.date ? (a.date < b.date ? 1 : -1) : a.id < b.id ? 1 : -1));
+  transactions.sort((a, b) =>
+    a.date !== b.date ? (a.date < b.date ? 1 : -1) : a.investment_transaction_id < b.investment_transaction_id ? 1 : -1,
+  );
   const total = holdings.reduce((sum, holding) => sum + Number(holding.value), 0);
   const cash = holdings.find((holding, index) => picked[index]?.type === "cash");
   const account: AccountRecord = {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkSchema, transactionSchema, type Product, type WireLink } from "../lib/upstream/schemas";
 import { isValidAbaRoutingNumber, isValidIban } from "./account-details";
 import {
   expectError,
@@ -10,6 +9,8 @@ import {
   type Fixtures,
   type TestSandbox,
 } from "./test-support";
+import { type WireLink, linkShape, transactionShape } from "./wire-shapes";
+import { type Product } from "./wire-vocabulary";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -21,7 +22,7 @@ afterAll(() => t.close());
 
 async function linkWith(products: Product[], without: Product[] = []): Promise<WireLink> {
   for (const id of seeded.plain ?? []) {
-    const link = linkSchema.parse((await t.api("GET", `/links/${id}`)).json);
+    const link = linkShape.parse((await t.api("GET", `/links/${id}`)).json);
     if (
       products.every((p) => link.products[p] && !link.products[p]?.unavailable) &&
       without.every((p) => !link.products[p])
@@ -150,12 +151,8 @@ async function syncAll(linkId: string, cursor: string | null, size: number) {
   for (;;) {
     const body = await sync(linkId, cursor, size);
     pages++;
-    created.push(
-      ...body.transactions.created.map((transaction) => transactionSchema.parse(transaction).transaction_id),
-    );
-    updated.push(
-      ...body.transactions.updated.map((transaction) => transactionSchema.parse(transaction).transaction_id),
-    );
+    created.push(...body.transactions.created.map((transaction) => transactionShape.parse(transaction).transaction_id));
+    updated.push(...body.transactions.updated.map((transaction) => transactionShape.parse(transaction).transaction_id));
     expect(body.transactions.removed).toEqual([]);
     cursor = body.cursor.next;
     if (!body.has_more) return { created, updated, cursor, pages };
@@ -222,13 +219,13 @@ describe("GET /links/{id}/transactions/sync", () => {
     const page = await sync(linkId, start.cursor, 50);
     expect(page.has_more).toBe(false);
     const byDescription = (list: unknown[]) =>
-      list.map((transaction) => transactionSchema.parse(transaction).description);
+      list.map((transaction) => transactionShape.parse(transaction).description);
     expect(byDescription(page.transactions.created)).toEqual(["Three"]);
     expect(byDescription(page.transactions.updated)).toEqual(["Again"]);
     // Imported again under the same original id: the same transaction, keeping its id.
-    expect(page.transactions.updated.map((transaction) => transactionSchema.parse(transaction).transaction_id)).toEqual(
-      [two],
-    );
+    expect(page.transactions.updated.map((transaction) => transactionShape.parse(transaction).transaction_id)).toEqual([
+      two,
+    ]);
   });
 
   it("refuses an unreadable cursor or a size outside 1–500 with 422, and checks the link as the listing does", async () => {
@@ -254,14 +251,19 @@ describe("GET /links/{id}/investments/holdings and /investments/transactions", (
     const link = await linkWith(["investments"]);
     const holdings = (await t.api("GET", `/links/${link.link_id}/investments/holdings`)).json as {
       holdings: { account_id: string; security_id: string; quantity: string; value: string }[];
-      securities: { id: string; ticker: string }[];
+      securities: Record<string, unknown>[];
       accounts: { account_id: string; account_type: string }[];
       link: WireLink;
     };
     expect(holdings.accounts).toHaveLength(1);
     expect(holdings.accounts[0]!.account_type).toBe("investment.brokerage");
     expect(holdings.holdings.length).toBeGreaterThanOrEqual(2);
-    const securityIds = new Set(holdings.securities.map((security) => security.id));
+    // Keyed as the SDKs key them (SecurityResponse.security_id), never by a bare `id`.
+    for (const security of holdings.securities) {
+      expect(security.security_id).toMatch(/^sec_/);
+      expect(security).not.toHaveProperty("id");
+    }
+    const securityIds = new Set(holdings.securities.map((security) => security.security_id));
     for (const holding of holdings.holdings) {
       expect(holding.account_id).toBe(holdings.accounts[0]!.account_id);
       expect(securityIds.has(holding.security_id)).toBe(true);
@@ -273,12 +275,20 @@ describe("GET /links/{id}/investments/holdings and /investments/transactions", (
       total: number;
       page: number;
       size: number;
-      investment_transactions: { date: string; type: string; security_id: string | null }[];
+      investment_transactions: Record<string, unknown>[];
+      securities: Record<string, unknown>[];
     };
     expect(page.total).toBeGreaterThanOrEqual(holdings.holdings.length);
     expect(page).toMatchObject({ page: 1, size: 2 });
-    const dates = page.investment_transactions.map((transaction) => transaction.date);
+    const dates = page.investment_transactions.map((transaction) => String(transaction.date));
     expect([...dates].sort().reverse()).toEqual(dates);
+    // InvestmentTransactionResponse.investment_transaction_id, unique; each names a security the answer carries.
+    const ids = page.investment_transactions.map((transaction) => transaction.investment_transaction_id);
+    expect(ids.every((id) => typeof id === "string" && id.startsWith("it_"))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(page.investment_transactions.every((transaction) => !("id" in transaction))).toBe(true);
+    const named = new Set(page.securities.map((security) => security.security_id));
+    for (const transaction of page.investment_transactions) expect(named.has(transaction.security_id)).toBe(true);
   });
 
   it("are empty for an unavailable product, 403 without it", async () => {

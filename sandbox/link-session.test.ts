@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  exchangeTokenResponseSchema,
-  linkSchema,
-  linkSessionResponseSchema,
-  linksPageSchema,
-  transactionsPageSchema,
-} from "../lib/upstream/schemas";
 import { expectError, startSandbox, validationLocations, type TestSandbox } from "./test-support";
+import { exchangeShape, linkSessionShape, linkShape, linksPageShape, transactionsPageShape } from "./wire-shapes";
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -23,7 +17,7 @@ const sessionBody = (extra: Record<string, unknown> = {}) => ({
 async function createSession(extra: Record<string, unknown> = {}): Promise<string> {
   const response = await t.api("POST", "/link-session", { body: sessionBody(extra) });
   expect(response.status).toBe(201);
-  const { link_session_token: token } = linkSessionResponseSchema.parse(response.json);
+  const { link_session_token: token } = linkSessionShape.parse(response.json);
   expect(token).toMatch(/^sandbox_[0-9a-f-]{36}$/);
   return token;
 }
@@ -52,7 +46,7 @@ describe("link session → complete → exchange token", () => {
     });
     const done = await complete(token);
     expect(done.exchangeable_token).toMatch(/^[0-9a-f-]{36}$/);
-    const waiting = linkSchema.parse((await t.api("GET", `/links/${done.link_id}`)).json);
+    const waiting = linkShape.parse((await t.api("GET", `/links/${done.link_id}`)).json);
     expect(waiting).toMatchObject({
       state: "awaiting_token_exchange",
       institution_id: "chase",
@@ -61,7 +55,7 @@ describe("link session → complete → exchange token", () => {
 
     const response = await exchange(done.exchangeable_token);
     expect(response.status).toBe(201);
-    const body = exchangeTokenResponseSchema.parse(response.json);
+    const body = exchangeShape.parse(response.json);
     expect(body.link_id).toBe(done.link_id);
     expect(body.link).toMatchObject({
       link_id: done.link_id,
@@ -73,9 +67,9 @@ describe("link session → complete → exchange token", () => {
     expect(Object.keys(body.link.products)).toEqual(["accounts", "transactions", "enrichment"]);
     expect(body.link.products.transactions?.refreshed_at).toBeTruthy();
 
-    const newest = linksPageSchema.parse((await t.api("GET", "/links?limit=500")).json).links[0];
+    const newest = linksPageShape.parse((await t.api("GET", "/links?limit=500")).json).links[0];
     expect(newest?.link_id).toBe(done.link_id);
-    const data = transactionsPageSchema.parse(
+    const data = transactionsPageShape.parse(
       (await t.api("GET", `/links/${done.link_id}/transactions?start_date=1900-01-01`)).json,
     );
     expect(data.total).toBe(50);
@@ -101,7 +95,7 @@ describe("link session → complete → exchange token", () => {
     expectError(await exchange(deletedSince.exchangeable_token), 400, "link_session_error.invalid_token_exchange");
 
     const failed = await complete(await createSession(), { outcome: "error" });
-    expect(linkSchema.parse((await t.api("GET", `/links/${failed.link_id}`)).json)).toMatchObject({
+    expect(linkShape.parse((await t.api("GET", `/links/${failed.link_id}`)).json)).toMatchObject({
       state: "error",
       error_code: "user_error",
     });
@@ -134,7 +128,7 @@ describe("link session → complete → exchange token", () => {
   });
 
   it("relinks a disconnected imported link: same link, reconnected, possibly through another provider", async () => {
-    const imported = linkSchema.parse(
+    const imported = linkShape.parse(
       (
         await t.api("POST", "/links/import", {
           body: { customer_user: { id: "user_relink" }, institution_id: "ally", provider: "moneykit" },
@@ -144,7 +138,7 @@ describe("link session → complete → exchange token", () => {
     expect(imported).toMatchObject({ state: "error", error_code: "auth_expired" });
     const done = await complete(await createSession({ existing_link_id: imported.link_id, link_tags: ["plan:pro"] }));
     expect(done.link_id).toBe(imported.link_id);
-    const body = exchangeTokenResponseSchema.parse((await exchange(done.exchangeable_token)).json);
+    const body = exchangeShape.parse((await exchange(done.exchangeable_token)).json);
     expect(body.link).toMatchObject({
       link_id: imported.link_id,
       state: "connected",

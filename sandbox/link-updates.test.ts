@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { linkSchema, type WireLink } from "../lib/upstream/schemas";
 import { startReceiver, type WebhookReceiver } from "./test-receiver";
 import {
   expectError,
@@ -10,6 +9,7 @@ import {
   type Fixtures,
   type TestSandbox,
 } from "./test-support";
+import { type WireLink, linkShape } from "./wire-shapes";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -39,7 +39,7 @@ async function completed(linkId: string, product: "accounts" | "transactions"): 
 }
 
 const getLink = async (linkId: string): Promise<WireLink> =>
-  linkSchema.parse((await t.api("GET", `/links/${linkId}`)).json);
+  linkShape.parse((await t.api("GET", `/links/${linkId}`)).json);
 
 describe("PATCH /links/{id}", () => {
   it("sets the webhook and the tags, answers the whole link, and null removes the webhook", async () => {
@@ -49,7 +49,7 @@ describe("PATCH /links/{id}", () => {
       link_tags: ["team:ops", "9lives"],
     });
     expect(updated.status).toBe(200);
-    const link = linkSchema.parse(updated.json);
+    const link = linkShape.parse(updated.json);
     expect(link).toMatchObject({
       link_id: linkId,
       webhook: "https://hooks.example.org/links/1",
@@ -57,11 +57,11 @@ describe("PATCH /links/{id}", () => {
     });
     expect(await getLink(linkId)).toEqual(link);
     // Leaving a field out leaves it as it is.
-    expect(linkSchema.parse((await patch(linkId, { link_tags: [] })).json)).toMatchObject({
+    expect(linkShape.parse((await patch(linkId, { link_tags: [] })).json)).toMatchObject({
       webhook: "https://hooks.example.org/links/1",
       link_tags: [],
     });
-    expect(linkSchema.parse((await patch(linkId, { webhook: null })).json).webhook ?? null).toBeNull();
+    expect(linkShape.parse((await patch(linkId, { webhook: null })).json).webhook ?? null).toBeNull();
     expect((await getLink(linkId)).webhook ?? null).toBeNull();
   });
 
@@ -80,7 +80,7 @@ describe("PATCH /links/{id}", () => {
       expectError(response, 422, "api_error.request.validation_failed");
       expect(validationLocations(response)).toEqual(locations);
     }
-    expect(linkSchema.parse((await patch(linkId, { link_tags: ["x".repeat(99)] })).json).link_tags).toEqual([
+    expect(linkShape.parse((await patch(linkId, { link_tags: ["x".repeat(99)] })).json).link_tags).toEqual([
       "x".repeat(99),
     ]);
   });
@@ -110,7 +110,7 @@ describe("POST /links/{id}/products", () => {
     const started = await refresh(linkId, ["accounts", "transactions"]);
     expect(started.status).toBe(202);
     const now = new Date(t.clock.now).toISOString();
-    expect(linkSchema.parse(started.json).products.accounts).toMatchObject({ last_attempted_at: now });
+    expect(linkShape.parse(started.json).products.accounts).toMatchObject({ last_attempted_at: now });
     const requests = await receiver.waitFor(4, "/refresh");
     expect(requests.map((request) => [request.body.webhook_event, request.body.product, request.body.state])).toEqual([
       ["link.product_refresh", "accounts", "pending"],

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkSchema, linksPageSchema } from "../lib/upstream/schemas";
 import { parseSandboxEnv } from "./env";
 import { isDeletedSlot, roleOfSlot, seedSkeletons } from "./seed-links";
 import { createSandbox, DEFAULT_ANCHOR_DATE } from "./server";
@@ -12,6 +11,7 @@ import {
   type Fixtures,
   type TestSandbox,
 } from "./test-support";
+import { linkShape, linksPageShape } from "./wire-shapes";
 
 // GET /links under the listing switch: `active` by default, the upstream's rule (connected and refreshed at least once,
 // upstream-facts §2), or `all` (every link not deleted). And what stands for the product's back end beside it: every
@@ -37,7 +37,7 @@ async function allPages(sandbox: TestSandbox, limit: number): Promise<string[]> 
       `/links?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
     );
     expect(response.status).toBe(200);
-    const body = linksPageSchema.parse(response.json);
+    const body = linksPageShape.parse(response.json);
     expect(body.links.length).toBeLessThanOrEqual(limit);
     ids.push(...body.links.map((link) => link.link_id));
     if (!body.next_cursor) {
@@ -75,7 +75,7 @@ describe("GET /links, active listing", () => {
     try {
       const listed = new Set(await allPages(small, 500));
       for (const skeleton of seedSkeletons(1, 200, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`))) {
-        const link = linkSchema.parse((await small.api("GET", `/links/${skeleton.id}`)).json);
+        const link = linkShape.parse((await small.api("GET", `/links/${skeleton.id}`)).json);
         expect({ id: skeleton.id, listed: listed.has(skeleton.id) }).toEqual({
           id: skeleton.id,
           listed: isActive(link),
@@ -87,7 +87,7 @@ describe("GET /links, active listing", () => {
   });
 
   it("leaves out an imported link, links in error, connecting or awaiting exchange, and deleted links; `all` lists all but the deleted", async () => {
-    const imported = linkSchema.parse(
+    const imported = linkShape.parse(
       (
         await t.api("POST", "/links/import", {
           body: { customer_user: { id: "user_listing" }, institution_id: "chase" },
@@ -95,7 +95,7 @@ describe("GET /links, active listing", () => {
       ).json,
     );
     expect(imported).toMatchObject({ state: "error", error_code: "auth_expired" });
-    const withCredentials = linkSchema.parse(
+    const withCredentials = linkShape.parse(
       (
         await t.api("POST", "/links/import", {
           body: { customer_user: { id: "user_listing" }, institution_id: "chase", provider_data: { user_id: "u-1" } },
@@ -133,11 +133,11 @@ describe("GET /links, active listing", () => {
   });
 
   it("keeps a cursor valid when a link on the next page stops being active", async () => {
-    const firstPage = linksPageSchema.parse((await t.api("GET", "/links?limit=500")).json);
+    const firstPage = linksPageShape.parse((await t.api("GET", "/links?limit=500")).json);
     const before = await allPages(t, 5000);
     const victim = before[600] ?? "";
     expect((await t.api("DELETE", `/links/${victim}`)).status).toBe(204);
-    const rest = linksPageSchema.parse(
+    const rest = linksPageShape.parse(
       (await t.api("GET", `/links?limit=5000&cursor=${encodeURIComponent(firstPage.next_cursor ?? "")}`)).json,
     );
     expect([...firstPage.links, ...rest.links].map((link) => link.link_id)).toEqual(
@@ -199,7 +199,7 @@ describe("the product's back end", () => {
   it("knows every link id the sandbox holds, oldest first: the ones the listing leaves out and deleted ones too", async () => {
     const s = await startSandbox({ links: 64 });
     try {
-      const imported = linkSchema.parse(
+      const imported = linkShape.parse(
         (
           await s.api("POST", "/links/import", {
             body: { customer_user: { id: "user_backend" }, institution_id: "chase" },
@@ -235,8 +235,8 @@ describe("the product's back end", () => {
       const { link_ids } = (await plain.raw("GET", "/_sandbox/back-end/link-ids")).json as { link_ids: string[] };
       expect(link_ids).toHaveLength(64);
       for (const id of link_ids) {
-        const before = linkSchema.parse((await plain.api("GET", `/links/${id}`)).json);
-        const after = linkSchema.parse((await hooked.api("GET", `/links/${id}`)).json);
+        const before = linkShape.parse((await plain.api("GET", `/links/${id}`)).json);
+        const after = linkShape.parse((await hooked.api("GET", `/links/${id}`)).json);
         plainWebhooks.add(before.webhook ?? null);
         expect(after).toEqual({ ...before, webhook: url, institution_avatar: after.institution_avatar });
         expect(after.institution_avatar?.replace(hooked.base, "")).toBe(

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkSchema, linksPageSchema, transactionsPageSchema } from "../lib/upstream/schemas";
 import { isDeletedSlot, seedSkeletons } from "./seed-links";
 import { DEFAULT_ANCHOR_DATE } from "./server";
 import {
@@ -11,6 +10,7 @@ import {
   type Fixtures,
   type TestSandbox,
 } from "./test-support";
+import { linkShape, linksPageShape, transactionsPageShape } from "./wire-shapes";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -31,7 +31,7 @@ async function allPages(limit: number): Promise<{ link_id: string; created_at: s
       `/links?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
     );
     expect(response.status).toBe(200);
-    const body = linksPageSchema.parse(response.json);
+    const body = linksPageShape.parse(response.json);
     seen.push(...body.links);
     if (!body.next_cursor) {
       expect(body.next_cursor).toBe("");
@@ -60,15 +60,15 @@ describe("GET /links", () => {
   });
 
   it("defaults to 1000 links a page", async () => {
-    const body = linksPageSchema.parse((await t.api("GET", "/links")).json);
+    const body = linksPageShape.parse((await t.api("GET", "/links")).json);
     expect(body.links).toHaveLength(1000);
     expect(body.next_cursor).not.toBe("");
   });
 
   it("keeps a cursor valid when new links appear while paging", async () => {
-    const firstPage = linksPageSchema.parse((await t.api("GET", "/links?limit=500")).json);
+    const firstPage = linksPageShape.parse((await t.api("GET", "/links?limit=500")).json);
     await t.api("POST", "/links/import", { body: { customer_user: { id: "user_paging" }, institution_id: "chase" } });
-    const rest = linksPageSchema.parse((await t.api("GET", `/links?limit=5000&cursor=${firstPage.next_cursor}`)).json);
+    const rest = linksPageShape.parse((await t.api("GET", `/links?limit=5000&cursor=${firstPage.next_cursor}`)).json);
     const ids = [...firstPage.links, ...rest.links].map((link) => link.link_id);
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -89,7 +89,7 @@ describe("GET /links/{id}", () => {
   it("returns every field of the Link object", async () => {
     const response = await t.api("GET", `/links/${first(seeded, "plain")}`);
     expect(response.status).toBe(200);
-    const link = linkSchema.parse(response.json);
+    const link = linkShape.parse(response.json);
     expect(Object.keys(response.json as object)).toEqual(
       expect.arrayContaining([
         "link_id",
@@ -112,7 +112,7 @@ describe("GET /links/{id}", () => {
   });
 
   it("shows error links with their error_code and product errors", async () => {
-    const link = linkSchema.parse((await t.api("GET", `/links/${first(seeded, "error:auth_expired")}`)).json);
+    const link = linkShape.parse((await t.api("GET", `/links/${first(seeded, "error:auth_expired")}`)).json);
     expect(link).toMatchObject({ state: "error", error_code: "auth_expired" });
     expect(link.auth_expired_at).toBeTruthy();
     expect(Object.values(link.products).some((product) => product.error_code === "auth_expired")).toBe(true);
@@ -130,7 +130,7 @@ describe("DELETE /links/{id}", () => {
     const deleted = await t.api("DELETE", `/links/${id}`);
     expect(deleted.status).toBe(204);
     expect(deleted.text).toBe("");
-    const link = linkSchema.parse((await t.api("GET", `/links/${id}`)).json);
+    const link = linkShape.parse((await t.api("GET", `/links/${id}`)).json);
     expect(link.state).toBe("deleted");
     expect((await allPages(5000)).map((entry) => entry.link_id)).not.toContain(id);
     expectError(await t.api("GET", `/links/${id}/transactions`), 410, "link_error.deleted");
@@ -139,7 +139,7 @@ describe("DELETE /links/{id}", () => {
   });
 
   it("serves seeded deleted links as deleted", async () => {
-    const link = linkSchema.parse((await t.api("GET", `/links/${first(seeded, "deleted")}`)).json);
+    const link = linkShape.parse((await t.api("GET", `/links/${first(seeded, "deleted")}`)).json);
     expect(link.state).toBe("deleted");
   });
 });
@@ -158,8 +158,8 @@ describe("determinism", () => {
           portless(t, (await t.api("GET", `/links/${id}`)).json),
         );
         const path = `/links/${id}/transactions?start_date=1900-01-01&size=1000`;
-        const mine = portless(t, transactionsPageSchema.parse((await t.api("GET", path)).json));
-        expect(portless(again, transactionsPageSchema.parse((await again.api("GET", path)).json))).toEqual(mine);
+        const mine = portless(t, transactionsPageShape.parse((await t.api("GET", path)).json));
+        expect(portless(again, transactionsPageShape.parse((await again.api("GET", path)).json))).toEqual(mine);
       }
       expect((await other.api("GET", `/links/${ids[0]}`)).status).toBe(404);
     } finally {

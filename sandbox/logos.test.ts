@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkSchema, transactionsPageSchema } from "../lib/upstream/schemas";
 import { HOSTILE_AVATAR_INSTITUTION_ID, HOSTILE_NAME_INSTITUTION_ID, INSTITUTIONS } from "./catalog";
 import { absoluteLogoUrls, logoSvg, monogramOf } from "./logos";
 import { startSandbox, type TestSandbox } from "./test-support";
+import { linkShape, transactionsPageShape } from "./wire-shapes";
 
 // The sandbox serves its own logos, so the dashboard shows images with nothing but this machine reachable.
 
@@ -15,14 +15,14 @@ describe("the sandbox's logos", () => {
 
   it("names every institution's and merchant's logo by an absolute address on the sandbox itself, and serves it as SVG", async () => {
     const fixtures = (await t.raw("GET", "/_sandbox/fixtures")).json as Record<string, string[]>;
-    const link = linkSchema.parse((await t.api("GET", `/links/${fixtures.plain![0]}`)).json);
+    const link = linkShape.parse((await t.api("GET", `/links/${fixtures.plain![0]}`)).json);
     expect(link.institution_avatar).toMatch(new RegExp(`^${t.base}/_sandbox/logos/institutions/[a-z0-9-]+\\.svg$`));
     const logo = await fetch(link.institution_avatar!);
     expect(logo.status).toBe(200);
     expect(logo.headers.get("content-type")).toBe("image/svg+xml");
     expect(await logo.text()).toMatch(/^<svg [^>]*>.*<\/svg>$/s);
 
-    const page = transactionsPageSchema.parse(
+    const page = transactionsPageShape.parse(
       (await t.api("GET", `/links/${fixtures.plain![0]}/transactions?size=50`)).json,
     );
     const merchantLogos = page.transactions.flatMap((txn) =>
@@ -37,7 +37,7 @@ describe("the sandbox's logos", () => {
 
   it("keeps the hostile avatar as it is (the dashboard must refuse it), and draws no institution name into a logo", async () => {
     const fixtures = (await t.raw("GET", "/_sandbox/fixtures")).json as Record<string, string[]>;
-    const hostile = linkSchema.parse((await t.api("GET", `/links/${fixtures.hostile_avatar![0]}`)).json);
+    const hostile = linkShape.parse((await t.api("GET", `/links/${fixtures.hostile_avatar![0]}`)).json);
     expect(hostile.institution_id).toBe(HOSTILE_AVATAR_INSTITUTION_ID);
     expect(hostile.institution_avatar).toMatch(/^javascript:/);
     const scriptSavings = INSTITUTIONS.find((i) => i.institution_id === HOSTILE_NAME_INSTITUTION_ID)!;

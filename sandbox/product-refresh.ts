@@ -1,10 +1,10 @@
 // Product refreshes (POST /links/{id}/products, upstream-facts §3.5): the upstream refuses a product refreshed too
-// recently (the spec: one hour for accounts, one day for every other product; lib/upstream/rate-limits.ts
+// recently (the spec: one hour for accounts, one day for every other product; limits.ts
 // PRODUCT_REFRESH_INTERVAL_MS), and otherwise refreshes in the background, telling the link's webhook each step.
-import { PRODUCT_REFRESH_INTERVAL_MS } from "../lib/upstream/rate-limits";
-import type { Product } from "../lib/upstream/schemas";
+import { PRODUCT_REFRESH_INTERVAL_MS } from "./limits";
+import type { LinkProductState, Product } from "./wire-vocabulary";
 import type { SandboxWorld } from "./context";
-import { notify, productRefreshEvent, type LinkProductState } from "./webhook-events";
+import { notify, productRefreshEvent } from "./webhook-events";
 import type { LinkRecord, ProductStatus } from "./types";
 import type { Delivery } from "./webhooks";
 

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { rulesFor } from "../lib/upstream/rate-limits";
-import { linkSchema } from "../lib/upstream/schemas";
 import { RateLimiter } from "./rate-limiter";
 import {
   expectError,
@@ -11,6 +9,8 @@ import {
   type Fixtures,
   type TestSandbox,
 } from "./test-support";
+import { rulesFor } from "./limits";
+import { linkShape } from "./wire-shapes";
 
 const limitOf = (endpoint: string, scope: string) =>
   rulesFor(endpoint).find((rule) => rule.scope === scope)?.limitPerMinute ?? NaN;
@@ -87,7 +87,7 @@ describe("rate limits over HTTP", () => {
     t.clock.advance(1);
     // Refused calls were not counted: a full allowance is available again.
     for (let i = 0; i < limit; i++) expect((await t.api("GET", `/links/${id}`)).status).toBe(200);
-    linkSchema.parse((await t.api("GET", `/links/${seeded.plain?.[2]}`)).json);
+    linkShape.parse((await t.api("GET", `/links/${seeded.plain?.[2]}`)).json);
 
     const counter = t.sandbox.state.limiter.counter("GET /links/{id}", "link", id);
     expect(counter).toMatchObject({ inWindow: limit, limitPerMinute: limit, refused: 2 });

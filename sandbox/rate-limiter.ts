@@ -1,7 +1,7 @@
-// Enforces the spec's Limits table (lib/upstream/rate-limits.ts). The upstream counts per rolling minute, so this
+// Enforces the spec's Limits table (limits.ts). The upstream counts per rolling minute, so this
 // keeps a sliding log of call times per (endpoint, scope, scope id) rather than fixed one-minute buckets. A refused
 // call is not logged: a client that backs off as told is let back in exactly when Retry-After says.
-import { RATE_LIMIT_WINDOW_MS, rulesFor, type RateLimitRule, type RateLimitScope } from "../lib/upstream/rate-limits";
+import { RATE_LIMIT_WINDOW_MS, rulesFor, type RateLimitRule, type RateLimitScope } from "./limits";
 
 export type ScopeKeys = Partial<Record<RateLimitScope, string>>;
 

@@ -1,6 +1,6 @@
 // Accounts and enriched transactions of one link, generated on first access from the link's data seed. Dates count
 // back from an anchor day, so the same seed gives the same data on any day the sandbox runs.
-import { categoryOf } from "../lib/upstream/taxonomy";
+import { categoryOf } from "./wire-vocabulary";
 import { CATALOG, MISCATEGORIES, cleanDescriptionOf, type CatalogEntry, type Frequency } from "./catalog";
 import {
   amountBetween,

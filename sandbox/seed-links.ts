@@ -1,6 +1,6 @@
 // Seeded links. Start-up builds only a skeleton per link (id, created_at, role); the full record is generated on first
 // read from the link's own PRNG stream, so 100,000 links start in well under a second and read the same in any order.
-import { KNOWN_PROVIDERS, LINK_ERROR_CODES, PRODUCTS, type LinkErrorCode, type Product } from "../lib/upstream/schemas";
+import { LINK_ERROR_CODES, PRODUCTS, type LinkErrorCode, type Product, type Provider } from "./wire-vocabulary";
 import {
   HOSTILE_AVATAR_INSTITUTION_ID,
   HOSTILE_NAME_INSTITUTION_ID,
@@ -19,6 +19,12 @@ const CREATED_SPAN_MS = 540 * DAY_MS;
  * a dashboard shows) hold every state, every link error_code, every provider and the hostile institutions.
  */
 export const ROLE_CYCLE = 64;
+
+/**
+ * Today's providers (wire-vocabulary.ts PROVIDERS) in the order the seed has always drawn them, so a seed gives its links
+ * the providers it gave them before `sophtron` left the list: tests and benchmark baselines name links by seed.
+ */
+const SEED_PROVIDERS: readonly Provider[] = ["moneykit", "plaid", "finicity", "mx", "yodlee", "akoya"];
 
 export type SeedRole =
   | { kind: "error"; errorCode: LinkErrorCode }
@@ -43,7 +49,7 @@ const SPECIAL_ROLES: SeedRole[] = [
   { kind: "no_transactions_product" },
   { kind: "hostile_avatar" },
   { kind: "hostile_name" },
-  ...KNOWN_PROVIDERS.map((provider): SeedRole => ({ kind: "provider", provider })),
+  ...SEED_PROVIDERS.map((provider): SeedRole => ({ kind: "provider", provider })),
   { kind: "product_error", productError: "rate_limit" },
   { kind: "product_error", productError: "timeout" },
   { kind: "product_error", productError: "institution_error" },
@@ -126,7 +132,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function pickProvider(rng: Rng): string {
   return pickWeighted(
     rng,
-    KNOWN_PROVIDERS.map((provider) => ({ provider, weight: PROVIDER_WEIGHTS[provider] ?? 1 })),
+    SEED_PROVIDERS.map((provider) => ({ provider, weight: PROVIDER_WEIGHTS[provider] ?? 1 })),
   ).provider;
 }
 

@@ -1,20 +1,13 @@
 import { describe, expect, it } from "vitest";
-import {
-  accountSchema,
-  KNOWN_PROVIDERS,
-  LINK_ERROR_CODES,
-  LINK_STATES,
-  linkSchema,
-  transactionSchema,
-} from "../lib/upstream/schemas";
-import { categoryOf } from "../lib/upstream/taxonomy";
 import { CATALOG, HOSTILE_AVATAR_INSTITUTION_ID, HOSTILE_NAME_INSTITUTION_ID } from "./catalog";
 import { matchCatalog } from "./enrich";
 import { mulberry32 } from "./random";
 import { fillTemplate, seedLinkData } from "./seed-data";
 import { ROLE_CYCLE, seedLink, seedSkeletons } from "./seed-links";
 import { createSandbox, DEFAULT_ANCHOR_DATE } from "./server";
-import { toWireLink } from "./types";
+import { toWireLink } from "./wire";
+import { accountShape, linkShape, transactionShape } from "./wire-shapes";
+import { LINK_ERROR_CODES, LINK_STATES, PROVIDERS, categoryOf } from "./wire-vocabulary";
 
 const anchorMs = Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`);
 
@@ -22,10 +15,10 @@ describe("seeded links", () => {
   const links = seedSkeletons(1, ROLE_CYCLE, anchorMs).map((skeleton) => seedLink(1, skeleton, anchorMs, ROLE_CYCLE));
 
   it("hold, within the newest 64, every state, every error_code, every provider and the hostile institutions", () => {
-    for (const link of links) linkSchema.parse(toWireLink(link));
+    for (const link of links) linkShape.parse(toWireLink(link));
     expect(new Set(links.map((link) => link.state))).toEqual(new Set(LINK_STATES));
     expect(new Set(links.map((link) => link.error_code).filter(Boolean))).toEqual(new Set(LINK_ERROR_CODES));
-    expect(new Set(links.map((link) => link.provider))).toEqual(new Set(KNOWN_PROVIDERS));
+    expect(new Set(links.map((link) => link.provider))).toEqual(new Set(PROVIDERS));
     const hostileAvatar = links.find((link) => link.institution_id === HOSTILE_AVATAR_INSTITUTION_ID);
     expect(hostileAvatar?.institution_avatar).toMatch(/^javascript:/);
     expect(links.find((link) => link.institution_id === HOSTILE_NAME_INSTITUTION_ID)?.institution_name).toContain(
@@ -71,12 +64,12 @@ describe("seeded transactions", () => {
   const transactions = all.flatMap((data) => data.transactions);
 
   it("are valid wire transactions and accounts, with 1–3 accounts per link", () => {
-    for (const transaction of transactions.slice(0, 2000)) transactionSchema.parse(transaction);
+    for (const transaction of transactions.slice(0, 2000)) transactionShape.parse(transaction);
     for (const data of all) {
       expect(data.accounts.length).toBeGreaterThanOrEqual(1);
       expect(data.accounts.length).toBeLessThanOrEqual(3);
       for (const account of data.accounts) {
-        accountSchema.parse(account);
+        accountShape.parse(account);
         expect(account.account_id).toMatch(/^acc_[1-9A-HJ-NP-Za-km-z]{22}$/);
       }
     }

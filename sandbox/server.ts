@@ -2,12 +2,12 @@
 // route match -> faults -> auth -> rate limit -> handler; every failure on the way leaves as the error envelope.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { RATE_LIMIT_WINDOW_MS } from "../lib/upstream/rate-limits";
-import { IMPORT_MAX_BYTES } from "../lib/upstream/schemas";
+import { IMPORT_MAX_BYTES, RATE_LIMIT_WINDOW_MS } from "./limits";
 import { absoluteLogoUrls } from "./logos";
 import { TokenStore } from "./auth";
-import type { Reply, RequestContext, Route, SandboxOptions, SandboxWorld } from "./context";
+import type { Reply, RequestContext, Route, SandboxOptions, SandboxOverrides, SandboxWorld } from "./context";
 import { SANDBOX_DEFAULTS } from "./defaults";
+import { Drift, DRIFT_OFF, driftSettingsSchema } from "./drift";
 import { FaultController, faultSettingsSchema, malformedBody, type ActiveFaults } from "./faults";
 import { ApiError, apiErrors, envelopeOf, isWebAddress, parseJsonBody, readBody } from "./http";
 import { rngFor } from "./random";
@@ -16,6 +16,8 @@ import { Router } from "./router";
 import { accountRoutes } from "./routes/accounts";
 import { authRoutes } from "./routes/auth-token";
 import { controlRoutes } from "./routes/control";
+import { demoProductRoutes } from "./routes/demo-product";
+import { driftRoutes } from "./routes/drift";
 import { importRoutes } from "./routes/import";
 import { institutionRoutes } from "./routes/institutions";
 import { linkSessionRoutes } from "./routes/link-session";
@@ -23,13 +25,15 @@ import { linkRoutes } from "./routes/links";
 import { investmentRoutes } from "./routes/investments";
 import { productRoutes } from "./routes/products";
 import { transactionRoutes } from "./routes/transactions";
+import { userDataRoutes } from "./routes/user-data";
 import { webhookRoutes } from "./routes/webhooks";
 import { Stats } from "./stats";
 import { LINKS_LISTINGS, Store } from "./store";
 import { SigningKeys } from "./webhook-signing";
 import { WebhookDispatcher } from "./webhooks";
+import { Wire } from "./wire";
 
-export type { SandboxOptions } from "./context";
+export type { SandboxOptions, SandboxOverrides } from "./context";
 export type { FaultSettings } from "./faults";
 
 /** Seeded data counts back from this day, so every run (and every machine) serves the same data for a seed. */
@@ -53,14 +57,17 @@ const ROUTES: Route[] = [
   ...productRoutes,
   ...accountRoutes,
   ...transactionRoutes,
+  ...userDataRoutes,
   ...investmentRoutes,
   ...institutionRoutes,
   ...linkSessionRoutes,
   ...webhookRoutes,
   ...controlRoutes,
+  ...demoProductRoutes,
+  ...driftRoutes,
 ];
 
-function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
+function resolveOptions(overrides: SandboxOverrides): SandboxOptions {
   const options: SandboxOptions = {
     clientId: SANDBOX_DEFAULTS.clientId,
     clientSecret: SANDBOX_DEFAULTS.clientSecret,
@@ -84,7 +91,11 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
     webhookConcurrency: 8,
     webhookKeyRetentionMs: 24 * 60 * 60_000,
     refreshDelayMs: 1000,
+    demoProductSecret: SANDBOX_DEFAULTS.demoProductSecret,
+    demoReconnectShare: 0.6,
+    demoReconnectWithinMs: 300_000,
     ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
+    drift: DRIFT_OFF,
   };
   const wholeNumbers = [
     "tokenTtlSeconds",
@@ -120,6 +131,9 @@ function resolveOptions(overrides: Partial<SandboxOptions>): SandboxOptions {
     throw new RangeError("sandbox options clientId and clientSecret must not be empty");
   if (options.faults && !faultSettingsSchema.safeParse(options.faults).success)
     throw new RangeError("sandbox option faults is not valid");
+  const drift = driftSettingsSchema.safeParse(overrides.drift ?? {});
+  if (!drift.success) throw new RangeError(`sandbox option drift is not valid: ${drift.error.message}`);
+  options.drift = { ...DRIFT_OFF, ...drift.data };
   return options;
 }
 
@@ -130,7 +144,7 @@ function splitUrl(rawUrl: string): { path: string; query: URLSearchParams } {
     : { path: rawUrl.slice(0, at), query: new URLSearchParams(rawUrl.slice(at + 1)) };
 }
 
-export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox {
+export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const options = resolveOptions(overrides);
   let baseUrl = `http://${SANDBOX_DEFAULTS.host}:${SANDBOX_DEFAULTS.port}`;
   const tokens = new TokenStore(options, options.tokenTtlSeconds, options.now);
@@ -144,6 +158,7 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
     concurrency: options.webhookConcurrency,
   });
   const scheduled = new Set<NodeJS.Timeout>();
+  const drift = new Drift(options.drift);
   const world: SandboxWorld = {
     options,
     settings: { linksListing: options.linksListing },
@@ -162,6 +177,8 @@ export function createSandbox(overrides: Partial<SandboxOptions> = {}): Sandbox 
     stats: new Stats(),
     signingKeys,
     webhooks,
+    drift,
+    wire: new Wire(drift, options.amountsAsStrings),
     later(ms, work) {
       const timer = setTimeout(() => {
         scheduled.delete(timer);

@@ -1,7 +1,7 @@
 // The sandbox's state: links (seeded lazily, plus those made at run time), their data, link sessions, exchangeable
 // tokens and remembered corrections. Everything here is rebuilt by reset().
 import { randomUUID } from "node:crypto";
-import type { Product } from "../lib/upstream/schemas";
+import type { Product } from "./wire-vocabulary";
 import { CorrectionMemory } from "./enrich";
 import { base58Id, hashSeed, rngFor, type Rng } from "./random";
 import { HOSTILE_AVATAR_INSTITUTION_ID, HOSTILE_NAME_INSTITUTION_ID } from "./catalog";
@@ -206,6 +206,16 @@ export class Store {
     return [...(this.byUser.get(customerUserId) ?? [])].sort(newestFirst).map((entry) => this.materialize(entry));
   }
 
+  /**
+   * Every seeded link as it is now, newest first. A link nobody has read is generated for the look and dropped, as in
+   * linksOfUser: keeping 100,000 records would cost far more memory than generating them again.
+   */
+  *seededLinks(): Generator<LinkRecord> {
+    for (const entry of this.entries) {
+      if (entry.seedIndex !== null) yield entry.record ?? this.generateSeeded(entry);
+    }
+  }
+
   getLink(id: string): LinkRecord | undefined {
     const entry = this.byId.get(id);
     return entry ? this.materialize(entry) : undefined;
@@ -405,6 +415,17 @@ export class Store {
    */
   allLinkIds(): string[] {
     return this.entries.map((entry) => entry.id).reverse();
+  }
+
+  /** Whose each link is, as the product's back end recorded it when it made the link (oldest first, like allLinkIds). */
+  linkCustomers(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const entry of [...this.entries].reverse()) {
+      // A seeded link nobody read is generated to learn its user and dropped, as in linksOfUser.
+      const customer = (entry.record ?? this.generateSeeded(entry)).customerUserId;
+      if (customer !== null) out[entry.id] = customer;
+    }
+    return out;
   }
 
   createSession(session: Omit<LinkSession, "token" | "completed" | "createdAtMs">): LinkSession {

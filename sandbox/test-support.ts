@@ -1,10 +1,10 @@
 // Helpers for the sandbox's own tests: start a sandbox in-process on a free port and talk to it over HTTP, as the
 // dashboard's client would.
 import { expect } from "vitest";
-import { errorEnvelopeSchema } from "../lib/upstream/schemas";
-import type { SandboxOptions } from "./context";
+import type { SandboxOverrides } from "./context";
 import { SANDBOX_DEFAULTS } from "./defaults";
 import { createSandbox, type Sandbox } from "./server";
+import { errorEnvelopeShape } from "./wire-shapes";
 
 export interface ApiResponse {
   status: number;
@@ -33,7 +33,7 @@ export interface TestSandbox {
 
 export const TEST_CREDENTIALS = { clientId: SANDBOX_DEFAULTS.clientId, clientSecret: SANDBOX_DEFAULTS.clientSecret };
 
-export async function startSandbox(options: Partial<SandboxOptions> & { clock?: boolean } = {}): Promise<TestSandbox> {
+export async function startSandbox(options: SandboxOverrides & { clock?: boolean } = {}): Promise<TestSandbox> {
   const { clock: useClock, ...rest } = options;
   const clock = {
     now: Date.UTC(2026, 10, 20, 12, 0, 0),
@@ -123,7 +123,7 @@ export function expectError(response: ApiResponse, status: number, code: string)
   expect({ status: response.status, code: (response.json as { error_code?: string } | undefined)?.error_code }).toEqual(
     { status, code },
   );
-  const envelope = errorEnvelopeSchema.parse(response.json);
+  const envelope = errorEnvelopeShape.parse(response.json);
   expect(envelope.error_message.length).toBeGreaterThan(0);
   expect(envelope.documentation_url).toMatch(new RegExp(`/docs/errors#${code.replace(/\./g, "\\.")}$`));
   expect(response.headers.get("content-type")).toBe("application/json");

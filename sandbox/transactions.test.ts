@@ -1,12 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  correctEnrichmentResponseSchema,
-  linkSchema,
-  transactionsPageSchema,
-  type WireTransaction,
-} from "../lib/upstream/schemas";
-import { categoryOf } from "../lib/upstream/taxonomy";
-import {
   expectError,
   first,
   fixtures,
@@ -15,6 +8,8 @@ import {
   type Fixtures,
   type TestSandbox,
 } from "./test-support";
+import { type WireTransaction, correctionShape, linkShape, transactionsPageShape } from "./wire-shapes";
+import { categoryOf } from "./wire-vocabulary";
 
 let t: TestSandbox;
 let seeded: Fixtures;
@@ -27,7 +22,7 @@ afterAll(() => t.close());
 async function allTransactions(linkId: string): Promise<WireTransaction[]> {
   const response = await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000`);
   expect(response.status).toBe(200);
-  return transactionsPageSchema.parse(response.json).transactions;
+  return transactionsPageShape.parse(response.json).transactions;
 }
 
 /** A transaction whose merchant also appears on older transactions of the same link. */
@@ -51,7 +46,7 @@ async function repeatedMerchantTransaction(): Promise<{
 describe("GET /links/{id}/transactions", () => {
   it("lists the last 90 days by default and everything from start_date=1900-01-01, newest first", async () => {
     const linkId = first(seeded, "plain");
-    const everything = transactionsPageSchema.parse(
+    const everything = transactionsPageShape.parse(
       (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000`)).json,
     );
     expect(everything.total).toBe(120);
@@ -60,9 +55,7 @@ describe("GET /links/{id}/transactions", () => {
     expect([...dates].sort().reverse()).toEqual(dates);
     expect(everything.link.link_id).toBe(linkId);
 
-    const byDefault = transactionsPageSchema.parse(
-      (await t.api("GET", `/links/${linkId}/transactions?size=1000`)).json,
-    );
+    const byDefault = transactionsPageShape.parse((await t.api("GET", `/links/${linkId}/transactions?size=1000`)).json);
     const today = new Date(t.clock.now).toISOString().slice(0, 10);
     const start = new Date(t.clock.now - 90 * 86_400_000).toISOString().slice(0, 10);
     expect(byDefault.total).toBe(dates.filter((date) => date >= start && date <= today).length);
@@ -72,14 +65,14 @@ describe("GET /links/{id}/transactions", () => {
   it("pages with page and size, and filters by account_ids and dates", async () => {
     const linkId = first(seeded, "plain");
     const all = await allTransactions(linkId);
-    const second = transactionsPageSchema.parse(
+    const second = transactionsPageShape.parse(
       (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=7&page=2`)).json,
     );
     expect(second).toMatchObject({ total: 120, page: 2, size: 7 });
     expect(second.transactions).toEqual(all.slice(7, 14));
 
     const accountId = all[0]?.account_id ?? "";
-    const filtered = transactionsPageSchema.parse(
+    const filtered = transactionsPageShape.parse(
       (await t.api("GET", `/links/${linkId}/transactions?start_date=1900-01-01&size=1000&account_ids=${accountId}`))
         .json,
     );
@@ -87,7 +80,7 @@ describe("GET /links/{id}/transactions", () => {
     expect(filtered.accounts.map((account) => account.account_id)).toEqual([accountId]);
 
     const day = all[10]?.date ?? "";
-    const oneDay = transactionsPageSchema.parse(
+    const oneDay = transactionsPageShape.parse(
       (await t.api("GET", `/links/${linkId}/transactions?start_date=${day}&end_date=${day}`)).json,
     );
     expect(oneDay.transactions.every((transaction) => transaction.date === day)).toBe(true);
@@ -129,7 +122,7 @@ describe("GET /links/{id}/transactions", () => {
       `/links/${first(seeded, "error:institution_error")}/transactions?start_date=1900-01-01`,
     );
     expect(response.status).toBe(200);
-    expect(transactionsPageSchema.parse(response.json).total).toBe(120);
+    expect(transactionsPageShape.parse(response.json).total).toBe(120);
   });
 });
 
@@ -140,7 +133,7 @@ describe("POST /links/{id}/transactions/{txn_id}/enrichment", () => {
       body: { category: "charity", subcategory: "other_charity" },
     });
     expect(response.status).toBe(200);
-    const body = correctEnrichmentResponseSchema.parse(response.json);
+    const body = correctionShape.parse(response.json);
     const [updated, ...similar] = body.transactions;
     expect(updated?.transaction_id).toBe(transaction.transaction_id);
     expect(updated?.enrichment?.category).toEqual({ value: "charity", confidence: 100 });
@@ -164,7 +157,7 @@ describe("POST /links/{id}/transactions/{txn_id}/enrichment", () => {
     const transaction = (await allTransactions(linkId)).find(
       (candidate) => candidate.enrichment?.category.value !== "travel",
     );
-    const body = correctEnrichmentResponseSchema.parse(
+    const body = correctionShape.parse(
       (
         await t.api("POST", `/links/${linkId}/transactions/${transaction?.transaction_id}/enrichment`, {
           body: { category: "travel" },
@@ -232,7 +225,7 @@ describe("POST /links/{id}/transactions/{txn_id}/enrichment", () => {
       );
       expect(badState.link_error_code).toBe("link_not_ready");
     }
-    const link = linkSchema.parse((await t.api("GET", `/links/${first(seeded, "awaiting_token_exchange")}`)).json);
+    const link = linkShape.parse((await t.api("GET", `/links/${first(seeded, "awaiting_token_exchange")}`)).json);
     expect(link.state).toBe("awaiting_token_exchange");
   });
 });
@@ -250,7 +243,7 @@ describe("corrections refine later imports", () => {
       ).status,
     ).toBe(200);
 
-    const imported = linkSchema.parse(
+    const imported = linkShape.parse(
       (
         await t.api("POST", "/links/import", {
           body: {
@@ -288,7 +281,7 @@ describe("corrections refine later imports", () => {
 
   it("remembers a correction by normalised description when there is no merchant", async () => {
     const importLink = async (description: string, id: string) =>
-      linkSchema.parse(
+      linkShape.parse(
         (
           await t.api("POST", "/links/import", {
             body: {
@@ -327,13 +320,13 @@ describe("generated data kept in a bounded cache", () => {
       const [corrected = "", untouched = ""] = ids.filter(
         (id) => store.getLink(id)?.state === "connected" && store.getLink(id)?.products.transactions,
       );
-      const before = transactionsPageSchema.parse(
+      const before = transactionsPageShape.parse(
         (await big.api("GET", `/links/${untouched}/transactions?start_date=1900-01-01`)).json,
       );
       const [target] = (
         await big
           .api("GET", `/links/${corrected}/transactions?start_date=1900-01-01`)
-          .then((r) => transactionsPageSchema.parse(r.json))
+          .then((r) => transactionsPageShape.parse(r.json))
       ).transactions;
       await big.api("POST", `/links/${corrected}/transactions/${target?.transaction_id}/enrichment`, {
         body: { category: "taxes", subcategory: "other_taxes" },
@@ -353,11 +346,11 @@ describe("generated data kept in a bounded cache", () => {
         if (link) store.dataOf(link);
       }
       expect(untouchedLink && store.dataOf(untouchedLink)).not.toBe(cached);
-      const after = transactionsPageSchema.parse(
+      const after = transactionsPageShape.parse(
         (await big.api("GET", `/links/${untouched}/transactions?start_date=1900-01-01`)).json,
       );
       expect(after).toEqual(before);
-      const correctedRows = transactionsPageSchema.parse(
+      const correctedRows = transactionsPageShape.parse(
         (await big.api("GET", `/links/${corrected}/transactions?start_date=1900-01-01`)).json,
       );
       expect(

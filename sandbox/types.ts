@@ -1,7 +1,6 @@
 // The sandbox's own records. Link and transaction records hold the wire fields verbatim (so serving is a pick, not a
-// mapping) plus a few internal fields the wire never shows.
-import type { Category, Subcategory } from "../lib/upstream/taxonomy";
-import type { LinkErrorCode, LinkState, Product } from "../lib/upstream/schemas";
+// mapping; wire.ts) plus a few internal fields the wire never shows.
+import type { Category, LinkErrorCode, LinkState, Product, Subcategory } from "./wire-vocabulary";
 import type { Brand } from "./catalog";
 
 export interface ProductStatus {
@@ -85,33 +84,6 @@ export interface LinkData {
   transactions: TransactionRecord[];
 }
 
-const LINK_WIRE_FIELDS = [
-  "link_id",
-  "institution_id",
-  "institution_name",
-  "institution_avatar",
-  "state",
-  "error_code",
-  "last_synced_at",
-  "auth_expired_at",
-  "provider",
-  "link_tags",
-  "tags",
-  "webhook",
-  "products",
-  "available_products",
-] as const;
-
-export type WireLinkOut = Pick<LinkRecord, (typeof LINK_WIRE_FIELDS)[number]>;
-
-export function toWireLink(link: LinkRecord): WireLinkOut {
-  const out: Record<string, unknown> = {};
-  for (const field of LINK_WIRE_FIELDS) {
-    if (link[field] !== undefined) out[field] = link[field];
-  }
-  return out as WireLinkOut;
-}
-
 /** Newest first: by date, then time, then id so the order is total and stable across runs. */
 export function compareTransactionsNewestFirst(a: TransactionRecord, b: TransactionRecord): number {
   if (a.date !== b.date) return a.date < b.date ? 1 : -1;
@@ -120,20 +92,4 @@ export function compareTransactionsNewestFirst(a: TransactionRecord, b: Transact
   if (at !== bt) return at < bt ? 1 : -1;
   if (a.transaction_id === b.transaction_id) return 0;
   return a.transaction_id < b.transaction_id ? 1 : -1;
-}
-
-/** An amount as a decimal string, the way the public SDKs carry it: at least two decimals, never rounded. */
-export function decimalString(amount: number): string {
-  const text = String(amount);
-  const dot = text.indexOf(".");
-  if (dot < 0) return `${text}.00`;
-  return text.length - dot - 1 < 2 ? `${text}0` : text;
-}
-
-/** A transaction as the wire carries it: the amount as a number (the spec) or as a decimal string (the public SDKs). */
-export function toWireTransaction(
-  transaction: TransactionRecord,
-  amountsAsStrings: boolean,
-): TransactionRecord | (Omit<TransactionRecord, "amount"> & { amount: string }) {
-  return amountsAsStrings ? { ...transaction, amount: decimalString(transaction.amount) } : transaction;
 }

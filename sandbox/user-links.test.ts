@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkSchema, userLinksResponseSchema } from "../lib/upstream/schemas";
 import { seedLink, seedSkeletons } from "./seed-links";
 import { DEFAULT_ANCHOR_DATE } from "./server";
 import { expectError, first, fixtures, startSandbox, type Fixtures, type TestSandbox } from "./test-support";
+import { linkShape, userLinksShape } from "./wire-shapes";
 
 const LINKS = 300;
 
@@ -17,7 +17,7 @@ afterAll(() => t.close());
 async function userLinks(userId: string) {
   const response = await t.api("GET", `/users/${encodeURIComponent(userId)}/links`);
   expect(response.status).toBe(200);
-  return userLinksResponseSchema.parse(response.json).links;
+  return userLinksShape.parse(response.json).links;
 }
 
 /** The seeded links of each customer user, found the slow way: every seeded record generated. */
@@ -44,7 +44,7 @@ describe("GET /users/{id}/links", () => {
       expect(Object.keys(links).sort()).toEqual([...(expected.get(user) ?? [])].sort());
       for (const [id, link] of Object.entries(links)) {
         expect(link.link_id).toBe(id);
-        expect(link).toEqual(linkSchema.parse((await t.api("GET", `/links/${id}`)).json));
+        expect(link).toEqual(linkShape.parse((await t.api("GET", `/links/${id}`)).json));
       }
     }
     // A deleted seeded link is there, as deleted.
@@ -54,8 +54,8 @@ describe("GET /users/{id}/links", () => {
   });
 
   it("shows an imported link under the import's customer_user.id, disconnected (error, auth_expired)", async () => {
-    const imported = linkSchema.parse((await importFor("user_links_import")).json);
-    const connected = linkSchema.parse(
+    const imported = linkShape.parse((await importFor("user_links_import")).json);
+    const connected = linkShape.parse(
       (await importFor("user_links_import", { provider_data: { user_id: "u-1" } })).json,
     );
     const links = await userLinks("user_links_import");
@@ -64,12 +64,12 @@ describe("GET /users/{id}/links", () => {
     expect(links[connected.link_id]?.state).toBe("connected");
     // Joining a seeded user: the import adds to that user's seeded links.
     const before = Object.keys(await userLinks("user_1"));
-    const joined = linkSchema.parse((await importFor("user_1")).json);
+    const joined = linkShape.parse((await importFor("user_1")).json);
     expect(Object.keys(await userLinks("user_1")).sort()).toEqual([...before, joined.link_id].sort());
   });
 
   it("keeps a deleted link, as deleted", async () => {
-    const imported = linkSchema.parse((await importFor("user_links_delete")).json);
+    const imported = linkShape.parse((await importFor("user_links_delete")).json);
     expect((await t.api("DELETE", `/links/${imported.link_id}`)).status).toBe(204);
     const links = await userLinks("user_links_delete");
     expect(links[imported.link_id]?.state).toBe("deleted");

@@ -3,37 +3,11 @@
 // link's transactions change by an import (a correction is the client's own change: no event). A link without a
 // webhook sends nothing.
 import { randomUUID } from "node:crypto";
-import type { LinkErrorCode, Product } from "../lib/upstream/schemas";
 import type { SandboxWorld } from "./context";
+import { DRIFT_VALUES, linkErrorMeaning, WEBHOOK_EXTRAS } from "./drift";
 import type { LinkRecord } from "./types";
 import type { Delivery } from "./webhooks";
-
-export const LINK_PRODUCT_STATES = ["pending", "in_progress", "completed", "failed"] as const;
-export type LinkProductState = (typeof LINK_PRODUCT_STATES)[number];
-
-/** What POST /webhooks/test/link/{id} may ask for; `product.state_changed` is the older name of link.product_refresh. */
-export const TEST_WEBHOOK_EVENTS = [
-  "link.state_changed",
-  "transactions.updates_available",
-  "product.state_changed",
-  "link.product_refresh",
-] as const;
-export type TestWebhookEvent = (typeof TEST_WEBHOOK_EVENTS)[number];
-
-/** The meanings the upstream documents for its link error codes (upstream-facts §3.3). */
-export const LINK_ERROR_MESSAGES: Record<LinkErrorCode, string> = {
-  system_error: "An error on the service's side; it is being looked into.",
-  provider_error: "The data provider is having an outage.",
-  institution_error: "The institution is having an outage.",
-  user_error: "The end user failed or abandoned authentication, or it timed out.",
-  auth_expired: "The link's authentication expired; the end user must reconnect.",
-  no_accounts: "No accounts with data for the requested products.",
-  user_setup_required: "The end user must take an action at the institution.",
-  invalid_credentials: "The credentials are no longer valid.",
-  user_oauth_denied: "The end user denied access at the institution.",
-  user_input_incorrect: "The end user's answer (MFA, security question) was incorrect.",
-  incomplete: "Waiting on the end user; linking can be resumed later.",
-};
+import type { LinkProductState, Product } from "./wire-vocabulary";
 
 interface EventBase {
   webhook_major_version: 1;
@@ -59,11 +33,14 @@ function base(world: SandboxWorld, link: LinkRecord, event: string, idempotencyK
   };
 }
 
+/** The state and error as the link's other answers send them, drift included (wire.ts), so the two never disagree. */
 export function linkStateChangedEvent(world: SandboxWorld, link: LinkRecord, idempotencyKey?: string): WebhookPayload {
+  const wire = world.wire.link(link);
+  const error = typeof wire.error_code === "string" ? wire.error_code : null;
   return {
     ...base(world, link, "link.state_changed", idempotencyKey),
-    state: link.state,
-    ...(link.error_code ? { error: link.error_code, error_message: LINK_ERROR_MESSAGES[link.error_code] } : {}),
+    state: wire.state,
+    ...(error ? { error, error_message: linkErrorMeaning(error) } : {}),
   };
 }
 
@@ -91,10 +68,20 @@ export function transactionsUpdatesEvent(
   return { ...base(world, link, "transactions.updates_available", idempotencyKey) };
 }
 
-/** Sends `payload` to the link's webhook; nothing without one. */
+/**
+ * Sends `payload` to the link's webhook; nothing without one. A drifted link's webhook (drift.ts) may hear extra
+ * fields, have its retries re-send the first signature, or hear an event of a kind no list holds after this one.
+ */
 export function notify(world: SandboxWorld, link: LinkRecord, payload: WebhookPayload): Delivery | null {
   if (!link.webhook) return null;
-  return world.webhooks.enqueue(link.link_id, link.webhook, payload);
+  const kind = world.wire.linkKind(link);
+  const body = kind === "extra_fields" ? { ...payload, ...WEBHOOK_EXTRAS } : payload;
+  const delivery = world.webhooks.enqueue(link.link_id, link.webhook, body, {
+    reuseFirstSignature: kind === "stale_webhook_retry",
+  });
+  if (kind === "unknown_webhook_event")
+    world.webhooks.enqueue(link.link_id, link.webhook, base(world, link, DRIFT_VALUES.webhookEvent));
+  return delivery;
 }
 
 export function notifyStateChanged(world: SandboxWorld, link: LinkRecord): Delivery | null {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { linkSchema } from "../lib/upstream/schemas";
 import { startReceiver, verifyDelivery, type WebhookReceiver } from "./test-receiver";
 import { expectError, first, fixtures, startSandbox, type Fixtures, type TestSandbox } from "./test-support";
+import { linkShape } from "./wire-shapes";
 
 interface DeliveryView {
   delivery_token: string;
@@ -45,7 +45,7 @@ async function settled(t: TestSandbox, linkId: string, count: number): Promise<D
 async function setWebhook(t: TestSandbox, linkId: string, webhook: string | null): Promise<void> {
   const response = await t.api("PATCH", `/links/${linkId}`, { body: { webhook } });
   expect(response.status).toBe(200);
-  expect(linkSchema.parse(response.json).webhook ?? null).toBe(webhook);
+  expect(linkShape.parse(response.json).webhook ?? null).toBe(webhook);
 }
 
 describe("webhook deliveries", () => {
@@ -311,7 +311,7 @@ async function findSeeded(
   wanted: (link: { link_id: string; webhook?: string | null }) => boolean,
 ) {
   for (const id of seeded.plain ?? []) {
-    const link = linkSchema.parse((await t.api("GET", `/links/${id}`)).json);
+    const link = linkShape.parse((await t.api("GET", `/links/${id}`)).json);
     if (wanted(link)) return link;
   }
   throw new Error("no seeded link fits");

@@ -3,6 +3,9 @@
 // the same webhook_idempotency_key and webhook_timestamp, on every attempt. Deliveries leave after the API answer that
 // caused them, one link's in the order they were made (the next waits until the one before is delivered or given up),
 // at most `concurrency` attempts in flight across links. Every delivery is kept for GET /_sandbox/webhooks.
+// Each attempt is signed afresh (a new `iat`, the key current then), unless the delivery re-sends its first signature
+// (drift's stale_webhook_retry). The facts say only that `iat` is checked (§11); a receiver that refuses an old one
+// would then refuse a retry the upstream made in good faith, minutes of back-off after the first attempt.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
@@ -87,6 +90,8 @@ export class WebhookDispatcher {
   private readonly requests = new Set<AbortController>();
   /** Bumped by reset() and close(): work of an older generation stops at its next step. */
   private generation = 0;
+  /** Deliveries whose retries re-send the first attempt's signature, and that signature once made. */
+  private readonly firstSignatures = new WeakMap<Delivery, { kid: string; signature: string } | null>();
 
   constructor(
     private readonly now: () => number,
@@ -99,6 +104,7 @@ export class WebhookDispatcher {
     linkId: string,
     url: string,
     payload: { webhook_event: string; webhook_idempotency_key: string; webhook_timestamp: string },
+    options: { reuseFirstSignature?: boolean } = {},
   ): Delivery {
     const delivery: Delivery = {
       delivery_token: randomUUID(),
@@ -118,6 +124,7 @@ export class WebhookDispatcher {
       body: JSON.stringify(payload),
     };
     this.remember(delivery);
+    if (options.reuseFirstSignature) this.firstSignatures.set(delivery, null);
     const skipped = undeliverableReason(url);
     if (skipped) {
       delivery.state = "skipped";
@@ -231,8 +238,13 @@ export class WebhookDispatcher {
   }
 
   private async send(delivery: Delivery, attempt: number): Promise<{ status: number | null; error: string | null }> {
-    const kid = this.keys.currentKid;
-    const signature = this.keys.signatureFor(delivery.body);
+    let first = this.firstSignatures.get(delivery);
+    if (first === null) {
+      first = { kid: this.keys.currentKid, signature: this.keys.signatureFor(delivery.body) };
+      this.firstSignatures.set(delivery, first);
+    }
+    const kid = first?.kid ?? this.keys.currentKid;
+    const signature = first?.signature ?? this.keys.signatureFor(delivery.body);
     const controller = new AbortController();
     this.requests.add(controller);
     const timer = setTimeout(

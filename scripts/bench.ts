@@ -9,10 +9,12 @@ import { benchAuditPage } from "./bench/audit-page";
 import { benchBudget } from "./bench/budget";
 import { benchBudgetThroughput } from "./bench/budget-throughput";
 import { benchCorrections } from "./bench/corrections";
+import { benchDrift } from "./bench/drift";
 import { benchFirstLoadJs } from "./bench/first-load-js";
 import { benchHealth } from "./bench/health";
 import { benchImport } from "./bench/import";
 import { benchImportIdentity } from "./bench/import-identity";
+import { benchImportUpstream } from "./bench/import-upstream";
 import { benchJobs } from "./bench/jobs";
 import { benchLinksList } from "./bench/links-list";
 import { benchLoad } from "./bench/load";
@@ -40,10 +42,12 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   budget: () => benchBudget(),
   "budget-throughput": () => benchBudgetThroughput(),
   corrections: () => benchCorrections({ port: port + 2 }),
+  drift: () => benchDrift({ sandboxPort: port + 1011 }),
   "first-load-js": () => benchFirstLoadJs({ port }),
   health: () => benchHealth(),
   import: () => benchImport({ port: port + 4 }),
   "import-identity": () => benchImportIdentity(),
+  "import-upstream": () => benchImportUpstream(),
   jobs: () => benchJobs(),
   "links-list": () => benchLinksList(),
   load: () => benchLoad({ port: port + 6 }),

@@ -69,8 +69,14 @@ export function startSandbox(opts: {
   host?: string;
   env?: Record<string, string>;
   quiet?: boolean;
+  /**
+   * A script to run instead of sandbox/main.ts, which prints the same line: a benchmark's sandbox with options no
+   * SANDBOX_* variable sets (a shorter rate-limit window). Its arguments follow it.
+   */
+  entry?: string[];
 }): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "sandbox", "main.ts")], {
+  const entry = opts.entry ?? [path.join(ROOT, "sandbox", "main.ts")];
+  const child = spawn(process.execPath, ["--import", "tsx", ...entry], {
     cwd: ROOT,
     env: { ...process.env, SANDBOX_PORT: String(opts.port), SANDBOX_HOST: opts.host ?? "127.0.0.1", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -166,13 +172,25 @@ export async function registerBackEndLinks(opts: {
 }): Promise<{ ids: number; registered: number; alreadyKnown: number }> {
   const known = await fetch(`${opts.sandboxUrl}/_sandbox/back-end/link-ids`);
   if (!known.ok) throw new Error(`The sandbox did not list its link ids (HTTP ${known.status}).`);
-  const { link_ids: ids } = (await known.json()) as { link_ids: string[] };
+  const { link_ids: ids, customers = {} } = (await known.json()) as {
+    link_ids: string[];
+    customers?: Record<string, string>;
+  };
   const totals = { ids: ids.length, registered: 0, alreadyKnown: 0 };
   for (let start = 0; start < ids.length;) {
     const response = await fetch(`${opts.dashboardUrl}/api/links/register`, {
       method: "POST",
       headers: { Authorization: `Bearer ${opts.token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ link_ids: ids.slice(start, start + REGISTER_CHUNK) }),
+      // With whose each link is: a reconnect request needs the link's customer, which the upstream's link does not say.
+      body: JSON.stringify({
+        link_ids: ids.slice(start, start + REGISTER_CHUNK),
+        customers: Object.fromEntries(
+          ids
+            .slice(start, start + REGISTER_CHUNK)
+            .filter((id) => customers[id] !== undefined)
+            .map((id) => [id, customers[id]!]),
+        ),
+      }),
     });
     const answer = (await response.json().catch(() => ({}))) as {
       registered?: number;

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "../lib/auth/password";
 import { type Db, createDatabase } from "../lib/db/client";
 import { auditLog, staff } from "../lib/db/schema";
+import { isUsageError, parseCommand } from "./staff-command";
 
 // `npm run staff` as an operator runs it: a child process with its own embedded database in a temporary folder.
 const repositoryRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -127,13 +128,28 @@ describe("npm run staff", () => {
     ["an unknown option", ["list", "--all"]],
     ["an option the command does not take", ["disable", "--email", "a@example.com", "--role", "admin"]],
     ["a stray argument", ["list", "everyone"]],
-  ])("prints usage and exits 2 on %s, without opening the database", { timeout: 30_000 }, async (_, args) => {
-    const dataDir = path.join(root, "usage");
-    const result = await runStaff(dataDir, args);
-    expect(result).toMatchObject({ code: 2, stdout: "" });
-    expect(result.stderr).toContain("Usage: npm run staff -- <command>");
-    expect(existsSync(dataDir)).toBe(false);
+  ])("refuses %s as a usage error", (_, args) => {
+    let refused: unknown;
+    try {
+      parseCommand(args);
+    } catch (error) {
+      refused = error;
+    }
+    expect(isUsageError(refused), String(refused)).toBe(true);
   });
+
+  it(
+    "prints usage and exits 2 on arguments it does not understand, without opening the database",
+    { timeout: 60_000 },
+    async () => {
+      const dataDir = path.join(root, "usage");
+      const result = await runStaff(dataDir, ["list", "--all"]);
+      expect(result).toMatchObject({ code: 2, stdout: "" });
+      expect(result.stderr).toContain("Unknown option '--all'");
+      expect(result.stderr).toContain("Usage: npm run staff -- <command>");
+      expect(existsSync(dataDir)).toBe(false);
+    },
+  );
 
   it(
     "exits 1 naming the variable when the storage configuration is invalid, and needs nothing else",

@@ -1,94 +1,15 @@
 // `npm run staff -- <command>`: staff accounts from a shell, for the first admin of a new install and for the day
 // nobody can sign in as an admin any more. Changes are audited like the Staff page's, with the OS user as the actor.
 import path from "node:path";
-import { parseArgs } from "node:util";
-import { ROLE_LABELS, ROLES } from "../lib/auth/roles";
+import { ROLE_LABELS } from "../lib/auth/roles";
 import { DataDirInUseError, type Database, createDatabase } from "../lib/db/client";
 import { databaseErrorOf } from "../lib/db/errors";
 import { ConfigError, parseStorageEnv } from "../lib/env";
 import { StaffAccountRefused, addStaffAccount, listStaff, setStaffDisabled, setStaffRole } from "../lib/staff/manage";
-
-const USAGE = `Usage: npm run staff -- <command> [options]
-
-Commands:
-  add --email E --role R [--name N] [--password-stdin]
-                          Create a password account. Prints a generated one-time password,
-                          or uses the password piped to standard input with --password-stdin.
-                          Either serves once: at first sign-in its owner chooses their own.
-  disable --email E       Block an account from signing in (its open sessions end too).
-  enable --email E        Let a disabled account sign in again.
-  set-role --email E --role R
-                          Change an account's role.
-  list                    Every account, by email.
-
-Roles: ${ROLES.join(", ")}.
-Database: DATABASE_URL when set, else the embedded one in \${LINKDESK_DATA_DIR:-.data}/pglite.
-The embedded database allows one process at a time: while the dashboard runs, use its Staff page.`;
+import { type Command, USAGE, UsageError, isUsageError, parseCommand } from "./staff-command";
 
 /** Exit codes: 1 when the command ran but failed or was refused, 2 when it was not understood. */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
-
-class UsageError extends Error {}
-
-type Command =
-  | { name: "add"; email: string; role: string; accountName?: string; passwordFromStdin: boolean }
-  | { name: "disable" | "enable"; email: string }
-  | { name: "set-role"; email: string; role: string }
-  | { name: "list" }
-  | { name: "help" };
-
-function parseCommand(argv: string[]): Command {
-  const [name, ...rest] = argv;
-  if (name === undefined) throw new UsageError("No command given.");
-  if (name === "help" || name === "--help" || name === "-h") return { name: "help" };
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: {
-      email: { type: "string" },
-      role: { type: "string" },
-      name: { type: "string" },
-      "password-stdin": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
-  if (values.help) return { name: "help" };
-  if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]}`);
-  const allowed: Record<string, readonly string[]> = {
-    add: ["email", "role", "name", "password-stdin"],
-    disable: ["email"],
-    enable: ["email"],
-    "set-role": ["email", "role"],
-    list: [],
-  };
-  const options = allowed[name];
-  if (!options) throw new UsageError(`Unknown command: ${name}`);
-  const extra = Object.keys(values).find((option) => !options.includes(option));
-  if (extra) throw new UsageError(`${name} takes no --${extra}`);
-  const required = (option: "email" | "role") => {
-    const value = values[option];
-    if (value === undefined) throw new UsageError(`${name} needs --${option}`);
-    return value;
-  };
-  switch (name) {
-    case "add":
-      return {
-        name,
-        email: required("email"),
-        role: required("role"),
-        accountName: values.name,
-        passwordFromStdin: values["password-stdin"] ?? false,
-      };
-    case "disable":
-    case "enable":
-      return { name, email: required("email") };
-    case "set-role":
-      return { name, email: required("email"), role: required("role") };
-    default:
-      return { name: "list" };
-  }
-}
 
 async function readPasswordFromStdin(): Promise<string> {
   if (process.stdin.isTTY) {
@@ -208,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
     // Read before opening the database, so a slow pipe does not hold the embedded database's lock.
     if (command.name === "add" && command.passwordFromStdin) password = await readPasswordFromStdin();
   } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS_")) {
+    if (isUsageError(error)) {
       console.error(`${(error as Error).message}\n\n${USAGE}`);
       return EXIT.usage;
     }

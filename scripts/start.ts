@@ -80,6 +80,17 @@ async function main(): Promise<void> {
       UPSTREAM_SANDBOX: "1",
       AUTH_SECRET: env.AUTH_SECRET ?? demoSecret(env.LINKDESK_DATA_DIR, "auth-secret"),
       LINKDESK_SERVICE_TOKEN: env.LINKDESK_SERVICE_TOKEN ?? demoSecret(env.LINKDESK_DATA_DIR, "service-token"),
+      // Reconnect requests go to the sandbox's stand-in for the product's back end, whose end users partly reconnect
+      // (docs/reconnect.md), unless the environment names a product of its own.
+      ...(process.env.PRODUCT_WEBHOOK_URL
+        ? {}
+        : {
+            PRODUCT_WEBHOOK_URL: `${sandbox.url}/_sandbox/demo-product/webhook`,
+            PRODUCT_WEBHOOK_SECRET: SANDBOX_DEFAULTS.demoProductSecret,
+          }),
+      ...(process.env.LINK_SESSION_REDIRECT_URI
+        ? {}
+        : { LINK_SESSION_REDIRECT_URI: `http://${loopbackFor(env.HOST)}:${env.PORT}/links` }),
     };
     watchExit(sandbox, "sandbox");
   }

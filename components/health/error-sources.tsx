@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { InstitutionErrors, ProviderErrors } from "@/lib/links/health-summary";
+import { NOT_KNOWN, isKnownProvider } from "@/lib/links/error-codes";
 import { formatCount } from "./format";
 import { linksHref } from "./links-href";
 
@@ -60,7 +61,12 @@ export function ProviderErrorsTable({ rows }: { rows: ProviderErrors[] }) {
       <tbody className="divide-y divide-slate-100">
         {rows.map((row) => (
           <tr key={row.provider}>
-            <td className="py-1.5 pr-3 font-mono text-slate-800">{row.provider}</td>
+            <td className="py-1.5 pr-3 font-mono text-slate-800">
+              {row.provider}
+              {isKnownProvider(row.provider) ? null : (
+                <span className="block font-sans text-xs text-slate-500">{NOT_KNOWN}</span>
+              )}
+            </td>
             <td className="py-1.5 text-right">
               <Link
                 href={linksHref({ state: "error", provider: row.provider })}

@@ -1,7 +1,13 @@
 "use client";
 
 import { Callout } from "@/components/ui/callout";
-import { LINK_ERROR_INFO, LINK_STATE_LABELS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
+import {
+  LINK_ERROR_INFO,
+  LINK_STATE_LABELS,
+  NOT_KNOWN,
+  WHO_ACTS_LABELS,
+  productErrorLabel,
+} from "@/lib/links/error-codes";
 import type { HealthSummary } from "@/lib/links/health-summary";
 import type { LinkState } from "@/lib/upstream/schemas";
 import { BarList } from "./bar-list";
@@ -17,6 +23,9 @@ import { WhoActsSplit } from "./who-acts";
 // counts (a few kB) rather than the element trees drawn from them (about 35 kB, in the HTML a second time). They are
 // drawn into the server's HTML all the same; "as of 2 min ago" counts back from when the counts were read, so the HTML and
 // the hydrated page say the same.
+
+/** A value the upstream added since this version: neither good nor bad as far as Linkdesk can tell. */
+const NOT_KNOWN_COLOR = "bg-slate-400";
 
 /** Healthy first, then problems, then the rest: the order managers read the state bars in. */
 const STATE_DISPLAY_ORDER: readonly LinkState[] = [
@@ -39,6 +48,7 @@ export function HealthNow({ summary }: { summary: HealthSummary }) {
     );
   }
   const stateCount = (state: LinkState) => summary.byState.find((s) => s.state === state)?.count ?? 0;
+  const otherErrors = summary.otherErrorCodes.reduce((sum, e) => sum + e.count, 0);
   return (
     <>
       <AsOf summary={summary} />
@@ -70,21 +80,35 @@ export function HealthNow({ summary }: { summary: HealthSummary }) {
       </div>
       <HealthCard
         title="Who must act"
-        description={`Links with an error code (${formatCount(summary.withErrorCode)}), by who can fix them.`}
+        description={`Links with an error code (${formatCount(summary.withErrorCode)}), by who can fix them.${
+          otherErrors > 0
+            ? ` ${formatCount(otherErrors)} more carry a code this version of Linkdesk does not know, so who acts is not known (Links by error code).`
+            : ""
+        }`}
       >
         <WhoActsSplit groups={summary.whoActs} withErrorCode={summary.withErrorCode} />
       </HealthCard>
       <div className="grid gap-6 lg:grid-cols-2">
         <HealthCard title="Links by state">
           <BarList
-            bars={STATE_DISPLAY_ORDER.map((state) => ({
-              key: state,
-              label: LINK_STATE_LABELS[state],
-              detail: state,
-              count: stateCount(state),
-              href: linksHref({ state }),
-              color: STATE_COLORS[state].bar,
-            }))}
+            bars={[
+              ...STATE_DISPLAY_ORDER.map((state) => ({
+                key: state,
+                label: LINK_STATE_LABELS[state],
+                detail: state,
+                count: stateCount(state),
+                href: linksHref({ state }),
+                color: STATE_COLORS[state].bar,
+              })),
+              ...summary.otherStates.map(({ value, count }) => ({
+                key: value,
+                label: value,
+                detail: NOT_KNOWN,
+                count,
+                href: linksHref({ state: value }),
+                color: NOT_KNOWN_COLOR,
+              })),
+            ]}
           />
           {summary.unread > 0 ? (
             <p className="mt-3 text-xs text-slate-500">
@@ -98,14 +122,24 @@ export function HealthNow({ summary }: { summary: HealthSummary }) {
         <HealthCard title="Links by error code">
           <BarList
             empty="No link has an error code."
-            bars={summary.byErrorCode.map(({ errorCode, count }) => ({
-              key: errorCode,
-              label: LINK_ERROR_INFO[errorCode].label,
-              detail: `${errorCode} · ${WHO_ACTS_LABELS[LINK_ERROR_INFO[errorCode].whoActs]}`,
-              count,
-              href: linksHref({ error_code: errorCode }),
-              color: WHO_ACTS_COLORS[LINK_ERROR_INFO[errorCode].whoActs].bar,
-            }))}
+            bars={[
+              ...summary.byErrorCode.map(({ errorCode, count }) => ({
+                key: errorCode,
+                label: LINK_ERROR_INFO[errorCode].label,
+                detail: `${errorCode} · ${WHO_ACTS_LABELS[LINK_ERROR_INFO[errorCode].whoActs]}`,
+                count,
+                href: linksHref({ error_code: errorCode }),
+                color: WHO_ACTS_COLORS[LINK_ERROR_INFO[errorCode].whoActs].bar,
+              })),
+              ...summary.otherErrorCodes.map(({ value, count }) => ({
+                key: value,
+                label: value,
+                detail: NOT_KNOWN,
+                count,
+                href: linksHref({ error_code: value }),
+                color: NOT_KNOWN_COLOR,
+              })),
+            ]}
           />
         </HealthCard>
       </div>
@@ -166,7 +200,8 @@ export function HealthProblems({ summary, top }: { summary: HealthSummary; top: 
           empty="No product refresh is failing."
           bars={summary.productErrors.map(({ code, count }) => ({
             key: code,
-            label: code,
+            label: productErrorLabel(code),
+            detail: code,
             count,
             href: linksHref({ product_error: code }),
             color: "bg-orange-500",

@@ -50,8 +50,10 @@ describe("the preview of a file with warnings", () => {
     expect(notes).toContain("transactions[].category (3 in 2 links) is not taken by the upstream on import");
     expect(notes).toContain("First at link 2 (line 2), transactions[0].category.");
     expect(notes).toContain(
-      "2 transactions in 1 link carry a category Linkdesk can map to the upstream’s categories (1 more carries one it cannot map: those stay as the upstream categorises them)",
+      "2 transactions in 1 link carry a category Linkdesk can map to the upstream’s categories (1 more carries one it cannot map: those stay as the upstream categorises them; listed below)",
     );
+    // The one that cannot be carried over is named, with where it first is.
+    expect(notes).toContain("“mystery” in 1 link; first at #3 (line 3), transactions[0]");
     expect(notes).toContain("takes up to 2 category corrections, one call each");
     const table = text(renderToStaticMarkup(<LinkPreviewTable report={report} />));
     expect(table).toContain("OK, 1 warning");

@@ -1,3 +1,4 @@
+import { whereInFile } from "@/lib/import/positions";
 import type { FileReport, LinkReport } from "@/lib/import/reader";
 import { ScrollTable } from "@/components/ui/scroll-table";
 import { MAX_INSTITUTION_NAMES, describeBytes } from "@/lib/import/limits";
@@ -20,6 +21,14 @@ const FORMAT_LABELS = {
 } as const;
 
 const count = (n: number) => n.toLocaleString("en-US");
+
+/** What becomes of a link the upstream holds (the server's check), and its calls there. */
+export interface UpstreamWillBe {
+  label: string;
+  calls: number;
+  /** Replaces the upstream's copy: its deletion (`calls`) before the link's own import calls. */
+  replaces?: boolean;
+}
 
 /** One warning of one link in a line: `transactions[].category (40 times) is not taken by the upstream…`. */
 export function describeLinkWarning(warning: ImportWarning): string {
@@ -52,7 +61,7 @@ export function InvalidLinks({ report }: { report: FileReport }) {
         {invalid.slice(0, INVALID_LISTED).map((link) => (
           <li key={link.position}>
             <p className="font-medium">
-              Link {link.position + 1} (line {link.line})
+              {whereInFile(link)}
               {link.customerUserId ? `, customer ${link.customerUserId}` : ""}:
             </p>
             <ul className="ml-4 list-disc">
@@ -129,11 +138,14 @@ export function LinkPreviewTable({
   report,
   names,
   known,
+  atUpstream,
 }: {
   report: FileReport;
   names?: Readonly<Record<string, string | null>>;
   /** Links Linkdesk imported before, by position (the server's check): they will not be imported again. */
   known?: ReadonlySet<number>;
+  /** What the upstream holds for a link, by position (the server's check), and its calls there: not imported again. */
+  atUpstream?: ReadonlyMap<number, UpstreamWillBe>;
 }) {
   const rows = report.links.slice(0, PREVIEW_ROWS);
   return (
@@ -173,12 +185,22 @@ export function LinkPreviewTable({
                     ? "–"
                     : link.duplicateOf
                       ? `Same as line ${link.duplicateOf.line}`
-                      : known?.has(link.position)
-                        ? "Already imported"
-                        : willBeLabel(link)}
+                      : atUpstream?.has(link.position)
+                        ? atUpstream.get(link.position)!.label
+                        : known?.has(link.position)
+                          ? "Already imported"
+                          : willBeLabel(link)}
                 </td>
                 <td className="px-3 py-2 text-right tabular-nums">
-                  {bad || link.duplicateOf || known?.has(link.position) ? "–" : link.calls}
+                  {bad || link.duplicateOf
+                    ? "–"
+                    : atUpstream?.has(link.position)
+                      ? atUpstream.get(link.position)!.replaces
+                        ? link.calls + atUpstream.get(link.position)!.calls
+                        : atUpstream.get(link.position)!.calls || "–"
+                      : known?.has(link.position)
+                        ? "–"
+                        : link.calls}
                 </td>
                 <td className="px-3 py-2">
                   {bad ? (
@@ -250,7 +272,7 @@ export function LinkNotes({ report }: { report: FileReport }) {
           {links === 1 ? "" : "s"} {mappable === 1 ? "carries" : "carry"} a category Linkdesk can map to the
           upstream&rsquo;s categories
           {unmapped > 0
-            ? ` (${count(unmapped)} more ${unmapped === 1 ? "carries" : "carry"} one it cannot map: those stay as the upstream categorises them)`
+            ? ` (${count(unmapped)} more ${unmapped === 1 ? "carries" : "carry"} one it cannot map: those stay as the upstream categorises them; listed below)`
             : ""}
           . Carrying them over after the import takes up to {count(mappable)} category correction
           {mappable === 1 ? "" : "s"}, one call each.
@@ -260,6 +282,20 @@ export function LinkNotes({ report }: { report: FileReport }) {
           In the links to import, none of the {count(unmapped)} legacy categories is one Linkdesk can map to the
           upstream&rsquo;s categories: there is nothing to carry over.
         </p>
+      ) : null}
+      {report.legacyCategories.unmappedList.length > 0 ? (
+        <div className="mt-2 text-sm">
+          <p>Legacy categories that cannot be carried over (no category of the upstream&rsquo;s taxonomy matches):</p>
+          <ul className="mt-1 list-disc pl-5" data-testid="unmapped-categories">
+            {report.legacyCategories.unmappedList.map((u) => (
+              <li key={u.value}>
+                “{u.value}” in {count(u.links)} link{u.links === 1 ? "" : "s"}; first at #{u.example.position + 1}
+                {u.example.line > 0 ? ` (line ${u.example.line})` : ""},{" "}
+                <code className="font-mono text-xs">{u.example.path}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
       ) : null}
     </section>
   );

@@ -8,6 +8,7 @@ import { useEffect, useState } from "react";
 import { Callout } from "@/components/ui/callout";
 import { type KeyHeadroom, describeDuration } from "@/lib/budget/headroom";
 import type { FileReport } from "@/lib/import/reader";
+import { whereInFile } from "@/lib/import/positions";
 import { importFile } from "@/lib/actions/import";
 import { type IdentityRule } from "@/lib/import/identity";
 import { IMPORT_MAX_TRANSACTIONS, UPLOAD_MAX_LABEL } from "@/lib/import/limits";
@@ -17,6 +18,49 @@ import { identityRuleOf } from "@/lib/schemas/import";
 import { FileSummary, InvalidLinks, LinkNotes, LinkPreviewTable, previewInstitutionIds } from "./file-preview";
 import { NO_ANSWER } from "./no-answer";
 import { useFileReport } from "./use-file-report";
+import { type UpstreamChoices, UpstreamMatches } from "./upstream-matches";
+import type { UpstreamWillBe } from "./file-preview";
+import type { UpstreamPreview } from "@/lib/actions/import";
+import { UPSTREAM_MATCH_LABELS } from "@/lib/import/upstream-match";
+
+const NO_CHOICES: UpstreamChoices = {
+  addTransactions: true,
+  applyChanges: false,
+  importAnyway: new Set(),
+  sameLink: new Set(),
+  replace: new Set(),
+};
+
+/** What the upstream holds, after the dry run's other counts: nothing when it holds none of the file's links. */
+function upstreamInWords(counts: UpstreamPreview["counts"]): string {
+  return [
+    counts.same > 0 ? `, ${counts.same.toLocaleString("en-US")} at the upstream already` : "",
+    counts.possible > 0 ? `, ${count(counts.possible, "possible match", "possible matches")} to decide` : "",
+    counts.ambiguous + counts.deleted + counts.unchecked > 0
+      ? `, ${(counts.ambiguous + counts.deleted + counts.unchecked).toLocaleString("en-US")} held (see At the upstream)`
+      : "",
+  ].join("");
+}
+
+/** The preview table's "Will be" for links the upstream holds, with their calls there. */
+function upstreamByPosition(preview: UpstreamPreview): Map<number, UpstreamWillBe> {
+  return new Map(
+    preview.rows
+      .filter((row) => row.act !== "import")
+      .map((row) => [
+        row.position,
+        row.act === "replace"
+          ? { label: `Replaces upstream link ${row.linkId}`, calls: 1, replaces: true }
+          : {
+              label:
+                row.act === "update"
+                  ? `At the upstream: updated${row.newTransactions ? ` (+${row.newTransactions.toLocaleString("en-US")} transactions)` : ""}`
+                  : UPSTREAM_MATCH_LABELS[row.kind],
+              calls: row.act === "update" ? Math.max(1, Math.ceil((row.newTransactions ?? 0) / 4000)) : 0,
+            },
+      ]),
+  );
+}
 
 // Choose or drop a file; the worker reads and checks it (links listed twice found by their identity); the server then
 // checks it again against every link Linkdesk imported before (a dry run, made at once) and plans what is new;
@@ -57,6 +101,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   const [dragging, setDragging] = useState(false);
   const [identityTag, setIdentityTag] = useState("");
   const [carryCategories, setCarryCategories] = useState(false);
+  const [choices, setChoices] = useState<UpstreamChoices>(NO_CHOICES);
   /** The identity tag the current file was read with: leaving the field reads it again only when that changed. */
   const [readWith, setReadWith] = useState("");
   const identity: IdentityRule = identityRuleOf(identityTag.trim());
@@ -81,9 +126,22 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   // As soon as the file is read, the server checks it against every link Linkdesk imported before (whatever the
   // file's bytes): the plan then counts only what is new. Nothing is sent upstream by a dry run.
   const { execute, reset: resetAction } = action;
+  const decisions = (c: UpstreamChoices) => ({
+    addTransactions: c.addTransactions,
+    applyChanges: c.applyChanges,
+    importAnyway: [...c.importAnyway],
+    sameLink: [...c.sameLink],
+    replace: [...c.replace],
+  });
   useEffect(() => {
     if (reading.status === "read" && reading.report.valid > 0)
-      execute({ file: reading.file, dryRun: true, identityTag: identityTag.trim(), carryCategories });
+      execute({
+        file: reading.file,
+        dryRun: true,
+        identityTag: identityTag.trim(),
+        carryCategories,
+        ...decisions(NO_CHOICES),
+      });
     // The identity rule is read when the file is: changing it reads the file again (below).
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reading, execute]);
@@ -105,13 +163,21 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
   const choose = (chosen: File | undefined) => {
     if (!chosen) return;
     resetAction();
+    setChoices(NO_CHOICES);
     setReadWith(identityTag.trim());
     read(chosen, identity);
   };
-  const send = (dryRun: boolean) => {
-    if (file) execute({ file, dryRun, identityTag: identityTag.trim(), carryCategories });
+  const send = (dryRun: boolean, with_: UpstreamChoices = choices) => {
+    if (file) execute({ file, dryRun, identityTag: identityTag.trim(), carryCategories, ...decisions(with_) });
+  };
+  // A decision on the links the upstream holds plans the file again (the server's check is kept a short while).
+  const decide = (next: UpstreamChoices) => {
+    setChoices(next);
+    send(true, next);
   };
   const newLinks = checked ? checked.valid : (report?.valid ?? 0);
+  const updating = checked?.upstream.counts.updating ?? 0;
+  const atUpstream = checked ? upstreamByPosition(checked.upstream) : undefined;
 
   return (
     <div className="space-y-5">
@@ -208,11 +274,19 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
               <DuplicateLinks report={report} />
               {checked && checked.known.length > 0 ? <AlreadyImported known={checked.known} report={report} /> : null}
               {checked ? (
+                <UpstreamMatches
+                  preview={checked.upstream}
+                  choices={choices}
+                  onChange={decide}
+                  disabled={action.isPending}
+                />
+              ) : null}
+              {checked ? (
                 <Callout title="Plan" role="status">
                   <p data-testid="plan">
-                    {checked.valid === 0
-                      ? "Nothing new to import: every link of the file that can be imported is imported already."
-                      : `${checked.calls.imports} import call${checked.calls.imports === 1 ? "" : "s"}${checked.calls.batches > 0 ? ` and ${checked.calls.batches} transaction batch${checked.calls.batches === 1 ? "" : "es"}` : ""} for ${checked.valid} new link${checked.valid === 1 ? "" : "s"}: ${checked.duration}${checked.binding ? ` at ${checked.binding}` : ""}.`}{" "}
+                    {checked.valid === 0 && updating === 0
+                      ? `Nothing new to import: every link of the file that can be imported is imported already${checked.upstream.counts.same > 0 ? " or at the upstream" : ""}.`
+                      : `${checked.calls.imports} import call${checked.calls.imports === 1 ? "" : "s"}${checked.calls.batches > 0 ? ` and ${checked.calls.batches} transaction batch${checked.calls.batches === 1 ? "" : "es"}` : ""}${checked.upstream.updateCalls.updates > 0 ? ` and ${count(checked.upstream.updateCalls.updates, "tag and webhook update")}` : ""} for ${count(checked.valid, "new link")}${updating > 0 ? ` and ${count(updating, "link")} the upstream has` : ""}: ${checked.duration}${checked.binding ? ` at ${checked.binding}` : ""}.`}{" "}
                     {skippedInWords(checked.alreadyImported, checked.duplicates)}
                     Nothing is sent until you start the import.
                   </p>
@@ -254,6 +328,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
                 report={report}
                 names={names.data}
                 known={checked ? new Set(checked.known.map((k) => k.position)) : undefined}
+                atUpstream={atUpstream}
               />
               <LinkNotes report={report} />
               <div className="flex flex-wrap items-center gap-2">
@@ -268,10 +343,11 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
                 <button
                   type="button"
                   className={`${button} border-indigo-600 bg-indigo-600 text-white hover:bg-indigo-700`}
-                  disabled={action.isPending || newLinks === 0}
+                  disabled={action.isPending || (newLinks === 0 && updating === 0)}
                   onClick={() => send(false)}
                 >
                   Import {newLinks} {checked ? "new " : ""}link{newLinks === 1 ? "" : "s"}
+                  {updating > 0 ? ` and update ${updating}` : ""}
                 </button>
                 <button
                   type="button"
@@ -279,7 +355,7 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
                   onClick={() =>
                     download(
                       `${reading.file.name.replace(/\.[^.]*$/, "")}-validation.csv`,
-                      reconciliationCsv(validationRows(report, checked?.known)),
+                      reconciliationCsv(validationRows(report, checked?.known, checked?.upstream.rows)),
                     )
                   }
                 >
@@ -312,7 +388,8 @@ export function ImportDesk({ headroom }: { headroom: ImportHeadroom }) {
         <Callout tone="success" title="Checked by Linkdesk: nothing was sent" role="status">
           <p data-testid="dry-run">
             {count(checked.valid, "new link")}, {checked.alreadyImported} already imported, {checked.duplicates} listed
-            twice, {checked.invalid} with problems; {count(checked.transactions, "transaction")} in{" "}
+            twice, {checked.invalid} with problems{upstreamInWords(checked.upstream.counts)};{" "}
+            {count(checked.transactions, "transaction")} in{" "}
             {count(checked.calls.imports + checked.calls.batches, "call")} ({count(checked.calls.imports, "import")},{" "}
             {count(checked.calls.batches, "batch", "batches")}): {checked.duration}
             {checked.binding ? ` at ${checked.binding}` : ""}.
@@ -351,8 +428,8 @@ function DuplicateLinks({ report }: { report: FileReport }) {
       <ul className="list-disc pl-5" data-testid="duplicates">
         {duplicates.slice(0, 20).map((l) => (
           <li key={l.position}>
-            Line {l.line} is the same link as line {l.duplicateOf!.line} (customer {l.customerUserId ?? "–"},{" "}
-            {l.institutionId ?? "–"}): imported once.
+            {whereInFile(l)} is the same link as {whereInFile(report.links[l.duplicateOf!.position]!)} (customer{" "}
+            {l.customerUserId ?? "–"}, {l.institutionId ?? "–"}): imported once.
           </li>
         ))}
         {duplicates.length > 20 ? <li>and {duplicates.length - 20} more (all in the validation report)</li> : null}
@@ -363,7 +440,7 @@ function DuplicateLinks({ report }: { report: FileReport }) {
 
 /** Links Linkdesk imported before, by any job, whatever that file's bytes: skipped. */
 function AlreadyImported({ known, report }: { known: KnownLink[]; report: FileReport }) {
-  const lineOf = new Map(report.links.map((l) => [l.position, l.line]));
+  const byPosition = new Map(report.links.map((l) => [l.position, l]));
   return (
     <Callout
       tone="warning"
@@ -372,7 +449,7 @@ function AlreadyImported({ known, report }: { known: KnownLink[]; report: FileRe
       <ul className="list-disc pl-5" data-testid="known-links">
         {known.slice(0, 20).map((k) => (
           <li key={k.position}>
-            Line {lineOf.get(k.position) ?? k.position + 1}:{" "}
+            {byPosition.has(k.position) ? whereInFile(byPosition.get(k.position)!) : `#${k.position + 1}`}:{" "}
             {k.linkId ? (
               <>
                 already imported, link{" "}

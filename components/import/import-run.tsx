@@ -116,9 +116,13 @@ export function ImportRun({ initial, canControl }: { initial: JobView; canContro
           {summary.planned === 1 ? "" : "s"} created
           {summary.failed > 0 ? `, ${summary.failed.toLocaleString("en-US")} failed` : ""}
           {summary.cancelled > 0 ? `, ${summary.cancelled.toLocaleString("en-US")} cancelled` : ""}. Of the file&rsquo;s{" "}
-          {summary.rows.toLocaleString("en-US")} lines: {summary.alreadyImported.toLocaleString("en-US")} already
-          imported, {summary.duplicates.toLocaleString("en-US")} listed twice, {summary.invalid.toLocaleString("en-US")}{" "}
-          invalid.
+          {summary.rows.toLocaleString("en-US")} {summary.rows === 1 ? "line" : "lines"}:{" "}
+          {summary.alreadyImported.toLocaleString("en-US")} already imported,{" "}
+          {summary.atUpstream > 0
+            ? `${summary.atUpstream.toLocaleString("en-US")} at the upstream already (${summary.updating.toLocaleString("en-US")} updated there), `
+            : ""}
+          {summary.undecided > 0 ? `${summary.undecided.toLocaleString("en-US")} left for you to decide, ` : ""}
+          {summary.duplicates.toLocaleString("en-US")} listed twice, {summary.invalid.toLocaleString("en-US")} invalid.
           {summary.rows > links.length
             ? ` The first ${links.length.toLocaleString("en-US")} lines are listed; the CSV has every line.`
             : ""}

@@ -14,6 +14,7 @@ const status = (over: Partial<SyncStatus> = {}): SyncStatus => ({
   lastError: null,
   running: true,
   requestedAt: null,
+  failing: null,
   ...over,
 });
 
@@ -39,6 +40,37 @@ describe("SyncStatusLine", () => {
       />,
     );
     expect(text(html)).toContain("Synced 20 min ago · refreshing 500 / 2,000 links, about 3 min left");
+  });
+
+  it("says since when and why the sync has been failing and how often it tries, instead of the last problem", () => {
+    const failing = { since: new Date("2026-11-20T10:42:10Z"), failure: "the upstream answers 503", retryMs: 120_000 };
+    const html = renderToStaticMarkup(
+      <SyncStatusLine
+        status={status({ failing, lastError: "link mk_1 could not be read (HTTP 503)" })}
+        readModel={{ total: 1937, unread: 0 }}
+        now={NOW}
+      />,
+    );
+    expect(text(html)).toContain(
+      "The links sync has been failing since 10:42 UTC (the upstream answers 503); retrying every 2 min.",
+    );
+    expect(text(html)).not.toContain("Last problem");
+    // Failing since another day: the date too.
+    const older = renderToStaticMarkup(
+      <SyncStatusLine
+        status={status({ failing: { ...failing, since: new Date("2026-11-19T23:05:00Z"), retryMs: 20_000 } })}
+        readModel={{ total: 1937, unread: 0 }}
+        now={NOW}
+      />,
+    );
+    expect(text(older)).toContain(
+      "failing since 2026-11-19 23:05 UTC (the upstream answers 503); retrying every 20 s.",
+    );
+    // Recovered: the line is gone.
+    const recovered = renderToStaticMarkup(
+      <SyncStatusLine status={status()} readModel={{ total: 1937, unread: 0 }} now={NOW} />,
+    );
+    expect(recovered).not.toContain("failing");
   });
 
   it("says a stopped first read resumes, still with the unread count", () => {

@@ -1,8 +1,8 @@
 import { describeDuration } from "@/lib/budget/headroom";
 import { getDb } from "@/lib/db/client";
 import { cachedSyncStatus } from "@/lib/sync/status";
-import type { SyncStatus as SyncStatusData } from "@/lib/sync/types";
-import { formatCount, timeAgo } from "@/components/health/format";
+import type { SyncFailing, SyncStatus as SyncStatusData } from "@/lib/sync/types";
+import { formatCount, formatUtc, timeAgo } from "@/components/health/format";
 
 /** How many links the read model holds, and how many of them were listed but never read (no state yet). */
 export interface ReadModelCounts {
@@ -18,6 +18,22 @@ export interface ReadModelCounts {
  */
 export async function SyncStatus({ status, readModel }: { status?: SyncStatusData; readModel: ReadModelCounts }) {
   return <SyncStatusLine status={status ?? (await cachedSyncStatus((await getDb()).db))} readModel={readModel} />;
+}
+
+/** "every 5 s", "every 2 min": how often the failing sync tries. */
+function everyWords(ms: number): string {
+  const seconds = ms / 1000;
+  return seconds < 90 ? `every ${Math.max(1, Math.round(seconds))} s` : `every ${Math.round(seconds / 60)} min`;
+}
+
+/**
+ * "The links sync has been failing since 10:42 UTC (the upstream answers 503); retrying every 2 min." The time alone
+ * on the day it started, with the date before that. Shared by Health, Links and the Status page.
+ */
+export function syncFailingText(failing: SyncFailing, now: Date = new Date()): string {
+  const sameDay = failing.since.toISOString().slice(0, 10) === now.toISOString().slice(0, 10);
+  const since = sameDay ? formatUtc(failing.since).slice(11) : formatUtc(failing.since);
+  return `The links sync has been failing since ${since} (${failing.failure}); retrying ${everyWords(failing.retryMs)}.`;
 }
 
 /** The status as given, for pages that read it along with other data. `now` is for tests and stories. */
@@ -70,7 +86,13 @@ export function SyncStatusLine({
           />
         </div>
       ) : null}
-      {status.lastError ? <p className="text-xs text-amber-800">Last problem: {status.lastError}</p> : null}
+      {status.failing ? (
+        <p className="text-xs text-red-800" data-testid="sync-failing">
+          {syncFailingText(status.failing, now)}
+        </p>
+      ) : status.lastError ? (
+        <p className="text-xs text-amber-800">Last problem: {status.lastError}</p>
+      ) : null}
     </div>
   );
 }

@@ -7,7 +7,7 @@ import { EntityAvatar } from "@/components/ui/entity-avatar";
 import type { CategoryPair } from "@/lib/transactions/categories";
 import { LOW_CONFIDENCE, type TransactionRow, confidenceOf, formatAmount } from "@/lib/transactions/rows";
 import type { CorrectionMark } from "@/lib/transactions/view";
-import { categoryLabel, subcategoryLabel } from "@/lib/upstream/taxonomy";
+import { categoryLabel, isCategory, subcategoryLabel } from "@/lib/upstream/taxonomy";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { CategoryCombobox } from "./category-combobox";
 
@@ -229,9 +229,20 @@ function CategoryCell({ row, meta }: { row: TransactionRow; meta: DeskTableMeta 
         <div className="min-w-0" data-testid="transaction-category">
           {row.category ? (
             <>
-              <span className="text-slate-900">{categoryLabel(row.category)}</span>
+              {isCategory(row.category) ? (
+                <span className="text-slate-900">{categoryLabel(row.category)}</span>
+              ) : (
+                // A category the upstream added since: as sent, marked, the words whole on hover.
+                <span className="text-slate-900" title={categoryLabel(row.category)}>
+                  <span className="font-mono text-xs">{row.category}</span>{" "}
+                  <span className="text-xs text-slate-600">not known</span>
+                </span>
+              )}
               <Confidence row={row} />
-              <span className="block truncate text-xs text-slate-600">
+              <span
+                className="block truncate text-xs text-slate-600"
+                title={row.subcategory ? subcategoryLabel(row.subcategory) : undefined}
+              >
                 {row.subcategory ? subcategoryLabel(row.subcategory) : "No subcategory"}
               </span>
             </>

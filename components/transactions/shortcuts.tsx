@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import type { CategoryPair } from "@/lib/transactions/categories";
+import type { ObservedPair } from "@/lib/transactions/categories";
 import { isCategory, isSubcategory } from "@/lib/upstream/taxonomy";
 
 // Keyboard-first triage: the keys, as data (the help dialog and the README list the same), and the rule that no
@@ -35,7 +35,7 @@ export type RecentChange =
       correlationId: string;
       transactionId: string;
       date: string;
-      before: CategoryPair | null;
+      before: ObservedPair | null;
       label: string;
     }
   | { kind: "job"; jobId: string; label: string };

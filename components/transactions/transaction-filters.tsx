@@ -7,7 +7,19 @@ import {
   type TransactionFilters,
 } from "@/lib/transactions/filters";
 import type { AccountOption } from "@/lib/transactions/rows";
-import { CATEGORIES, categoryLabel, subcategoriesOf, subcategoryLabel } from "@/lib/upstream/taxonomy";
+import {
+  CATEGORIES,
+  LEGACY_SUBCATEGORIES,
+  categoryLabel,
+  subcategoriesOf,
+  subcategoryLabel,
+} from "@/lib/upstream/taxonomy";
+
+/** A category's subcategories from before the taxonomy's revision of 2025-01-13, so old transactions can be found. */
+const legacySubcategoriesOf = (category: string) =>
+  Object.entries(LEGACY_SUBCATEGORIES)
+    .filter(([, legacy]) => legacy.category === category)
+    .map(([name]) => name);
 
 // The desk's filter bar. Applying writes the filters to the URL (a view can be shared and reloaded) and the table
 // refetches from the link's cached history on the server: no upstream call per filter. The search field is where "/"
@@ -19,8 +31,14 @@ const labelClass = "block text-xs font-medium uppercase tracking-wide text-slate
 
 export const TransactionFiltersBar = forwardRef<
   HTMLInputElement,
-  { filters: TransactionFilters; accounts: AccountOption[]; onApply: (query: string) => void }
->(function TransactionFiltersBar({ filters, accounts, onApply }, searchRef) {
+  {
+    filters: TransactionFilters;
+    accounts: AccountOption[];
+    /** Categories and subcategories the link's transactions carry that the taxonomy does not hold (added since). */
+    other?: { categories: string[]; subcategories: string[] };
+    onApply: (query: string) => void;
+  }
+>(function TransactionFiltersBar({ filters, accounts, other, onApply }, searchRef) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
@@ -103,6 +121,11 @@ export const TransactionFiltersBar = forwardRef<
                 {categoryLabel(c)}
               </option>
             ))}
+            {other?.categories.map((c) => (
+              <option key={c} value={c}>
+                {categoryLabel(c)}
+              </option>
+            ))}
           </select>
         </div>
         <div className="col-span-2 md:col-span-1">
@@ -113,13 +136,22 @@ export const TransactionFiltersBar = forwardRef<
             <option value="">Any subcategory</option>
             {CATEGORIES.filter((c) => !filters.category || c === filters.category).map((c) => (
               <optgroup key={c} label={categoryLabel(c)}>
-                {subcategoriesOf(c).map((s) => (
+                {[...subcategoriesOf(c), ...legacySubcategoriesOf(c)].map((s) => (
                   <option key={s} value={s}>
                     {subcategoryLabel(s)}
                   </option>
                 ))}
               </optgroup>
             ))}
+            {other && other.subcategories.length > 0 ? (
+              <optgroup label="Not known to this version of Linkdesk">
+                {other.subcategories.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </optgroup>
+            ) : null}
           </select>
         </div>
         <div>

@@ -6,7 +6,7 @@ import { BulkBar } from "./bulk-bar";
 import type { DeskTableMeta } from "./columns";
 import { CorrectionJobPanel } from "./correction-job-panel";
 import { DeskPageLinks } from "./desk-page-links";
-import { DeskSummary } from "./desk-summary";
+import { DeskSummary, DeskUnreadable } from "./desk-summary";
 import { type Review, ReviewList } from "./review-list";
 import { ShortcutsHelp } from "./shortcuts";
 import { TransactionFiltersBar } from "./transaction-filters";
@@ -161,6 +161,7 @@ export function TransactionsDesk({
         ref={searchRef}
         filters={filters}
         accounts={data?.accounts ?? []}
+        other={data ? { categories: data.otherCategories, subcategories: data.otherSubcategories } : undefined}
         onApply={(next) => setParams({}, next)}
       />
       {data?.dropped && data.dropped.length > 0 ? (
@@ -196,6 +197,7 @@ export function TransactionsDesk({
           The transactions could not be read: {error.message}
         </p>
       ) : null}
+      {data ? <DeskUnreadable items={data.unreadable} /> : null}
 
       <p aria-live="polite" role="status" className="min-h-5 text-sm text-slate-800" data-testid="desk-announcement">
         {announcement}

@@ -5,6 +5,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef } from "react";
 import type { TransactionRow } from "@/lib/transactions/rows";
 import { type DeskTableMeta, dataColumns, deskFeatures, selectColumn } from "./columns";
+import { isTypingTarget } from "./shortcuts";
 
 // The desk's table: TanStack Table (v9) for the columns and the selection, TanStack Virtual for the rows, so a
 // thousand rows scroll smoothly (only those in view, plus a few, are in the DOM). It keeps table semantics through
@@ -85,6 +86,8 @@ export function TransactionsTable({
     // The row exists once the virtualizer has rendered it: focus it on the next frame.
     const id = tableRows[activeIndex]?.id;
     const frame = requestAnimationFrame(() => {
+      // A field opened since the request (c right after j, before this frame) keeps its focus: the person is typing.
+      if (isTypingTarget(document.activeElement)) return;
       const el = id ? scrollRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(id)}"]`) : null;
       el?.focus({ preventScroll: true });
     });

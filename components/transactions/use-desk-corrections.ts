@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { undoJob } from "@/lib/actions/jobs";
-import type { CategoryPair } from "@/lib/transactions/categories";
+import type { CategoryPair, ObservedPair } from "@/lib/transactions/categories";
 import type { TransactionRow } from "@/lib/transactions/rows";
 import type { CorrectionMark } from "@/lib/transactions/view";
 import { categoryLabel, subcategoryLabel } from "@/lib/upstream/taxonomy";
@@ -99,7 +99,7 @@ export function useDeskCorrections({
     correlationId: string;
     transactionId: string;
     date: string;
-    before: CategoryPair | null;
+    before: ObservedPair | null;
     label: string;
   }) => {
     setErrorFor(change.transactionId, null);

@@ -2,7 +2,7 @@
 
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { correctCategory, undoCorrection } from "@/lib/actions/transactions";
-import type { CategoryPair } from "@/lib/transactions/categories";
+import type { ObservedPair } from "@/lib/transactions/categories";
 import type { CorrectCategoryInput } from "@/lib/schemas/transactions";
 import type { DroppedTransactionParam } from "@/lib/transactions/filters";
 import type { TransactionRow } from "@/lib/transactions/rows";
@@ -102,7 +102,7 @@ function restoreRows(client: QueryClient, id: string, previous: ReturnType<typeo
   }
 }
 
-const certain = (pair: CategoryPair): RowPatch => ({
+const certain = (pair: ObservedPair): RowPatch => ({
   category: pair.category,
   subcategory: pair.subcategory ?? null,
   // A person's correction is certain: the upstream answers it with confidence 100.
@@ -136,7 +136,7 @@ export function useUndoCorrection(linkId: string) {
       correlationId: string;
       transactionId: string;
       date?: string;
-      before: CategoryPair | null;
+      before: ObservedPair | null;
     }) => unwrap(await undoCorrection({ correlationId: input.correlationId, date: input.date })),
     onMutate: async (input) => {
       await client.cancelQueries({ queryKey: ["transactions", linkId] });

@@ -1,11 +1,13 @@
 import type { WebhookOutcome, WebhookVerification } from "@/lib/db/schema";
 import {
   isKnownWebhookKind,
+  NOT_KNOWN_TO_LINKDESK,
   WEBHOOK_KINDS,
   WEBHOOK_OUTCOME_LABELS,
   WEBHOOK_OUTCOME_MEANINGS,
   WEBHOOK_OUTCOME_TONES,
   WEBHOOK_VERIFICATION_LABELS,
+  WEBHOOK_VERIFICATION_MEANINGS,
   WEBHOOK_VERIFICATION_TONES,
 } from "@/lib/webhooks/labels";
 
@@ -27,24 +29,47 @@ export function KindCell({ event }: { event: string | null }) {
       <span className="inline-block max-w-32 truncate align-bottom font-mono text-xs text-slate-800" title={event}>
         {event}
       </span>
-      <span className="text-xs italic text-amber-800">unknown kind</span>
+      <span className="text-xs italic text-amber-800">{NOT_KNOWN_TO_LINKDESK}</span>
     </span>
   );
 }
 
-/** Verified, or refused with the reason (cut to one line; whole on hover and in the event's details). */
+/** "signed 7 min before it arrived": how far outside the window a late delivery's signature is. */
+export function lateText(signedAt: Date | null, receivedAt: Date): string {
+  if (signedAt === null) return "signed outside the window";
+  const seconds = Math.round((receivedAt.getTime() - signedAt.getTime()) / 1000);
+  const span = Math.abs(seconds) < 120 ? `${Math.abs(seconds)} s` : `${Math.round(Math.abs(seconds) / 60)} min`;
+  return seconds >= 0 ? `signed ${span} before it arrived` : `signed ${span} ahead of Linkdesk's clock`;
+}
+
+/**
+ * Verified; signed late, with how late; or refused with the reason (cut to one line; whole on hover and in the
+ * event's details).
+ */
 export function VerificationCell({
   verification,
   refusal,
+  signedAt = null,
+  receivedAt,
 }: {
   verification: WebhookVerification;
   refusal: string | null;
+  signedAt?: Date | null;
+  receivedAt?: Date;
 }) {
   return (
     <span className="inline-flex items-center gap-1.5">
-      <span className={`chip ${WEBHOOK_VERIFICATION_TONES[verification]}`}>
+      <span
+        className={`chip ${WEBHOOK_VERIFICATION_TONES[verification]}`}
+        title={WEBHOOK_VERIFICATION_MEANINGS[verification]}
+      >
         {WEBHOOK_VERIFICATION_LABELS[verification]}
       </span>
+      {verification === "late" && receivedAt ? (
+        <span className="text-xs text-slate-700" data-testid="late-by">
+          {lateText(signedAt, receivedAt)}
+        </span>
+      ) : null}
       {verification === "refused" ? (
         <span
           className="inline-block max-w-40 truncate align-bottom text-xs text-slate-700"
@@ -89,7 +114,7 @@ export function attemptsText(row: {
     short.push(`${times(row.redeliveries, "redelivery", "redeliveries")}`);
     long.push(`received again ${times(row.redeliveries, "time", "times")} after the first`);
   }
-  if (row.verification === "verified") {
+  if (row.verification !== "refused") {
     short.push(row.processAttempts === 0 ? "not tried yet" : times(row.processAttempts, "try", "tries"));
     long.push(
       row.processAttempts === 0

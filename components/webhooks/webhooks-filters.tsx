@@ -48,7 +48,7 @@ export function WebhooksFilters({ filters }: { filters: WebhookFilters }) {
       label: WEBHOOK_PARAM_LABELS.verification,
       value: filters.verification,
       options: VERIFICATION_OPTIONS,
-      anyLabel: "Verified or refused",
+      anyLabel: "Any verification",
     },
     {
       kind: "select",

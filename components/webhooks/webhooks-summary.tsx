@@ -53,6 +53,16 @@ export function WebhooksSummary({ summary, renderedAt }: { summary: WebhookSumma
           href="/webhooks?verification=verified&since=24h"
           tone="text-emerald-800"
         />
+        {summary.late > 0 ? (
+          // Shown only when there are some: deliveries the upstream retried after minutes, or replays.
+          <Stat
+            testId="summary-late"
+            label="Signed late, last 24 h"
+            value={count(summary.late)}
+            href="/webhooks?verification=late&since=24h"
+            tone="text-amber-800"
+          />
+        ) : null}
         <Stat
           testId="summary-refused"
           label="Refused, last 24 h"

@@ -20,6 +20,7 @@ const event = (overrides: Partial<WebhookEventView>): WebhookEventView => ({
   deliveryToken: "dt_1",
   deliveryAttempt: 1,
   kid: "key-1",
+  signedAt: received,
   event: "link.state_changed",
   linkId: "mk_abc",
   eventAt: received,
@@ -81,7 +82,7 @@ describe("WebhooksTable", () => {
     expect(html).not.toContain("<b>product");
     expect(html).toContain("&lt;img src=x");
     // The kind Linkdesk does not know, as sent and marked so.
-    expect(textOf(html)).toContain("&lt;b&gt;product.state_changed&lt;/b&gt; unknown kind");
+    expect(textOf(html)).toContain("&lt;b&gt;product.state_changed&lt;/b&gt; not known to this version of Linkdesk");
   });
 
   it("shows a refused request with its reason and no body, and nothing reads undefined, null or NaN", () => {
@@ -117,6 +118,21 @@ describe("WebhooksTable", () => {
     expect(text).toContain("Delivery 1 · 2 redeliveries · not tried yet");
     expect(text).toContain("Waiting");
     expect(text).not.toMatch(/undefined|null|NaN|Invalid Date/);
+  });
+
+  it("shows a delivery signed late as the upstream's, how late, and that its link was read again instead", () => {
+    const late = event({
+      verification: "late",
+      signedAt: new Date(received.getTime() - 7 * 60_000),
+      outcome: "read_again",
+      detail: "Not applied as an event: the link is read again from the upstream.",
+    });
+    const text = textOf(render([late]));
+    expect(text).toContain("Signed late signed 7 min before it arrived");
+    expect(text).toContain("Link read again");
+    // Its body was proven the upstream's: it is kept and shown.
+    expect(text).toContain("mk_abc");
+    expect(text).not.toContain("body is not kept");
   });
 
   it("offers Reprocess only to those who may: no column for a viewer", () => {

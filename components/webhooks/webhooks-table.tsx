@@ -4,7 +4,7 @@ import { DataTable } from "@/components/data-table/data-table";
 import { createDataTableColumnHelper } from "@/components/data-table/features";
 import { exactUtc, RelativeTime } from "@/components/data-table/relative-time";
 import { ShortId } from "@/components/ui/short-id";
-import { WEBHOOK_OUTCOME_MEANINGS } from "@/lib/webhooks/labels";
+import { WEBHOOK_OUTCOME_MEANINGS, WEBHOOK_VERIFICATION_MEANINGS } from "@/lib/webhooks/labels";
 import type { WebhookEventView } from "@/lib/webhooks/query";
 import { AttemptsCell, KindCell, OutcomeCell, VerificationCell } from "./cells";
 import { ReprocessButton } from "./reprocess-button";
@@ -37,7 +37,14 @@ const columns = helper.columns([
     id: "verification",
     header: "Verification",
     enableSorting: false,
-    cell: ({ row }) => <VerificationCell verification={row.original.verification} refusal={row.original.refusal} />,
+    cell: ({ row }) => (
+      <VerificationCell
+        verification={row.original.verification}
+        refusal={row.original.refusal}
+        signedAt={row.original.signedAt}
+        receivedAt={row.original.receivedAt}
+      />
+    ),
   }),
   helper.accessor("outcome", {
     id: "outcome",
@@ -75,7 +82,7 @@ const columns = helper.columns([
     id: "reprocess",
     header: "Reprocess",
     cell: ({ row }) =>
-      row.original.verification === "verified" ? (
+      row.original.verification !== "refused" ? (
         <ReprocessButton
           eventId={row.original.id}
           label={`Reprocess the ${row.original.event ?? "unnamed"} event of ${row.original.linkId ?? "no link"} received ${exactUtc(row.original.receivedAt.getTime())}`}
@@ -124,9 +131,11 @@ function EventDetails({ event }: { event: WebhookEventView }) {
     ["Event id", event.id],
     ["Kind as sent", event.event],
     ["Event time (webhook_timestamp)", event.eventAt ? exactUtc(event.eventAt.getTime()) : null],
+    ["Signed (iat)", event.signedAt ? exactUtc(event.signedAt.getTime()) : null],
     ["Received", exactUtc(event.receivedAt.getTime())],
     ["Last received again", event.redeliveries > 0 ? exactUtc(event.lastReceivedAt.getTime()) : null],
     ["Refused because", event.refusal],
+    ["Verification", event.verification === "late" ? WEBHOOK_VERIFICATION_MEANINGS.late : null],
     ["Outcome", WEBHOOK_OUTCOME_MEANINGS[event.outcome]],
     ["What processing did", event.detail],
     ["Next try", event.outcome === "pending" && event.nextAttemptAt ? exactUtc(event.nextAttemptAt.getTime()) : null],
@@ -147,7 +156,7 @@ function EventDetails({ event }: { event: WebhookEventView }) {
               <Fact key={name} name={name} value={value} />
             ))}
         </dl>
-        {event.verification === "verified" ? (
+        {event.verification !== "refused" ? (
           <div>
             <p className="mb-1 font-medium text-slate-600">Body</p>
             {fields.length > 0 ? (

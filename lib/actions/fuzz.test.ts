@@ -288,6 +288,8 @@ const samples: Record<string, () => Record<string, unknown>> = {
   undoJob: () => ({ jobId }),
   cancelJob: () => ({ jobId }),
   reprocessWebhookEvent: () => ({ eventId: randomUUID() }),
+  requestReconnect: () => ({ linkId, requestKey: randomUUID() }),
+  startReconnectCampaign: () => ({ view: "error_code=auth_expired", askedWithinDays: 7, expectedLinks: 1 }),
   saveTableView: () => ({ table: "links", hidden: ["created_at"], density: "compact" }),
 };
 

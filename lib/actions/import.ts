@@ -16,6 +16,22 @@ import { jobIdSchema } from "../schemas/jobs";
 import { identityRuleOf, importUndoSchema, importUploadSchema } from "../schemas/import";
 import { planImportUndo, startImportUndo } from "../jobs/import-undo";
 import { ActionRefused, actionClient } from "./safe-action";
+import { upstream } from "../upstream";
+import { type UpstreamCheck, checkFileWithUpstream, recordedLinks } from "../jobs/import-upstream";
+import { countMatch } from "../jobs/import-start";
+import type { UpstreamPlanSummary } from "../jobs/import-items";
+import { IMPORT_MAX_TRANSACTIONS } from "../import/limits";
+import { whereInFile } from "../import/positions";
+import {
+  type LinkDecision,
+  type UpstreamDecisions,
+  type UpstreamMatch,
+  decide,
+  decisionKey,
+  describeDiff,
+  describeMatch,
+  recordAgrees,
+} from "../import/upstream-match";
 
 // Importing a file of links. The server reads the file itself (the same code as the page's worker), validates every
 // link again, and plans the calls: the browser's preview is never trusted. Each link is known by its identity
@@ -42,6 +58,8 @@ export type ImportFileResult =
       known: KnownLink[];
       /** Legacy categories of the new links that could be carried over as corrections, and the time those calls take. */
       categories: { corrections: number; links: number; duration: string };
+      /** What the upstream holds already for the file's customers, and what the import would do with it. */
+      upstream: UpstreamPreview;
     }
   | { outcome: "started"; jobId: string; total: number; links: number; duplicates: number; alreadyImported: number }
   /** Nothing new in the file: every link it can import is imported already (or being imported). */
@@ -53,6 +71,43 @@ export type ImportFileResult =
       jobIds: string[];
       known: KnownLink[];
     };
+
+/** Rows of the upstream match listed back to the page at most (the validation report has them all). */
+const MATCHES_LISTED = 200;
+
+export interface UpstreamMatchRow {
+  position: number;
+  line: number;
+  /** Where the link is in the file, in words: "#3 ($[2], line 1, column 245)". */
+  where: string;
+  kind: UpstreamMatch["kind"];
+  /** The upstream link matched (the first, when ambiguous). */
+  linkId: string | null;
+  linkIds: string[];
+  /** The match and the differences in words. */
+  said: string;
+  differences: string | null;
+  newTransactions: number | null;
+  fixed: { field: string; file: string; upstream: string }[];
+  /** The decision key for this row (`#position:linkId`): possible and deleted matches, and links that may be replaced. */
+  key: string | null;
+  /** What the import will do with it under the decisions sent. */
+  act: LinkDecision["act"];
+}
+
+export interface UpstreamPreview {
+  customers: number;
+  checked: number;
+  calls: number;
+  failed: { customerUserId: string; reason: string }[];
+  counts: UpstreamPlanSummary;
+  /** Links the upstream holds as Linkdesk's record says it imported them, with nothing to add: "already imported". */
+  recorded: number;
+  /** Calls on links the upstream holds: transaction batches and tag or webhook updates. */
+  updateCalls: { batches: number; updates: number };
+  rows: UpstreamMatchRow[];
+  more: number;
+}
 
 function knownLinks(report: FileReport, known: Map<string, KnownIdentity>): KnownLink[] {
   const out: KnownLink[] = [];
@@ -68,7 +123,15 @@ function knownLinks(report: FileReport, known: Map<string, KnownIdentity>): Know
 export const importFile = actionClient
   .metadata({ action: "link.import_file", permission: "import" })
   .inputSchema(importUploadSchema)
-  .action(async ({ parsedInput: { file, dryRun, identityTag, carryCategories }, ctx }): Promise<ImportFileResult> => {
+  .action(async ({ parsedInput, ctx }): Promise<ImportFileResult> => {
+    const { file, dryRun, identityTag, carryCategories } = parsedInput;
+    const decisions: UpstreamDecisions = {
+      addTransactions: parsedInput.addTransactions,
+      applyChanges: parsedInput.applyChanges,
+      importAnyway: parsedInput.importAnyway,
+      sameLink: parsedInput.sameLink,
+      replace: parsedInput.replace,
+    };
     const { db } = await getDb();
     const bytes = new Uint8Array(await file.arrayBuffer());
     const sha256 = await sha256Hex(bytes);
@@ -82,6 +145,11 @@ export const importFile = actionClient
         dryRun,
         identity: describeIdentityRule(identity),
         carryCategories,
+        addTransactions: decisions.addTransactions,
+        applyChanges: decisions.applyChanges,
+        importAnyway: decisions.importAnyway.length,
+        sameLink: decisions.sameLink.length,
+        replace: decisions.replace.length,
       },
     });
 
@@ -101,7 +169,14 @@ export const importFile = actionClient
       });
       const refused = refusalOf(report);
       if (refused) throw new ActionRefused(refused);
-      const toImport = report.links.filter((l) => l.problems.length === 0 && !l.duplicateOf);
+      const check = await checkFileWithUpstream(db, upstream(), { bytes, sha256 }, identity, {
+        correlationId: ctx.correlationId,
+      });
+      const preview = upstreamPreview(report, check, decisions, await recordedLinks(db, check));
+      const importing = new Set(preview.importing);
+      const toImport = report.links.filter(
+        (l) => l.problems.length === 0 && !l.duplicateOf && importing.has(l.position),
+      );
       const known = knownLinks(
         report,
         await lookupImported(
@@ -111,7 +186,10 @@ export const importFile = actionClient
       );
       const held = new Set(known.map((k) => k.position));
       const fresh = toImport.filter((l) => !held.has(l.position));
-      const calls = { imports: fresh.length, batches: fresh.reduce((sum, l) => sum + l.calls - 1, 0) };
+      const calls = {
+        imports: fresh.length,
+        batches: fresh.reduce((sum, l) => sum + l.calls - 1, 0) + preview.view.updateCalls.batches,
+      };
       const duration = estimateImportDuration(calls, headroom);
       const perLink = fresh.map((l) => legacyByPosition.get(l.position) ?? 0).filter((n) => n > 0);
       const categories = await categoryPhaseCost(perLink);
@@ -122,6 +200,7 @@ export const importFile = actionClient
           duplicates: report.duplicates,
           alreadyImported: known.length,
           calls,
+          upstream: preview.view.counts,
         },
       });
       return {
@@ -148,6 +227,7 @@ export const importFile = actionClient
           })),
         known,
         categories,
+        upstream: preview.view,
       };
     }
 
@@ -164,7 +244,15 @@ export const importFile = actionClient
           hasBatches: report.calls.batches > 0,
         }),
       identity,
-      { carryCategories },
+      {
+        carryCategories,
+        upstream: {
+          check: await checkFileWithUpstream(db, upstream(), { bytes, sha256 }, identity, {
+            correlationId: ctx.correlationId,
+          }),
+          decisions,
+        },
+      },
     );
     if (started.outcome === "refused")
       throw new ActionRefused(refusalOf(started.report) ?? "The file cannot be imported.");
@@ -224,6 +312,90 @@ async function categoryPhaseCost(perLink: number[]): Promise<{ corrections: numb
     estimateCost(Math.max(...perLink), link)?.seconds ?? 0,
   );
   return { corrections, links: perLink.length, duration: seconds === 0 ? "a few seconds" : describeDuration(seconds) };
+}
+
+/** The upstream match of a file's links under ops' decisions: what the preview lists, and which links it imports. */
+function upstreamPreview(
+  report: FileReport,
+  check: UpstreamCheck,
+  decisions: UpstreamDecisions,
+  recorded: ReadonlyMap<number, string>,
+): { view: UpstreamPreview; importing: number[] } {
+  const counts: UpstreamPlanSummary = {
+    customers: check.customers,
+    checked: check.checked,
+    calls: check.calls,
+    same: 0,
+    possible: 0,
+    ambiguous: 0,
+    deleted: 0,
+    unchecked: 0,
+    updating: 0,
+    newTransactions: 0,
+    updates: 0,
+  };
+  const rows: UpstreamMatchRow[] = [];
+  const importing: number[] = [];
+  const updateCalls = { batches: 0, updates: 0 };
+  let more = 0;
+  let agreeing = 0;
+  for (const link of report.links) {
+    if (link.problems.length > 0 || link.duplicateOf) continue;
+    const match = check.matches.get(link.position);
+    const facts = check.files.get(link.position);
+    const linkId = match && "linkId" in match ? match.linkId : null;
+    const decision = decide(match, facts, linkId ? check.upstreamLinks.get(linkId) : undefined, decisions);
+    // Linkdesk's record says the same: listed as already imported, with its import, as before.
+    if (recordAgrees(decision, recorded.get(link.position))) {
+      importing.push(link.position);
+      agreeing++;
+      continue;
+    }
+    countMatch(counts, match, decision);
+    if (decision.act === "import" || decision.act === "replace") importing.push(link.position);
+    if (decision.act === "update") {
+      // Batches under the upstream's limits: about one per 4,000 transactions (or per 1 MB).
+      updateCalls.batches += Math.ceil(decision.newTransactions.length / IMPORT_MAX_TRANSACTIONS);
+      if (decision.update) updateCalls.updates++;
+    }
+    if (!match || match.kind === "new") continue;
+    if (rows.length >= MATCHES_LISTED) {
+      more++;
+      continue;
+    }
+    const diff = match.kind === "same" || match.kind === "possible" ? match.diff : null;
+    rows.push({
+      position: link.position,
+      line: link.line,
+      where: whereInFile(link),
+      kind: match.kind,
+      linkId: linkId ?? (match.kind === "ambiguous" ? (match.linkIds[0] ?? null) : null),
+      linkIds: match.kind === "ambiguous" ? match.linkIds : linkId ? [linkId] : [],
+      said: describeMatch(match),
+      differences: diff ? describeDiff(diff) : null,
+      newTransactions: diff ? (diff.newTransactions?.length ?? null) : null,
+      fixed: diff?.fixed ?? [],
+      key:
+        linkId && (match.kind === "possible" || match.kind === "deleted" || (diff?.fixed.length ?? 0) > 0)
+          ? decisionKey(link.position, linkId)
+          : null,
+      act: decision.act,
+    });
+  }
+  return {
+    view: {
+      customers: check.customers,
+      checked: check.checked,
+      calls: check.calls,
+      failed: check.failed.slice(0, 20),
+      counts,
+      recorded: agreeing,
+      updateCalls,
+      rows,
+      more,
+    },
+    importing,
+  };
 }
 
 /** Why a file cannot be imported at all (unreadable, or no link that can go), or null. */

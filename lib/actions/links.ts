@@ -1,6 +1,8 @@
 "use server";
 
+import { getDb } from "../db/client";
 import { getEnv } from "../env";
+import { rememberLinkCustomers } from "../links/customers";
 import { exchangeTokenSchema } from "../schemas/links";
 import { upstream } from "../upstream";
 import { ActionRefused, actionClient, noteUpstream } from "./safe-action";
@@ -35,12 +37,13 @@ export const createSandboxExchangeToken = actionClient
     if (!getEnv().UPSTREAM_SANDBOX) throw new ActionRefused("Sandbox tokens exist only in demo mode.");
     ctx.note({ input: { sandboxTokenRequested: true } });
     const api = upstream();
+    const customerUserId = `linkdesk-demo-${ctx.staff.id.slice(0, 8)}`;
     const session = await noteUpstream(
       ctx.note,
       () =>
         api.createLinkSession(
           {
-            customer_user: { id: `linkdesk-demo-${ctx.staff.id.slice(0, 8)}` },
+            customer_user: { id: customerUserId },
             redirect_uri: "https://linkdesk.invalid/return",
           },
           { correlationId: ctx.correlationId },
@@ -50,5 +53,7 @@ export const createSandboxExchangeToken = actionClient
     const completed = await api.completeSandboxSession(session.link_session_token, {
       correlationId: ctx.correlationId,
     });
+    // The session named its customer: Linkdesk knows whose link it made (a reconnect request needs it).
+    await rememberLinkCustomers((await getDb()).db, customerUserId, [completed.link_id], "link_session");
     return { exchangeableToken: completed.exchangeable_token };
   });

@@ -288,6 +288,24 @@ const guarded: Record<string, GuardedAction> = {
     permission: "lookupCustomer",
     call: () => action("lookUpCustomer")({ customerId: "user_1" }) as never,
   },
+  // Asking an end user to reconnect (support and up). Reconnect requests are not configured here: past the gate the
+  // request is refused in words.
+  requestReconnect: {
+    audit: "link.request_reconnect",
+    permission: "requestReconnect",
+    call: () => action("requestReconnect")({ linkId, requestKey: randomUUID() }) as never,
+  },
+  // A reconnect campaign over a view (ops and up). Not configured here either: refused in words past the gate.
+  startReconnectCampaign: {
+    audit: "reconnect.campaign_start",
+    permission: "reconnectCampaign",
+    call: () =>
+      action("startReconnectCampaign")({
+        view: "error_code=auth_expired",
+        askedWithinDays: 7,
+        expectedLinks: 1,
+      }) as never,
+  },
   // A file of link ids the product's back end knows: admins only.
   registerLinkIdsFile: {
     audit: "link.register",

@@ -11,7 +11,14 @@ import {
   toWireCorrection,
   undoCorrectionSchema,
 } from "../schemas/transactions";
-import { type CategoryPair, categoryPairSchema, describePair, hasPair, pairOf } from "../transactions/categories";
+import {
+  type CategoryPair,
+  asCategoryPair,
+  categoryPairSchema,
+  describePair,
+  hasPair,
+  pairOf,
+} from "../transactions/categories";
 import { noteCorrectedTransactions } from "../transactions/history";
 import { findTransactions } from "../transactions/read";
 import { correctTransactionCategory } from "../transactions/correct";
@@ -74,6 +81,11 @@ export const undoCorrection = actionClient
     const after = categoryPairSchema.safeParse(original.after);
     if (!before.success || !before.data || !after.success)
       throw new ActionRefused("That correction did not record the category it replaced, so it cannot be undone.");
+    const restore = asCategoryPair(before.data);
+    if (!restore)
+      throw new ActionRefused(
+        `It was ${describePair(before.data)} before, a category the upstream no longer takes (or one this version of Linkdesk does not know), so it cannot be put back: choose a category instead.`,
+      );
     const current = (
       await findTransactions(upstream(), linkId, [{ transactionId, date }], { correlationId: ctx.correlationId })
     ).get(transactionId);
@@ -84,7 +96,7 @@ export const undoCorrection = actionClient
         `Changed since: it is now ${describePair(now)}, not ${describePair(after.data)}, so it was left as it is.`,
       );
     }
-    const wire = toWireCorrection(before.data);
+    const wire = toWireCorrection(restore);
     ctx.note({ input: { undoes: correlationId, ...wire }, before: now, after: wire });
     const result = await noteUpstream(ctx.note, () =>
       upstream().correctEnrichment(linkId, transactionId, wire, { correlationId: ctx.correlationId }),

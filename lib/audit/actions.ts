@@ -24,6 +24,8 @@ export const AUDIT_ACTIONS = {
   "link.refresh_products": "Product refresh",
   "link.update": "Link tags or webhook changed",
   "link.lookup_customer": "Customer's links looked up",
+  "link.request_reconnect": "End user asked to reconnect",
+  "reconnect.campaign_start": "Reconnect campaign started",
   "link.register": "Link ids registered",
   "webhook.reprocess": "Webhook event processed again",
   "staff.add": "Staff added",

@@ -43,7 +43,11 @@ describe("describeRecorded", () => {
       ],
     });
     expect(recordedText(describeRecorded({ category: "banking", subcategory: "retired_code" }))).toBe(
-      "Banking › retired_code",
+      "Banking › retired_code (not known to this version of Linkdesk)",
+    );
+    // A subcategory from before the taxonomy's revision of 2025-01-13 reads with its old name and the date.
+    expect(recordedText(describeRecorded({ category: "banking", subcategory: "overdraft_fees" }))).toBe(
+      "Banking › Overdraft fees (before 2025-01-13)",
     );
   });
 

@@ -35,7 +35,9 @@ vi.mock("./password", async (importOriginal) => {
 const passwordChecks = () =>
   vi.mocked(verifyPassword).mock.calls.length + vi.mocked(verifyAgainstDecoy).mock.calls.length;
 
-const databases = withTestDatabases();
+// On PGlite too when DATABASE_URL is set: the throttle promises its cap on the embedded database, where one
+// connection runs every statement in turn (an attempt waiting for others inside its transaction would hang there).
+const databases = withTestDatabases({ both: true });
 
 beforeEach(() => {
   vi.mocked(verifyPassword).mockClear();

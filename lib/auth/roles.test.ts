@@ -8,13 +8,15 @@ describe("roles", () => {
     );
     expect(table).toEqual({
       viewer: ["read", "ownAccount"],
-      support: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "ownAccount"],
+      support: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "requestReconnect", "ownAccount"],
       ops: [
         "read",
         "correct",
         "refreshAll",
         "operateLink",
         "lookupCustomer",
+        "requestReconnect",
+        "reconnectCampaign",
         "import",
         "exchange",
         "reprocessWebhook",
@@ -26,6 +28,8 @@ describe("roles", () => {
         "refreshAll",
         "operateLink",
         "lookupCustomer",
+        "requestReconnect",
+        "reconnectCampaign",
         "import",
         "exchange",
         "reprocessWebhook",

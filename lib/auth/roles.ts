@@ -13,8 +13,8 @@ export const ROLE_LABELS: Record<Role, string> = {
 export const ROLE_DESCRIPTIONS: Record<Role, string> = {
   viewer: "Reads links, transactions, health, rate limits and the audit trail",
   support:
-    "Viewer, plus correcting transaction categories, undoing corrections, looking up a customer's links and a link's tags, webhook and product refreshes",
-  ops: "Support, plus importing links and exchanging tokens",
+    "Viewer, plus correcting transaction categories, undoing corrections, looking up a customer's links, asking an end user to reconnect, and a link's tags, webhook and product refreshes",
+  ops: "Support, plus importing links, exchanging tokens and reconnect campaigns",
   admin: "Everything, plus managing staff accounts",
 };
 
@@ -28,6 +28,10 @@ export const PERMISSIONS = {
   operateLink: ["support", "ops", "admin"],
   /** GET /users/{id}/links for a customer user: the links of one person, in any state. */
   lookupCustomer: ["support", "ops", "admin"],
+  /** A relink session for a broken link, sent to the product (and by email) for its end user. */
+  requestReconnect: ["support", "ops", "admin"],
+  /** A reconnect request to every end user of a view's broken links, as a job (a campaign). */
+  reconnectCampaign: ["ops", "admin"],
   import: ["ops", "admin"],
   exchange: ["ops", "admin"],
   /** Processing a stored webhook event again. */
@@ -47,6 +51,8 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   refreshAll: "refresh all links (it spends the shared rate budget)",
   operateLink: "send test webhooks, refresh products and edit a link's tags and webhook",
   lookupCustomer: "look up a customer's links",
+  requestReconnect: "ask an end user to reconnect a link",
+  reconnectCampaign: "ask every end user of a view's broken links to reconnect",
   import: "import links",
   exchange: "exchange tokens",
   reprocessWebhook: "process webhook events again",

@@ -125,18 +125,13 @@ describe("budget rules", () => {
     ).toEqual([["app", 400, 200]]);
   });
 
-  it("budgets GET /users/{id}/links by Linkdesk's assumed per-app rule, as the spec's table has no row for it", () => {
-    expect(RATE_LIMITS.some((rule) => rule.endpoint === "GET /users/{id}/links")).toBe(false);
-    expect(keysFor("GET /users/{id}/links", { ...ids, userId: "user_1" }, half)).toEqual([
-      {
-        endpoint: "GET /users/{id}/links",
-        scope: "app",
-        scopeId: "app_1",
-        limit: 300,
-        upstreamLimit: 600,
-        windowMs: BUDGET_WINDOW_MS,
-      },
-    ]);
+  it("budgets GET /users/{id}/links, /accounts and /transactions by Linkdesk's assumed per-app rule, as the spec's table has no row for them", () => {
+    for (const endpoint of ["GET /users/{id}/links", "GET /users/{id}/accounts", "GET /users/{id}/transactions"]) {
+      expect(RATE_LIMITS.some((rule) => rule.endpoint === endpoint)).toBe(false);
+      expect(keysFor(endpoint, { ...ids, userId: "user_1" }, half)).toEqual([
+        { endpoint, scope: "app", scopeId: "app_1", limit: 300, upstreamLimit: 600, windowMs: BUDGET_WINDOW_MS },
+      ]);
+    }
     // An assumption only fills a gap: no assumed rule shadows an endpoint the spec's table limits.
     expect(ASSUMED_RULES.filter((assumed) => RATE_LIMITS.some((rule) => rule.endpoint === assumed.endpoint))).toEqual(
       [],

@@ -47,9 +47,29 @@ export interface CallIds {
  * the lowest per-app limit the table gives any read of links, for a call that serves a few links where GET /links
  * serves thousands. Linkdesk calls it only to find the link an import made, so its pace follows the imports' (60/min
  * per app). Should the guess be high, a 429 closes the key until Retry-After, as for any rule.
+ *
+ * GET /users/{id}/accounts (upstream-facts §9) and GET /users/{id}/transactions (§4.3): the same customer's accounts
+ * and transactions across their links. The facts give no limit for them either (§12 has no users row; §16 lists the
+ * users rows as unknown), so each gets the assumed 600/min per app of GET /users/{id}/links. The spec's table gives
+ * 600 per app to every read of a link's accounts and 2000 to the link's transactions; a call that reads all of a
+ * customer's links at once is taken at the lower figure. No per-user guess: none is published to copy.
  */
 export const ASSUMED_RULES: readonly RateLimitRule[] = [
   { endpoint: "GET /users/{id}/links", method: "GET", path: "/users/{id}/links", limitPerMinute: 600, scope: "app" },
+  {
+    endpoint: "GET /users/{id}/accounts",
+    method: "GET",
+    path: "/users/{id}/accounts",
+    limitPerMinute: 600,
+    scope: "app",
+  },
+  {
+    endpoint: "GET /users/{id}/transactions",
+    method: "GET",
+    path: "/users/{id}/transactions",
+    limitPerMinute: 600,
+    scope: "app",
+  },
 ];
 
 /** The spec's rules for `endpoint`, or Linkdesk's assumed ones where the spec's table has none. */

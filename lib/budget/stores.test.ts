@@ -11,8 +11,8 @@ import { BUDGET_WINDOW_MS } from "./rules";
 import type { BudgetedKey, BudgetKey, BudgetStore, RateLimitEvent, ReserveResult } from "./types";
 
 // Every store keeps the same promise: at most `limit` reservations per key in any rolling window, all keys of a call or
-// none. The memory store and the PostgreSQL store (on PGlite, and on a real server when DATABASE_URL is set) run the
-// same suite, on a clock the test moves by hand (for the PostgreSQL store it stands in for the database's clock).
+// none. The memory store and the PostgreSQL store (on a real server when DATABASE_URL is set, on PGlite otherwise) run
+// the same suite, on a clock the test moves by hand (for the PostgreSQL store it stands in for the database's clock).
 
 const databases = withTestDatabases();
 

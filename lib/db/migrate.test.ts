@@ -6,7 +6,9 @@ import { createDatabase, type Db } from "./client";
 import { defaultMigrationsFolder, migrateDatabase } from "./migrate";
 import { createScratchPostgresDatabase, withTestDatabases } from "../testing/databases";
 
-const databases = withTestDatabases({ fromEmpty: true });
+// On PGlite too when DATABASE_URL is set: the migrator takes another path there (migrate.ts), and every embedded
+// dashboard migrates its own database.
+const databases = withTestDatabases({ fromEmpty: true, both: true });
 
 const journal = JSON.parse(readFileSync(path.join(defaultMigrationsFolder(), "meta", "_journal.json"), "utf8")) as {
   entries: { tag: string; when: number }[];
@@ -47,6 +49,14 @@ describe.each(databases)("$kind", (target) => {
       "0013_imported_links",
       "0014_sign_in_attempts_being_checked",
       "0015_every_link_live",
+      "0016_sync_failing",
+      "0017_webhook_late_retries",
+      "0018_upstream_read_notices",
+      "0019_import_upstream_match",
+      "0020_outbound_and_reconnect",
+      "0021_reconnected_links",
+      "0022_reconnect_campaigns",
+      "0023_registered_customers",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([
@@ -58,12 +68,17 @@ describe.each(databases)("$kind", (target) => {
       "imported_links",
       "job_items",
       "jobs",
+      "link_customers",
       "link_snapshots",
       "links",
+      "outbound_attempts",
+      "outbound_deliveries",
+      "reconnect_requests",
       "sign_in_attempts",
       "staff",
       "staff_preferences",
       "sync_state",
+      "upstream_read_notices",
       "webhook_events",
     ]);
 

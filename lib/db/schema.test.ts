@@ -6,7 +6,9 @@ import { databaseErrorOf, PgErrorCode } from "./errors";
 import { auditLog, type NewAuditEntry, normalizeEmail, staff } from "./schema";
 import { withTestDatabases } from "../testing/databases";
 
-const databases = withTestDatabases();
+// On PGlite too when DATABASE_URL is set: each driver reports the refusals (databaseErrorOf) and hands back the rows
+// (Dates, JSON) its own way.
+const databases = withTestDatabases({ both: true });
 
 /** The database error a query failed with. */
 async function refusal(query: PromiseLike<unknown>) {

@@ -342,6 +342,11 @@ export const links = pgTable(
     eventAt: timestamptz("event_at"),
     /** When a webhook last said the link's transactions changed: the link page's cached reads older than this are dropped. */
     transactionsChangedAt: timestamptz("transactions_changed_at"),
+    /**
+     * A webhook that could not be applied as an event (signed outside the window, or of a kind Linkdesk does not know)
+     * asked for the link to be read again: the sync reads it while its last read (seen_at) is older than this.
+     */
+    readRequestedAt: timestamptz("read_requested_at"),
   },
   (t) => [
     index("links_state_idx").on(t.state, t.linkId),
@@ -355,14 +360,23 @@ export const links = pgTable(
     index("links_seen_at_idx").on(t.seenAt),
     index("links_tags_idx").using("gin", t.linkTags),
     index("links_product_errors_idx").using("gin", t.productErrorCodes),
+    // Only the links still waiting for a read a webhook asked for: a row leaves the index once it is read.
+    index("links_read_requested_idx")
+      .on(t.readRequestedAt)
+      .where(sql`${t.readRequestedAt} is not null and (${t.seenAt} is null or ${t.seenAt} < ${t.readRequestedAt})`),
   ],
 );
 
 export type LinkRow = typeof links.$inferSelect;
 
-export const webhookVerifications = ["verified", "refused"] as const;
+/**
+ * verified: signed by the upstream within WEBHOOK_MAX_AGE_S, applied as an event. late: signed by the upstream (known
+ * key, ES256, body hash) but outside that window (a retry after the upstream's back-off, or a replay): never applied
+ * as an event; the link it names is read again instead. refused: not the upstream's, or not a webhook; no body kept.
+ */
+export const webhookVerifications = ["verified", "late", "refused"] as const;
 export type WebhookVerification = (typeof webhookVerifications)[number];
-export const webhookOutcomes = ["pending", "processed", "failed", "unknown_kind", "refused"] as const;
+export const webhookOutcomes = ["pending", "processed", "read_again", "failed", "unknown_kind", "refused"] as const;
 export type WebhookOutcome = (typeof webhookOutcomes)[number];
 
 /**
@@ -386,6 +400,8 @@ export const webhookEvents = pgTable(
     deliveryAttempt: integer("delivery_attempt"),
     /** The signing key's id from the signature's header. */
     kid: text("kid"),
+    /** The signature's iat: when the upstream signed this delivery (a retry keeps the first one's, facts §11). */
+    signedAt: timestamptz("signed_at"),
     /** webhook_event: link.state_changed, link.product_refresh, transactions.updates_available, or one unknown. */
     event: text("event"),
     linkId: text("link_id"),
@@ -453,6 +469,12 @@ export const syncState = pgTable("sync_state", {
   done: integer("done").notNull().default(0),
   lastError: text("last_error"),
   requestedAt: timestamptz("requested_at"),
+  /** While the sync's reads fail (lib/sync/backoff.ts): since the first failure of the streak; null once one succeeds. */
+  failingSince: timestamptz("failing_since"),
+  /** The last failure in Linkdesk's words while failing ("the upstream answers 503"). */
+  failure: text("failure"),
+  /** The wait between the sync's tries while failing, in milliseconds. */
+  retryMs: integer("retry_ms"),
 });
 
 export const importedLinkStates = ["reserved", "created", "released", "deleted"] as const;
@@ -495,7 +517,22 @@ export const importedLinks = pgTable(
 
 export type ImportedLink = typeof importedLinks.$inferSelect;
 
-export const importRowOutcomes = ["planned", "duplicate", "already_imported", "invalid"] as const;
+export const importRowOutcomes = [
+  "planned",
+  "duplicate",
+  "already_imported",
+  "invalid",
+  // Matched with the upstream's copy (lib/import/upstream-match.ts): the same link, with nothing to change or with its
+  // new transactions, tags or webhook planned as calls on it (`updating`); a possible match ops did not take; a link
+  // two upstream links answer to; a link deleted at the upstream ops did not import again; a customer the upstream
+  // could not be asked about.
+  "at_upstream",
+  "updating",
+  "possible_match",
+  "ambiguous",
+  "deleted_upstream",
+  "unchecked",
+] as const;
 export type ImportRowOutcome = (typeof importRowOutcomes)[number];
 
 /**
@@ -511,6 +548,8 @@ export const importFileRows = pgTable(
       .references(() => jobs.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
     line: integer("line").notNull(),
+    /** Where the link starts on its line, when the line holds more than one link (a minified file). */
+    column: integer("start_column"),
     identityKey: text("identity_key"),
     customerUserId: text("customer_user_id"),
     institutionId: text("institution_id"),
@@ -528,3 +567,191 @@ export const importFileRows = pgTable(
     check("import_file_rows_planned_check", sql`${t.planned} in (${quotedList(importRowOutcomes)})`),
   ],
 );
+
+export const readNoticeKinds = ["unknown_value", "unreadable"] as const;
+
+/**
+ * What reading the upstream's answers noticed (lib/upstream/reading.ts), one row per kind, field and value: a value
+ * outside the lists this version of Linkdesk knows, or something it could not read and set aside. Counted for the
+ * Status page; the rows are few (one per distinct odd value), and each instance writes a row when it first sees it and
+ * then at most once a minute.
+ */
+export const upstreamReadNotices = pgTable(
+  "upstream_read_notices",
+  {
+    kind: text("kind", { enum: readNoticeKinds }).notNull(),
+    /** Where in the object, with list positions left out: `link.error_code`, `transaction.enrichment.category`. */
+    field: text("field").notNull(),
+    /** The value as sent (unknown_value); what could not be read, in words (unreadable). */
+    value: text("value").notNull(),
+    /** The endpoint of the answer it was first seen in, as the spec names it. */
+    endpoint: text("endpoint").notNull(),
+    firstSeenAt: timestamptz("first_seen_at").notNull().defaultNow(),
+    lastSeenAt: timestamptz("last_seen_at").notNull().defaultNow(),
+    /** Answers it was seen in, summed over instances (each adds what it saw since its last write). */
+    answers: integer("answers").notNull().default(1),
+    /** One object that carried it (a link or transaction id) and the call that brought it (its correlation id). */
+    exampleItemId: text("example_item_id"),
+    exampleCorrelationId: text("example_correlation_id"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.kind, t.field, t.value] }),
+    check("upstream_read_notices_kind_check", sql`${t.kind} in (${quotedList(readNoticeKinds)})`),
+  ],
+);
+
+export const outboundChannels = ["webhook", "email"] as const;
+export type OutboundChannel = (typeof outboundChannels)[number];
+export const outboundStates = ["pending", "delivered", "failed"] as const;
+export type OutboundState = (typeof outboundStates)[number];
+
+/**
+ * What Linkdesk sends out of its own accord (lib/outbound): one row per message and channel, sent by whichever
+ * instance's worker leases it first and tried again with a growing wait until it is delivered or the tries run out.
+ * The message id is the Standard Webhooks `webhook-id`, the same on every try: a message is queued once per channel
+ * (the unique index), and a receiver that keeps each id once takes it once however often it arrives.
+ */
+export const outboundDeliveries = pgTable(
+  "outbound_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** `msg_…`: sent as webhook-id, and as the email's Message-ID. */
+    messageId: text("message_id").notNull(),
+    channel: text("channel", { enum: outboundChannels }).notNull(),
+    /** What the message is about, e.g. `link.reconnect_requested`. */
+    type: text("type").notNull(),
+    /** Where it went last: the webhook's address or the email's recipient. */
+    recipient: text("recipient"),
+    /** What is sent: the webhook's JSON body, or an email's {to, subject, text}. */
+    body: jsonb("body").notNull(),
+    /** Values withheld from `body` once the delivery is settled (a link session token): needed only to send. */
+    withheld: text("withheld")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    state: text("state", { enum: outboundStates }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    /** Not tried before this. */
+    nextAttemptAt: timestamptz("next_attempt_at").notNull().defaultNow(),
+    /** The instance sending it now, until when; a lapsed lease is taken by any instance. */
+    leaseOwner: text("lease_owner"),
+    leaseUntil: timestamptz("lease_until"),
+    /** The last try's outcome in words. */
+    lastOutcome: text("last_outcome"),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    settledAt: timestamptz("settled_at"),
+    updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    check("outbound_deliveries_channel_check", sql`${t.channel} in (${quotedList(outboundChannels)})`),
+    check("outbound_deliveries_state_check", sql`${t.state} in (${quotedList(outboundStates)})`),
+    uniqueIndex("outbound_deliveries_message_channel_idx").on(t.messageId, t.channel),
+    // Only what is still to send: a row leaves the index once settled.
+    index("outbound_deliveries_due_idx")
+      .on(t.nextAttemptAt)
+      .where(sql`${t.state} = 'pending'`),
+  ],
+);
+
+export type OutboundDelivery = typeof outboundDeliveries.$inferSelect;
+
+export const outboundAttemptOutcomes = ["delivered", "retry", "failed"] as const;
+export type OutboundAttemptOutcome = (typeof outboundAttemptOutcomes)[number];
+
+/** Every try of a delivery: when, how long it took, what came back (a status, or why nothing did) in words. */
+export const outboundAttempts = pgTable(
+  "outbound_attempts",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => outboundDeliveries.id, { onDelete: "cascade" }),
+    /** 1 for the first try. */
+    attempt: integer("attempt").notNull(),
+    at: timestamptz("at").notNull(),
+    latencyMs: integer("latency_ms").notNull(),
+    /** The HTTP status, or the mail server's reply code; null when no answer came. */
+    status: integer("status"),
+    outcome: text("outcome", { enum: outboundAttemptOutcomes }).notNull(),
+    detail: text("detail").notNull(),
+    /** The instance that made it. */
+    owner: text("owner"),
+  },
+  (t) => [
+    check("outbound_attempts_outcome_check", sql`${t.outcome} in (${quotedList(outboundAttemptOutcomes)})`),
+    uniqueIndex("outbound_attempts_delivery_attempt_idx").on(t.deliveryId, t.attempt),
+  ],
+);
+
+export type OutboundAttempt = typeof outboundAttempts.$inferSelect;
+
+export const linkCustomerSources = ["customer_lookup", "link_session", "registration"] as const;
+export type LinkCustomerSource = (typeof linkCustomerSources)[number];
+
+/**
+ * Which customer user a link belongs to, where Linkdesk learned it other than by importing it (imported links have
+ * theirs in imported_links): a customer lookup (GET /users/{id}/links lists that customer's links) or a link session
+ * Linkdesk made. The upstream's Link carries no customer, and a link's customer never changes (upstream-facts §7.1).
+ */
+export const linkCustomers = pgTable(
+  "link_customers",
+  {
+    linkId: text("link_id").primaryKey(),
+    customerUserId: text("customer_user_id").notNull(),
+    learnedFrom: text("learned_from", { enum: linkCustomerSources }).notNull(),
+    learnedAt: timestamptz("learned_at").notNull().defaultNow(),
+  },
+  (t) => [check("link_customers_learned_from_check", sql`${t.learnedFrom} in (${quotedList(linkCustomerSources)})`)],
+);
+
+export const reconnectRequestStates = ["creating", "sent", "failed"] as const;
+export type ReconnectRequestState = (typeof reconnectRequestStates)[number];
+
+/**
+ * Each time staff asked an end user to reconnect a link (lib/reconnect): who asked, when, the relink session it made
+ * and the message that carries it (its delivery is in outbound_deliveries, by message id), or why it went no further.
+ * `creating`: the session is being created; `sent`: created and its message queued; `failed`: no session, or none
+ * that reached a message. `reconnected_at` is set by a trigger (migration 0021) when the read model first sees the
+ * link connected again, whoever told it (a webhook, the sync, a page's read).
+ */
+export const reconnectRequests = pgTable(
+  "reconnect_requests",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** The form's idempotency key: a double click, a resent POST or a retry of the same click is the same request. */
+    requestKey: uuid("request_key").notNull().unique(),
+    linkId: text("link_id").notNull(),
+    customerUserId: text("customer_user_id").notNull(),
+    /** Where Linkdesk knew the customer from: an import, a customer lookup, a link session it made. */
+    customerSource: text("customer_source").notNull(),
+    institutionId: text("institution_id"),
+    institutionName: text("institution_name"),
+    /** The link's error code when asked: why the user must act. */
+    errorCode: text("error_code"),
+    requestedBy: uuid("requested_by").notNull(),
+    requestedByEmail: text("requested_by_email").notNull(),
+    requestedByRole: text("requested_by_role").notNull(),
+    requestedAt: timestamptz("requested_at").notNull().defaultNow(),
+    state: text("state", { enum: reconnectRequestStates }).notNull().default("creating"),
+    /** Why it failed, in words. */
+    reason: text("reason"),
+    /** The message carrying the session (webhook-id); its deliveries say whether it arrived. */
+    messageId: text("message_id").unique(),
+    /** The session token's last characters, to match the product's log; the token itself is only in the message. */
+    sessionTokenHint: text("session_token_hint"),
+    /** What the session carried over, so the relink keeps them (it replaces both, upstream-facts §7.1). */
+    keptWebhook: text("kept_webhook"),
+    keptTags: text("kept_tags").array(),
+    correlationId: uuid("correlation_id").notNull(),
+    reconnectedAt: timestamptz("reconnected_at"),
+    /** The campaign (a job of kind `reconnect`) that asked, or null for a request from the link's page. */
+    jobId: uuid("job_id"),
+  },
+  (t) => [
+    check("reconnect_requests_state_check", sql`${t.state} in (${quotedList(reconnectRequestStates)})`),
+    index("reconnect_requests_link_idx").on(t.linkId, t.requestedAt.desc().nullsFirst()),
+    index("reconnect_requests_job_idx").on(t.jobId),
+  ],
+);
+
+export type ReconnectRequest = typeof reconnectRequests.$inferSelect;

@@ -37,6 +37,11 @@ export function normaliseInstitutionId(institutionId: string): string {
   return match ? `${match[1]!.toLowerCase()}.${match[2]}` : trimmed;
 }
 
+/** The provider's own institution id when `institutionId` names one through a provider (`mx.chase` → `chase`), else null. */
+export function institutionBehindProvider(institutionId: string): string | null {
+  return PROVIDER_PREFIX.exec(institutionId.trim())?.[2] ?? null;
+}
+
 /** The identity key of one link's raw JSON under a rule, or why it has none (then the link cannot be imported). */
 export function identityOf(value: unknown, rule: IdentityRule = DEFAULT_IDENTITY): Identity {
   if (value === null || typeof value !== "object" || Array.isArray(value))

@@ -37,6 +37,25 @@ describe("fields the upstream does not take", () => {
     ).toEqual([]);
   });
 
+  it("sends amounts as the decimal strings the upstream types them as, whether the file has numbers or strings", () => {
+    const checked = validateImportLink(link({ transactions: [txn(1, { amount: -12.5 }), txn(2, { amount: "3.10" })] }));
+    expect(checked.problems).toEqual([]);
+    expect(checked.body?.transactions.map((t) => t.amount)).toEqual(["-12.5", "3.10"]);
+  });
+
+  it("warns of a provider the upstream dropped and imports the link without it", () => {
+    const checked = validateImportLink(link({ provider: "sophtron" }));
+    expect(checked.problems).toEqual([]);
+    expect(checked.body).not.toHaveProperty("provider");
+    expect(checked.warnings).toEqual([
+      expect.objectContaining({
+        code: "provider_dropped",
+        path: "provider",
+        message: expect.stringMatching(/2024-08/),
+      }),
+    ]);
+  });
+
   it("names a misspelt key at the link level and suggests the field it meant", () => {
     const checked = validateImportLink(link({ webhok: "https://hooks.example/x" }));
     // Left out: the link itself is fine, only without a webhook.
@@ -119,7 +138,11 @@ describe("fields the upstream does not take", () => {
     ]);
     expect(checked.warnings[0]!.message).toContain("not taken by the upstream on import");
     expect(checked.warnings[0]!.message).toContain("category correction");
-    expect(checked.legacyCategories).toEqual({ mappable: 2, unmapped: 1 });
+    expect(checked.legacyCategories).toEqual({
+      mappable: 2,
+      unmapped: 1,
+      unmappedValues: [{ value: "mystery", path: "transactions[2]" }],
+    });
   });
 
   it("quotes a key that is not a plain name, and cuts a long one", () => {
@@ -211,7 +234,13 @@ describe("a file's warnings add up kind by kind", () => {
     expect(report.links[1]!.warnings).toEqual([]);
     expect(report.links[2]!.warnings[0]).toMatchObject({ count: 60, example: "transactions[0].category" });
     // Every fourth is not a category Linkdesk knows: 10 + 15 + 5.
-    expect(report.legacyCategories).toEqual({ mappable: 90, unmapped: 30, links: 3 });
+    // The unmapped one is listed once, by its text, with the first transaction carrying it.
+    expect(report.legacyCategories).toEqual({
+      mappable: 90,
+      unmapped: 30,
+      links: 3,
+      unmappedList: [{ value: "no such thing", links: 3, example: { position: 0, line: 1, path: "transactions[0]" } }],
+    });
   });
 
   it("warnings of links that cannot be imported count too (a misspelt key often explains the problem); categories only where the link goes", async () => {
@@ -233,7 +262,7 @@ describe("a file's warnings add up kind by kind", () => {
       ["transactions[].category", 1, 1],
     ]);
     expect(report.warnings[1]!.message).toContain('did you mean "customer_user"?');
-    expect(report.legacyCategories).toEqual({ mappable: 0, unmapped: 0, links: 0 });
+    expect(report.legacyCategories).toEqual({ mappable: 0, unmapped: 0, links: 0, unmappedList: [] });
   });
 
   it("kinds of unknown field beyond the file's limit are counted together, each link once", async () => {

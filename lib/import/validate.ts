@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { importLinkRequestSchema, KNOWN_PROVIDERS, type WireImportLinkRequest } from "../upstream/schemas";
+import {
+  DROPPED_PROVIDERS,
+  importLinkRequestSchema,
+  KNOWN_PROVIDERS,
+  type WireImportLinkRequest,
+} from "../upstream/schemas";
 import { legacyCategoryOf } from "./legacy-categories";
 import { MAX_FIELD_WARNINGS_PER_FILE, MAX_FIELD_WARNINGS_PER_LINK, MAX_PROBLEMS_PER_LINK } from "./limits";
 
@@ -16,7 +21,7 @@ export interface LinkProblem {
 }
 
 export type ImportWarningCode =
-  "unknown_field" | "category_not_imported" | "repeated_transaction_id" | "transaction_without_id";
+  "unknown_field" | "category_not_imported" | "repeated_transaction_id" | "transaction_without_id" | "provider_dropped";
 
 export interface ImportWarning {
   code: ImportWarningCode;
@@ -47,7 +52,12 @@ export interface FileWarning {
 export interface LegacyCategoryCount {
   mappable: number;
   unmapped: number;
+  /** The unmapped values as the file has them, and the first transaction carrying each (a few per link). */
+  unmappedValues?: { value: string; path: string }[];
 }
+
+/** Distinct unmapped legacy categories listed per link at most. */
+const UNMAPPED_LISTED_PER_LINK = 10;
 
 /** The link as the upstream will get it (zod's output: unknown fields dropped, defaults filled). */
 export type ImportLinkBody = z.output<typeof importLinkRequestSchema>;
@@ -358,7 +368,7 @@ const WITHOUT_ID_MESSAGE =
 /** Checks one link's raw JSON; every problem found, not only the first. */
 export function validateImportLink(value: unknown): LinkValidation {
   const problems: LinkProblem[] = [];
-  const legacyCategories: LegacyCategoryCount = { mappable: 0, unmapped: 0 };
+  const legacyCategories: LegacyCategoryCount = { mappable: 0, unmapped: 0, unmappedValues: [] };
   if (!isObject(value)) {
     return {
       body: null,
@@ -423,8 +433,12 @@ export function validateImportLink(value: unknown): LinkValidation {
     if (carriesCategory) {
       const category = legacyCategoryOf(transaction);
       if (category) {
-        if ("unmapped" in category) legacyCategories.unmapped++;
-        else legacyCategories.mappable++;
+        if ("unmapped" in category) {
+          legacyCategories.unmapped++;
+          const values = legacyCategories.unmappedValues!;
+          if (values.length < UNMAPPED_LISTED_PER_LINK && !values.some((v) => v.value === category.unmapped))
+            values.push({ value: category.unmapped, path: `transactions[${index}]` });
+        } else legacyCategories.mappable++;
       }
     }
     const accountId = transaction.account_id;
@@ -465,11 +479,24 @@ export function validateImportLink(value: unknown): LinkValidation {
     });
   }
 
+  let body = problems.length === 0 && parsed.success ? parsed.data : null;
+  if (body?.provider !== undefined && isDroppedProvider(body.provider)) {
+    list.push({
+      code: "provider_dropped",
+      path: "provider",
+      example: "provider",
+      count: 1,
+      message: `"${body.provider}" was dropped from the upstream's providers in 2024-08 and may be refused, so Linkdesk imports the link without a provider (the field is optional: "the source of data, if known")`,
+    });
+    body = { ...body, provider: undefined };
+    delete body.provider;
+  }
+
   // The order zod reports in follows the object; people read a link top to bottom, so sort by path.
   problems.sort((a, b) => comparePaths(a.path, b.path));
   const shown = problems.slice(0, MAX_PROBLEMS_PER_LINK);
   return {
-    body: problems.length === 0 && parsed.success ? parsed.data : null,
+    body,
     problems: shown,
     moreProblems: problems.length - shown.length,
     warnings: list,
@@ -494,3 +521,5 @@ function comparePaths(a: string, b: string): number {
 }
 
 export type { WireImportLinkRequest };
+
+const isDroppedProvider = (provider: string) => (DROPPED_PROVIDERS as readonly string[]).includes(provider);

@@ -8,7 +8,10 @@ import type { CallOptions, UpstreamApi } from "../upstream";
 import {
   type CategoryPair,
   CORRECTION_ENDPOINT,
+  type ObservedPair,
+  asCategoryPair,
   categoryPairSchema,
+  observedPairSchema,
   describePair,
   hasPair,
   pairOf,
@@ -41,10 +44,10 @@ export const correctionItemSchema = z.object({
   currency: z.string().optional(),
   direction: z.enum(["credit", "debit"]).optional(),
   /** As the upstream had it when the job was planned; null when it had no category. */
-  before: categoryPairSchema.nullable(),
+  before: observedPairSchema.nullable(),
   after: categoryPairSchema,
   /** Undo only: the category the undone correction set. If the transaction no longer has it, the undo is skipped. */
-  expect: categoryPairSchema.optional(),
+  expect: observedPairSchema.optional(),
 });
 export type CorrectionItem = z.infer<typeof correctionItemSchema>;
 
@@ -145,7 +148,7 @@ export function createCorrectionKind(opts: { settleMs?: number } = {}): JobKind<
         after: input.after,
       };
     },
-    describeResult: (result) => describePair(result as CategoryPair),
+    describeResult: (result) => describePair(result as ObservedPair),
   };
 }
 
@@ -311,11 +314,19 @@ export async function startUndoJob(
         state: "skipped" as const,
         reason: "It had no category before, so there is nothing to put back.",
       };
+    const restore = asCategoryPair(item.before);
+    if (!restore)
+      return {
+        ...base,
+        input: { ...item, before: now, after: item.after },
+        state: "skipped" as const,
+        reason: `It was ${describePair(item.before)} before, a category the upstream no longer takes, so it cannot be put back.`,
+      };
     const input: CorrectionItem = {
       transactionId: item.transactionId,
       ...known,
       before: now,
-      after: item.before,
+      after: restore,
       expect: item.after,
     };
     if (!hasPair(now, item.after))

@@ -14,7 +14,7 @@ import type { JobKind } from "./kind-contract";
 import { type Actor, applyControl, claimItems, insertJob, markSent } from "./store";
 import { readJobView } from "./view";
 
-// The engine against a real (in-process) sandbox over HTTP, on PGlite and on PostgreSQL: every planned call made once,
+// The engine against a real (in-process) sandbox over HTTP, on the test database: every planned call made once,
 // each audited once; a lost answer checked instead of resent; a dead instance's items taken over; the controls.
 
 const databases = withTestDatabases();

@@ -272,7 +272,9 @@ const CASES: FaultCase[] = [
     name: "upstream down: connections refused",
     job: "correction",
     on: (run) => run.door.shut(),
-    until: reasonSeen(/^The upstream cannot be reached\./),
+    // A call on a connection the shutting closed fails as a dropped socket first; the door stays shut until a new
+    // connection is refused, which is what this case is about.
+    until: reasonSeen(/^The upstream cannot be reached\. .* could not connect \(ECONNREFUSED\)/),
     off: (run) => run.door.open(),
     seen: /^The upstream cannot be reached\. POST \/links\/\{id\}\/transactions\/\{txn_id\}\/enrichment could not connect \(ECONNREFUSED\)/,
     check(run) {

@@ -12,8 +12,24 @@ import {
 import { DEFAULT_IDENTITY, type IdentityRule } from "../import/identity";
 import type { PlannedLink } from "../import/plan";
 import { validationRow } from "../import/reconcile";
-import { type KnownIdentity, heldReason, identityTag, lookupImported, reserveIdentities } from "./imported-links";
-import { IMPORT_KIND, type ImportItem, type ImportJobParams } from "./import-items";
+import {
+  type KnownIdentity,
+  heldReason,
+  identityTag,
+  lookupImported,
+  releaseReplacedIdentities,
+  reserveIdentities,
+} from "./imported-links";
+import { IMPORT_KIND, type ImportItem, type ImportJobParams, type UpstreamPlanSummary } from "./import-items";
+import { type UpstreamCheck, factsOf, identifyingTags, recordedLinks } from "./import-upstream";
+import { planImportBatches } from "../import/plan";
+import {
+  type LinkDecision,
+  type UpstreamDecisions,
+  type UpstreamMatch,
+  decide,
+  recordAgrees,
+} from "../import/upstream-match";
 import { type Actor, type NewJobItem, insertJobStreamed } from "./store";
 
 // Starting an import job from a file: read, check and plan it (lib/import/), reserve each link's identity, and write
@@ -25,7 +41,7 @@ export const groupKeyOf = (position: number) => `link-${position}`;
 export function importItemsOf(
   position: number,
   plan: PlannedLink,
-  identity?: { key: string; tag: string },
+  identity?: { key: string; tag: string; also?: string[] },
   legacy: readonly LegacyCorrection[] = [],
 ): (NewJobItem & { bytes: number })[] {
   const groupKey = groupKeyOf(position);
@@ -88,8 +104,11 @@ export function importConcurrency(
 
 export type StartImportResult =
   | { outcome: "started"; job: Job; report: FileReport }
-  /** Every link of the file that can be imported is imported already, or being imported: nothing was written. */
-  | { outcome: "nothing_new"; report: FileReport; known: Map<string, KnownIdentity> }
+  /**
+   * Every link of the file that can be imported is imported already, being imported, or at the upstream with nothing
+   * to add: nothing was written.
+   */
+  | { outcome: "nothing_new"; report: FileReport; known: Map<string, KnownIdentity>; upstream?: UpstreamCheck }
   /** The file cannot be read, or none of its links can be imported: nothing was written. */
   | { outcome: "refused"; report: FileReport };
 
@@ -114,12 +133,21 @@ export async function startImportJob(
   file: { bytes: Uint8Array; name: string; sha256?: string },
   concurrency: number | ((report: FileReport) => number),
   identity: IdentityRule = DEFAULT_IDENTITY,
-  opts: { carryCategories?: boolean } = {},
+  opts: { carryCategories?: boolean; upstream?: { check: UpstreamCheck; decisions: UpstreamDecisions } } = {},
 ): Promise<StartImportResult> {
   const sha256 = file.sha256 ?? (await sha256Hex(file.bytes));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await planImportJob(db, actor, file, sha256, concurrency, identity, opts.carryCategories ?? false);
+      return await planImportJob(
+        db,
+        actor,
+        file,
+        sha256,
+        concurrency,
+        identity,
+        opts.carryCategories ?? false,
+        opts.upstream,
+      );
     } catch (error) {
       // Two transactions reserving overlapping identities in different orders: PostgreSQL ends one; plan it again.
       if (attempt < 3 && (error as { code?: string })?.code === "40P01") continue;
@@ -136,22 +164,43 @@ async function planImportJob(
   concurrency: number | ((report: FileReport) => number),
   identity: IdentityRule,
   carryCategories: boolean,
+  upstream?: { check: UpstreamCheck; decisions: UpstreamDecisions },
 ): Promise<StartImportResult> {
   let report: FileReport | undefined;
   let planned = 0;
   let corrections = 0;
+  /** What the upstream held decided for these links of the file: not imported, or calls on the upstream's copy. */
+  const decided = new Map<number, { outcome: ImportRowOutcome; linkId: string | null; reason: string }>();
+  /** Links of the file that replace the upstream's copy, with the reason in words. */
+  const replacing = new Map<number, string>();
+  const summary = upstream ? emptySummary(upstream.check) : undefined;
+  const recorded = upstream ? await recordedLinks(db, upstream.check) : new Map<number, string>();
   const job = await insertJobStreamed(
     db,
     { kind: IMPORT_KIND, title: `Import of ${file.name}`, concurrency: 1, createdBy: actor },
     async (writer) => {
       const { tx, jobId } = writer;
       const held = new Map<number, KnownIdentity>();
-      let buffer: { position: number; plan: PlannedLink; link: LinkReport; legacy: LegacyCorrection[] }[] = [];
+      let buffer: {
+        position: number;
+        plan: PlannedLink;
+        link: LinkReport;
+        legacy: LegacyCorrection[];
+        /** The upstream link this one replaces (deleted first). */
+        replaces?: string;
+      }[] = [];
       let bufferBytes = 0;
       const flush = async () => {
         const chunk = buffer;
         buffer = [];
         bufferBytes = 0;
+        // A link replacing the one Linkdesk imported under the same identity takes that identity over.
+        await releaseReplacedIdentities(
+          tx,
+          chunk.flatMap(({ link, replaces }) =>
+            replaces ? [{ identityKey: link.identityKey!, linkId: replaces }] : [],
+          ),
+        );
         const taken = await reserveIdentities(
           tx,
           jobId,
@@ -167,12 +216,17 @@ async function planImportJob(
           tx,
           chunk.filter(({ link }) => !taken.has(link.identityKey!)).map(({ link }) => link.identityKey!),
         );
-        for (const { position, plan, link, legacy } of chunk) {
+        for (const { position, plan, link, legacy, replaces } of chunk) {
           const key = link.identityKey!;
           if (taken.has(key)) {
             planned++;
             corrections += legacy.length;
-            await writer.add(importItemsOf(position, plan, { key, tag: identityTag(key) }, legacy));
+            const tag = identityTag(key);
+            const also = upstream
+              ? identifyingTags(factsOf(plan, link, identity), upstream.check.identityNames, tag)
+              : [];
+            const items = importItemsOf(position, plan, { key, tag, ...(also.length > 0 ? { also } : {}) }, legacy);
+            await writer.add(replaces ? [retireItemOf(position, replaces), ...items] : items);
           } else {
             const holder = heldHere.get(key);
             if (holder) held.set(position, holder);
@@ -184,6 +238,36 @@ async function planImportJob(
         identity,
         legacyCategories: carryCategories,
         onPlan: async (position, plan, link, legacy) => {
+          if (upstream) {
+            const match = upstream.check.matches.get(position);
+            const facts = upstream.check.files.get(position);
+            const linkId = match && "linkId" in match ? match.linkId : undefined;
+            const decision = decide(
+              match,
+              facts,
+              linkId ? upstream.check.upstreamLinks.get(linkId) : undefined,
+              upstream.decisions,
+            );
+            // Linkdesk's record agrees: planned as before, and found held ("already imported", with its import).
+            const agrees = recordAgrees(decision, recorded.get(position));
+            if (!agrees) countMatch(summary!, match, decision);
+            if (decision.act === "skip" && !agrees) {
+              decided.set(position, { outcome: decision.outcome, linkId: decision.linkId, reason: decision.reason });
+              return;
+            }
+            if (decision.act === "update") {
+              decided.set(position, { outcome: "updating", linkId: decision.linkId, reason: decision.reason });
+              await writer.add(updateItemsOf(position, plan, decision));
+              return;
+            }
+            if (decision.act === "replace") {
+              replacing.set(position, decision.reason);
+              buffer.push({ position, plan, link, legacy, replaces: decision.linkId });
+              bufferBytes += plan.bytes;
+              if (buffer.length >= RESERVE_CHUNK || bufferBytes >= RESERVE_CHUNK_BYTES) await flush();
+              return;
+            }
+          }
           buffer.push({ position, plan, link, legacy });
           bufferBytes += plan.bytes + plan.batches.reduce((sum, b) => sum + b.bytes, 0);
           if (buffer.length >= RESERVE_CHUNK || bufferBytes >= RESERVE_CHUNK_BYTES) await flush();
@@ -191,23 +275,40 @@ async function planImportJob(
       });
       await flush();
       report = analyzed.report;
-      if (report.fileProblem || planned === 0) return null;
+      if (report.fileProblem || (planned === 0 && (summary?.updating ?? 0) === 0)) return null;
       for (let i = 0; i < report.links.length; i += ROWS_CHUNK) {
         await tx.insert(importFileRows).values(
           report.links.slice(i, i + ROWS_CHUNK).map((link) => {
             const holder = held.get(link.position);
+            const upstreamSaid = decided.get(link.position);
+            if (upstreamSaid)
+              return {
+                jobId,
+                position: link.position,
+                line: link.line,
+                column: link.column || null,
+                identityKey: link.identityKey,
+                customerUserId: link.customerUserId,
+                institutionId: link.institutionId,
+                tags: link.tags,
+                planned: upstreamSaid.outcome,
+                linkId: upstreamSaid.linkId,
+                reason: upstreamSaid.reason,
+              };
             const row = validationRow(link, holder ? { linkId: holder.linkId, reason: heldReason(holder) } : undefined);
+            const replaces = row.outcome === "to_import" ? replacing.get(link.position) : undefined;
             return {
               jobId,
               position: link.position,
               line: link.line,
+              column: link.column || null,
               identityKey: link.identityKey,
               customerUserId: link.customerUserId,
               institutionId: link.institutionId,
               tags: link.tags,
               planned: (row.outcome === "to_import" ? "planned" : row.outcome) as ImportRowOutcome,
               linkId: row.linkId,
-              reason: row.reason,
+              reason: replaces ?? row.reason,
             };
           }),
         );
@@ -224,6 +325,7 @@ async function planImportJob(
         transactions: report.transactions,
         identity,
         corrections,
+        ...(summary ? { upstream: summary } : {}),
       };
       return {
         title: `Import of ${file.name}: ${plural(planned, "link")}`,
@@ -235,7 +337,12 @@ async function planImportJob(
   if (job) return { outcome: "started", job, report: report! };
   if (report!.fileProblem || report!.valid === 0) return { outcome: "refused", report: report! };
   const keys = report!.links.filter((l) => l.problems.length === 0 && !l.duplicateOf).map((l) => l.identityKey!);
-  return { outcome: "nothing_new", report: report!, known: await lookupImported(db, keys) };
+  return {
+    outcome: "nothing_new",
+    report: report!,
+    known: await lookupImported(db, keys),
+    ...(upstream ? { upstream: upstream.check } : {}),
+  };
 }
 
 /**
@@ -263,4 +370,93 @@ export async function resumeCancelledImport(db: Db, jobId: string): Promise<bool
       .where(eq(jobs.id, jobId));
     return true;
   });
+}
+
+/** The first item of a link that replaces the upstream's copy: deleting that copy (DELETE /links/{id}). */
+export function retireItemOf(position: number, linkId: string): NewJobItem & { bytes: number } {
+  return {
+    groupKey: groupKeyOf(position),
+    targetId: `link ${position + 1}: delete ${linkId}, which it replaces`,
+    bytes: 100,
+    input: { step: "retire", position, linkId } satisfies ImportItem,
+  };
+}
+
+/**
+ * Items for a link the upstream holds already: its copy's missing transactions in batches under the upstream's
+ * limits (keyed by original_id there, so a batch sent twice adds nothing), then the file's tags and webhook.
+ */
+export function updateItemsOf(
+  position: number,
+  plan: PlannedLink,
+  decision: Extract<LinkDecision, { act: "update" }>,
+): (NewJobItem & { bytes: number })[] {
+  const groupKey = groupKeyOf(position);
+  const label = `link ${position + 1}`;
+  const wanted = new Set(decision.newTransactions);
+  const items: (NewJobItem & { bytes: number })[] = [];
+  if (wanted.size > 0) {
+    const transactions = [...plan.body.transactions, ...plan.batches.flatMap((b) => b.transactions)].filter((t) =>
+      wanted.has(t.transaction_id!),
+    );
+    const planned = planImportBatches({ ...plan.body, accounts: [], transactions }, position);
+    if (planned.ok) {
+      const batches = [planned.plan.firstBatch, ...planned.plan.batches].filter((b) => b !== null);
+      batches.forEach((batch, index) =>
+        items.push({
+          groupKey,
+          targetId: `${label} batch ${index + 1} for ${decision.linkId}`,
+          bytes: batch.bytes,
+          input: {
+            step: "batch",
+            position,
+            batch: index + 1,
+            firstDate: batch.firstDate,
+            lastDate: batch.lastDate,
+            transactions: batch.transactions,
+            linkId: decision.linkId,
+          } satisfies ImportItem,
+        }),
+      );
+    }
+  }
+  if (decision.update)
+    items.push({
+      groupKey,
+      targetId: `${label} tags and webhook of ${decision.linkId}`,
+      bytes: JSON.stringify(decision.update).length,
+      input: { step: "update", position, linkId: decision.linkId, body: decision.update } satisfies ImportItem,
+    });
+  return items;
+}
+
+function emptySummary(check: UpstreamCheck): UpstreamPlanSummary {
+  return {
+    customers: check.customers,
+    checked: check.checked,
+    calls: check.calls,
+    same: 0,
+    possible: 0,
+    ambiguous: 0,
+    deleted: 0,
+    unchecked: 0,
+    updating: 0,
+    newTransactions: 0,
+    updates: 0,
+  };
+}
+
+/** Counts one link's match and what was decided for it into the job's summary. */
+export function countMatch(summary: UpstreamPlanSummary, match: UpstreamMatch | undefined, decision: LinkDecision) {
+  if (match?.kind === "same") summary.same++;
+  else if (match?.kind === "possible") summary.possible++;
+  else if (match?.kind === "ambiguous") summary.ambiguous++;
+  else if (match?.kind === "deleted") summary.deleted++;
+  else if (match?.kind === "unchecked") summary.unchecked++;
+  if (decision.act === "replace") summary.replacing = (summary.replacing ?? 0) + 1;
+  if (decision.act === "update") {
+    summary.updating++;
+    summary.newTransactions += decision.newTransactions.length;
+    if (decision.update) summary.updates++;
+  }
 }

@@ -9,6 +9,7 @@ import { linksCreatedBy, markImportedLinkDeleted } from "./imported-links";
 import { IMPORT_KIND } from "./import-items";
 import { type ItemContext, type JobKind, SkipItem, type Verification } from "./kind-contract";
 import { type Actor, insertJob } from "./store";
+import { forgetUpstreamChecks } from "./import-upstream";
 
 // Undoing an import: "delete the links this import created", as a durable job of DELETE /links/{id} calls through the
 // rate budget. The upstream keeps a deleted link readable, in state `deleted`, for 90 days, then removes it (the
@@ -34,10 +35,10 @@ export interface ImportUndoResult {
   already?: boolean;
 }
 
-const gone = (error: unknown) => isUpstreamError(error) && (error.status === 404 || error.status === 410);
+export const gone = (error: unknown) => isUpstreamError(error) && (error.status === 404 || error.status === 410);
 
 /** The link as the upstream has it now, or null when it is deleted or gone. */
-async function currentLink(ctx: ItemContext, linkId: string): Promise<WireLink | null> {
+export async function currentLink(ctx: ItemContext, linkId: string): Promise<WireLink | null> {
   try {
     const link = await ctx.api.getLink(linkId, ctx.readOptions);
     return link.state === "deleted" ? null : link;
@@ -85,6 +86,7 @@ export const importUndoKind: JobKind<ImportUndoItem, ImportUndoResult> = {
     }
     try {
       await ctx.api.deleteLink(input.linkId, ctx.callOptions);
+      forgetUpstreamChecks();
     } catch (error) {
       if (!gone(error)) throw error;
     }

@@ -329,7 +329,22 @@ describe.each(databases)("import jobs on $kind", (database) => {
       const csv: string[] = [];
       for await (const chunk of streamImportOutcomesCsv(db(), job2.job.id)) csv.push(chunk);
       const records = parseCsv(csv.join(""));
-      expect(records[0]).toEqual(["line", "identity_key", "customer_user_id", "tags", "outcome", "link_id", "reason"]);
+      expect(records[0]).toEqual([
+        "line",
+        "identity_key",
+        "customer_user_id",
+        "tags",
+        "outcome",
+        "link_id",
+        "reason",
+        "position",
+        "json_path",
+        "column",
+      ]);
+      // Each row names its link by position and JSON path too (an NDJSON line is a document of its own: "$").
+      expect(records.slice(1).map((r) => [r[7], r[8]])).toEqual(
+        Array.from({ length: 7 }, (_, i) => [String(i + 1), "$"]),
+      );
       expect(records.slice(1).map((r) => r[4])).toEqual([
         "already_imported",
         "already_imported",

@@ -6,7 +6,9 @@ import { readAllTransactions } from "../transactions/read";
 import { isUpstreamError } from "../upstream/errors";
 import type { WireLink, WireTransaction } from "../upstream/schemas";
 import { hasPair, pairOf } from "../transactions/categories";
-import { claimIdentity, recordImportedLink, recordedLinkOf } from "./imported-links";
+import { claimIdentity, markImportedLinkDeleted, recordImportedLink, recordedLinkOf } from "./imported-links";
+import { currentLink, gone } from "./import-undo";
+import { forgetUpstreamChecks } from "./import-upstream";
 import { IMPORT_ENDPOINT, IMPORT_KIND, type ImportItem, type ImportResult, importItemSchema } from "./import-items";
 import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem, type Verification } from "./kind-contract";
 
@@ -60,14 +62,26 @@ async function recordImported(
   if (input.identity) await recordImportedLink(ctx.db, input.identity.key, ctx.job.id, link);
 }
 
+/** A replaced link is deleted: its identity is free, the read model and the plan's kept checks learn it. */
+async function retired(ctx: ItemContext, linkId: string): Promise<void> {
+  forgetUpstreamChecks();
+  await markImportedLinkDeleted(ctx.db, linkId);
+  await ctx.api.getLink(linkId, ctx.readOptions).catch(() => undefined);
+}
+
 function linkResult(link: WireLink, transactions: number): ImportResult {
   return { linkId: link.link_id, state: link.state, errorCode: link.error_code ?? null, transactions };
 }
 
-/** The link id of the group's import, from the results of the items before this one. */
-async function groupLinkId(ctx: ItemContext): Promise<string> {
-  const [first] = await ctx.groupResults();
-  const linkId = (first as Partial<ImportResult> | null | undefined)?.linkId;
+/**
+ * The link an item acts on: its own (a link the upstream held already when the file was planned), or the one the
+ * group's import call made, from the results of the items before this one.
+ */
+async function groupLinkId(ctx: ItemContext, input?: { linkId?: string }): Promise<string> {
+  if (input?.linkId) return input.linkId;
+  // A replaced link's deletion comes first in the group: the link is the import call's.
+  const results = (await ctx.groupResults()) as (Partial<ImportResult> | null | undefined)[];
+  const linkId = results.find((r) => r && !r.retired)?.linkId;
   if (!linkId) throw new Error("The link this batch belongs to has no id recorded.");
   return linkId;
 }
@@ -86,7 +100,9 @@ export async function findImportedLink(
   ctx: ItemContext,
   input: Extract<ImportItem, { step: "link" }>,
 ): Promise<WireLink | null> {
-  const tags = input.identity ? [input.identity.tag] : [importTag(ctx.job.id, input.position)];
+  const tags = input.identity
+    ? [input.identity.tag, ...(input.identity.also ?? [])]
+    : [importTag(ctx.job.id, input.position)];
   const carries = (link: WireLink) => link.state !== "deleted" && tags.some((tag) => link.link_tags?.includes(tag));
   const recorded = input.identity ? await recordedLinkOf(ctx.db, input.identity.key, ctx.job.id) : null;
   const known = await ctx.db
@@ -182,11 +198,29 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
           tags.push(input.identity.tag);
         }
         const link = await ctx.api.importLink(withImportTags(input.body, tags), ctx.callOptions);
+        forgetUpstreamChecks();
         await recordImported(ctx, input, link);
         return linkResult(link, input.body.transactions.length);
       }
-      const linkId = await groupLinkId(ctx);
+      if (input.step === "retire") {
+        await noteLink(ctx, input.linkId);
+        if (await currentLink(ctx, input.linkId)) {
+          try {
+            await ctx.api.deleteLink(input.linkId, ctx.callOptions);
+          } catch (error) {
+            if (!gone(error)) throw error;
+          }
+        }
+        await retired(ctx, input.linkId);
+        return { linkId: input.linkId, transactions: 0, retired: true };
+      }
+      const linkId = await groupLinkId(ctx, input.step === "category" ? undefined : input);
       await noteLink(ctx, linkId);
+      if (input.step === "update") {
+        await ctx.api.updateLink(linkId, input.body, ctx.callOptions);
+        forgetUpstreamChecks();
+        return { linkId, transactions: 0, updated: true };
+      }
       if (input.step === "category") {
         const found = await importedTransaction(ctx, linkId, input, { fresh: false });
         if (hasPair(pairOf(found), input))
@@ -196,6 +230,7 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
         return { linkId, transactions: 0, corrected: found.transaction_id };
       }
       await ctx.api.importTransactions(linkId, input.transactions, ctx.callOptions);
+      forgetUpstreamChecks();
       return { linkId, transactions: input.transactions.length };
     },
     async verify(input, ctx): Promise<Verification<ImportResult>> {
@@ -209,6 +244,23 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
           throw new NotVisibleYet("The imported link is", settleLeftMs(ctx, settleMs) + 1);
         return { applied: false };
       }
+      if (input.step === "retire") {
+        // Deleting is idempotent: the link is gone now, or the call is simply made again.
+        if (await currentLink(ctx, input.linkId)) return { applied: false };
+        await retired(ctx, input.linkId);
+        return { applied: true, result: { linkId: input.linkId, transactions: 0, retired: true } };
+      }
+      if (input.step === "update") {
+        // Setting tags and a webhook is idempotent: the link either has them now or the call is simply made again.
+        const link = await ctx.api.getLink(input.linkId, ctx.readOptions);
+        const applied =
+          (input.body.link_tags === undefined ||
+            JSON.stringify(link.link_tags ?? []) === JSON.stringify(input.body.link_tags)) &&
+          (input.body.webhook === undefined || (link.webhook ?? null) === input.body.webhook);
+        return applied
+          ? { applied: true, result: { linkId: input.linkId, transactions: 0, updated: true } }
+          : { applied: false };
+      }
       if (input.step === "category") {
         const linkId = await groupLinkId(ctx);
         const found = await importedTransaction(ctx, linkId, input, { fresh: true });
@@ -219,7 +271,7 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
       }
       // The batch's transactions are looked for by their original ids in the batch's date range (a day either side:
       // the upstream may file a date-time on its UTC day).
-      const linkId = await groupLinkId(ctx);
+      const linkId = await groupLinkId(ctx, input);
       await noteLink(ctx, linkId);
       const wanted = new Set(input.transactions.map((t) => t.transaction_id).filter((id): id is string => Boolean(id)));
       const found = await readAllTransactions(
@@ -261,6 +313,25 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
           },
         };
       }
+      if (input.step === "retire") {
+        return {
+          action: "link.delete",
+          targetType: "link",
+          targetId: input.linkId,
+          linkId: input.linkId,
+          input: { position: input.position, replacedByImport: job.id },
+        };
+      }
+      if (input.step === "update") {
+        return {
+          action: "link.update",
+          targetType: "link",
+          targetId: input.linkId,
+          linkId: input.linkId,
+          input: { position: input.position, fromImport: true },
+          after: input.body,
+        };
+      }
       if (input.step === "category") {
         return {
           action: "transaction.correct",
@@ -293,7 +364,9 @@ export function createImportKind(opts: { settleMs?: number } = {}): JobKind<Impo
     },
     describeResult(result) {
       const r = result as ImportResult;
+      if (r.retired) return `${r.linkId}: deleted, to be replaced by the file's link`;
       if (r.corrected) return `${r.linkId}: transaction ${r.corrected} corrected to the file's category`;
+      if (r.updated) return `${r.linkId}: the file's tags and webhook given to the link the upstream held`;
       if (r.state === undefined) return `${r.linkId}: +${r.transactions} transactions`;
       if (r.found) return `${r.linkId}: found already imported under its customer; not sent again`;
       const state =

@@ -118,6 +118,28 @@ export async function reserveIdentities(
 }
 
 /**
+ * Links ops chose to replace: the identity their import holds is released, in the planning transaction, for the
+ * replacing link to take (reserveIdentities right after). Only a record of that very link is released: an identity
+ * another link holds stays held.
+ */
+export async function releaseReplacedIdentities(
+  tx: Db,
+  entries: readonly { identityKey: string; linkId: string }[],
+): Promise<void> {
+  for (const e of entries)
+    await tx
+      .update(importedLinks)
+      .set({ state: "released", updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(importedLinks.identityKey, e.identityKey),
+          eq(importedLinks.linkId, e.linkId),
+          eq(importedLinks.state, "created"),
+        ),
+      );
+}
+
+/**
  * Right before an import call: the identity is still this item's (or free again, after a cancel and a resume, or a
  * retry of a failed item). Returns null when it is, or who holds it now (another import took it meanwhile).
  */

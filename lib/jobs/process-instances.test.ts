@@ -39,8 +39,8 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
       const env = (name: string) => ({ DATABASE_URL: scratch.url, LINKDESK_DATA_DIR: path.join(dir, name) });
       const a = startWorker(env("a"), file);
       const b = startWorker(env("b"), file);
-      const jobId = (await a.waitFor(/^job /, 60_000)).slice(4);
-      expect((await b.waitFor(/^job /, 60_000)).slice(4)).toBe(jobId);
+      const jobId = (await a.waitFor(/^job /, 150_000)).slice(4);
+      expect((await b.waitFor(/^job /, 150_000)).slice(4)).toBe(jobId);
       await Promise.all([a.waitFor(/^finished$/, 180_000), b.waitFor(/^finished$/, 180_000)]);
 
       expect(appliedPerTransaction(ids).every((n) => n === 1)).toBe(true);
@@ -84,8 +84,8 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
       });
       const a = startWorker(env("a"), file);
       const b = startWorker(env("b"), file);
-      const jobId = (await a.waitFor(/^job /, 60_000)).slice(4);
-      expect((await b.waitFor(/^job /, 60_000)).slice(4)).toBe(jobId);
+      const jobId = (await a.waitFor(/^job /, 150_000)).slice(4);
+      expect((await b.waitFor(/^job /, 150_000)).slice(4)).toBe(jobId);
       const aOwner = (await a.waitFor(/^owner /, 5_000)).slice(6);
       await until("40 corrections applied", () => appliedTotal(ids) >= 40, 90_000);
 
@@ -116,9 +116,12 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
               sql`select id, state, lease_owner from job_items where id in ${sql.raw(`(${held.join(",")})`)}`,
             )
           ).rows;
-        // Released as A went: none of its items waits for its lease to lapse. Some were still unanswered ("sent").
+        // Released as A went: none of its unsettled items waits for its lease to lapse. Some were still unanswered
+        // ("sent"). An item A settled in its last seconds keeps A as the instance that settled it.
         const atExit = await states();
-        expect(atExit.filter((r) => r.lease_owner === aOwner)).toEqual([]);
+        expect(atExit.filter((r) => r.lease_owner === aOwner && (r.state === "pending" || r.state === "sent"))).toEqual(
+          [],
+        );
         const unanswered = atExit.filter((r) => r.state === "sent").length;
         expect(unanswered).toBeGreaterThan(0);
         // B checks those (the upstream applied them) and settles every item A held, well before a lease would lapse.

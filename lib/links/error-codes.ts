@@ -1,4 +1,13 @@
-import type { LinkErrorCode, LinkState } from "../upstream/schemas";
+import {
+  KNOWN_PROVIDERS,
+  LINK_ERROR_CODES,
+  LINK_STATES,
+  PRODUCT_ERROR_CODES,
+  type LinkErrorCode,
+  type LinkState,
+  type ProductErrorCode,
+} from "../upstream/schemas";
+import { NOT_KNOWN } from "../upstream/taxonomy";
 
 // What each link error code means and what staff should do about it, as data for cells, filters, the detail page and
 // Health. "Who acts" groups the codes for managers: the end user, a wait on an institution or provider, or the
@@ -114,3 +123,61 @@ export const WHO_ACTS_LABELS: Record<WhoActs, string> = {
   wait: "Waiting on institution or provider",
   service: "Service fault",
 };
+
+/** Said beside a value this version of Linkdesk does not know (a state, an error code, a product the upstream added). */
+export { NOT_KNOWN };
+
+export function isKnownLinkState(state: string): state is LinkState {
+  return (LINK_STATES as readonly string[]).includes(state);
+}
+
+export function isKnownLinkErrorCode(code: string): code is LinkErrorCode {
+  return (LINK_ERROR_CODES as readonly string[]).includes(code);
+}
+
+/** Whether a link's provider is one this version of Linkdesk knows (sophtron, dropped in 2024-08, is known). */
+export function isKnownProvider(provider: string): boolean {
+  return (KNOWN_PROVIDERS as readonly string[]).includes(provider);
+}
+
+/** What an error code means and what to do, or undefined for a code this version of Linkdesk does not know. */
+export function linkErrorInfo(code: string): ErrorCodeInfo | undefined {
+  return isKnownLinkErrorCode(code) ? LINK_ERROR_INFO[code] : undefined;
+}
+
+/** A state in words; one the upstream added since is shown as sent, marked as not known. */
+export function linkStateLabel(state: string): string {
+  return isKnownLinkState(state) ? LINK_STATE_LABELS[state] : `${state} (${NOT_KNOWN})`;
+}
+
+/** An error code in words; one the upstream added since is shown as sent, marked as not known. */
+export function linkErrorLabel(code: string): string {
+  return linkErrorInfo(code)?.label ?? `${code} (${NOT_KNOWN})`;
+}
+
+/** Shown for an error code this version of Linkdesk does not know: what is certain, and where to look. */
+export const UNKNOWN_ERROR_INFO: Omit<ErrorCodeInfo, "whoActs"> = {
+  label: "Error code not known to this version of Linkdesk",
+  meaning: "The upstream reports an error code added after this version of Linkdesk was written.",
+  remedy:
+    "Look the code up in the linking service's documentation of link errors; the link's state and products say more.",
+};
+
+/** A product's error code in words (LinkProductError, upstream-facts §3.3). */
+export const PRODUCT_ERROR_LABELS: Record<ProductErrorCode, string> = {
+  rate_limit: "Refreshed too often",
+  auth_expired: "Authorization expired",
+  not_supported: "Not supported by the institution",
+  timeout: "Timed out",
+  unknown: "Unknown error",
+  no_accounts: "No eligible accounts",
+  institution_error: "Institution outage",
+  no_permission: "No permission",
+  invalid_credentials: "Invalid credentials",
+};
+
+export function productErrorLabel(code: string): string {
+  return (PRODUCT_ERROR_CODES as readonly string[]).includes(code)
+    ? PRODUCT_ERROR_LABELS[code as ProductErrorCode]
+    : `${code} (${NOT_KNOWN})`;
+}

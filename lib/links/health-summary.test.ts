@@ -38,6 +38,27 @@ describe.each(databases)("$kind", (target) => {
   });
 
   describe("healthSummary", () => {
+    it("counts states and error codes the upstream added since apart, as sent, out of the who-acts shares", async () => {
+      await recordLinks(
+        db,
+        [
+          errorLink("consent_revoked"),
+          errorLink("consent_revoked"),
+          errorLink("auth_expired"),
+          link({ state: "relinking" }),
+          link({ state: "connected" }),
+        ],
+        NOW,
+      );
+      const summary = await healthSummary(db, { now: NOW });
+      expect(summary.total).toBe(5);
+      expect(summary.otherStates).toEqual([{ value: "relinking", count: 1 }]);
+      expect(summary.otherErrorCodes).toEqual([{ value: "consent_revoked", count: 2 }]);
+      expect(summary.byState.find((s) => s.state === "error")?.count).toBe(3);
+      expect(summary.byErrorCode).toEqual([{ errorCode: "auth_expired", count: 1 }]);
+      expect(summary.withErrorCode).toBe(1);
+    });
+
     it("reports an empty read model as zeros with no freshness", async () => {
       const summary = await healthSummary(db, { now: NOW });
       expect(summary).toMatchObject({

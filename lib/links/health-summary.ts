@@ -80,6 +80,12 @@ export interface HealthSummary {
   byState: StateCount[];
   /** Every error code with at least one link, largest first. */
   byErrorCode: ErrorCodeCount[];
+  /**
+   * States and error codes this version of Linkdesk does not know (the upstream added them since), largest first: kept
+   * apart from the known ones, whose meanings and who-acts groups they have none of, and shown as sent.
+   */
+  otherStates: { value: string; count: number }[];
+  otherErrorCodes: { value: string; count: number }[];
   /** Links with an error code (the denominator of the who-acts shares). */
   withErrorCode: number;
   /** Who must act, in WHO_ACTS_ORDER, zeros included. */
@@ -123,6 +129,8 @@ export async function healthSummary(db: Db, { now = new Date() }: { now?: Date }
 
   const byStateMap = new Map<LinkState, number>();
   const byErrorMap = new Map<LinkErrorCode, number>();
+  const otherStateMap = new Map<string, number>();
+  const otherErrorMap = new Map<string, number>();
   const stale = STALE_DAYS.map((days) => ({ days, count: 0 }));
   let total = 0;
   let unread = 0;
@@ -131,8 +139,11 @@ export async function healthSummary(db: Db, { now = new Date() }: { now?: Date }
     total += group.count;
     if (group.state === null) unread += group.count;
     else if (isState(group.state)) byStateMap.set(group.state, (byStateMap.get(group.state) ?? 0) + group.count);
+    else otherStateMap.set(group.state, (otherStateMap.get(group.state) ?? 0) + group.count);
     if (isErrorCode(group.errorCode))
       byErrorMap.set(group.errorCode, (byErrorMap.get(group.errorCode) ?? 0) + group.count);
+    else if (group.errorCode !== null)
+      otherErrorMap.set(group.errorCode, (otherErrorMap.get(group.errorCode) ?? 0) + group.count);
     group.stale.forEach((n, i) => (stale[i]!.count += n));
     if (group.asOf && (!asOf || group.asOf > asOf)) asOf = group.asOf;
   }
@@ -152,6 +163,8 @@ export async function healthSummary(db: Db, { now = new Date() }: { now?: Date }
     unread,
     byState: LINK_STATES.map((state) => ({ state, count: byStateMap.get(state) ?? 0 })),
     byErrorCode,
+    otherStates: countsOf(otherStateMap),
+    otherErrorCodes: countsOf(otherErrorMap),
     withErrorCode,
     whoActs,
     topInstitutions: sources.institutions,
@@ -248,3 +261,8 @@ async function countProductErrors(db: Db): Promise<{ rows: ProductErrorCount[]; 
     other: rows.slice(PRODUCT_ERROR_ROWS).reduce((sum, r) => sum + r.count, 0),
   };
 }
+
+const countsOf = (counts: Map<string, number>) =>
+  [...counts]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));

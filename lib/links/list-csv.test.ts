@@ -4,7 +4,10 @@ import { parseCsv } from "../http/csv";
 import { withTestDatabases } from "../testing/databases";
 import { allPages, daysAgo, NOW, seedLinksList } from "../testing/links-list-fixture";
 import type { LinkListParams } from "../schemas/links";
+import { wireLink } from "../testing/wire-fixtures";
+import { linkSchema } from "../upstream/schemas";
 import { LINKS_CSV_HEADER, streamLinksCsv } from "./list-csv";
+import { recordLinks } from "./read-model";
 
 const databases = withTestDatabases();
 
@@ -64,10 +67,34 @@ describe.each(databases)("links CSV export on $kind", (target) => {
       seen_at: new Date(NOW.getTime() - 60_000).toISOString(),
       learned_from: "upstream_answer",
       learned_at: new Date(NOW.getTime() - 60_000).toISOString(),
+      not_known_to_linkdesk: "",
     });
     const [, tagged] = await csvOf(db, { q: "lk_004" });
     expect(tagged![LINKS_CSV_HEADER.indexOf("link_tags")]).toBe("semi colon;=cmd");
     const [, failing] = await csvOf(db, { q: "lk_006" });
     expect(failing![LINKS_CSV_HEADER.indexOf("products")]).toBe(`accounts:${daysAgo(4)};transactions:error timeout`);
+  });
+
+  it("exports a link whose values the upstream added since, filtered by them and saying which they are", async () => {
+    await recordLinks(
+      db,
+      [
+        linkSchema.parse({
+          ...wireLink({ link_id: "lk_drift", state: "error", error_code: "consent_revoked", provider: "truelayer" }),
+          products: { payment_initiation: { refreshed_at: null, error_code: "consent_expired" } },
+        }),
+      ],
+      NOW,
+    );
+    const [header, ...records] = await csvOf(db, { error_code: "consent_revoked" });
+    expect(records).toHaveLength(1);
+    const record = Object.fromEntries(header!.map((name, i) => [name, records[0]![i]]));
+    expect(record).toMatchObject({
+      link_id: "lk_drift",
+      error_code: "consent_revoked",
+      provider: "truelayer",
+      not_known_to_linkdesk:
+        "error_code=consent_revoked;provider=truelayer;product=payment_initiation;product_error=consent_expired",
+    });
   });
 });

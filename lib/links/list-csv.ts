@@ -3,6 +3,8 @@ import { type LinkListItem, type LinkProductStatus, linkViewBatches } from "./li
 import { csvRecord } from "../http/csv";
 import type { Db } from "../db/client";
 import type { LinkListParams } from "../schemas/links";
+import { KNOWN_PROVIDERS, PRODUCT_ERROR_CODES, PRODUCTS } from "../upstream/schemas";
+import { isKnownLinkErrorCode, isKnownLinkState } from "./error-codes";
 
 // The CSV export of a links list view: the view's rows (list-query.ts), as text a spreadsheet will not run.
 
@@ -32,7 +34,24 @@ const CSV_COLUMNS: readonly [string, (row: LinkListItem) => string | null][] = [
   ["seen_at", (r) => r.seenAt],
   ["learned_from", (r) => r.learnedFrom],
   ["learned_at", (r) => r.learnedAt],
+  // Last, so the columns before it keep their places: which of the row's values this version of Linkdesk does not
+  // know (the upstream added them since), as `field=value` pairs, e.g. `error_code=consent_revoked`.
+  ["not_known_to_linkdesk", (r) => notKnownIn(r).map(listItem).join(";")],
 ];
+
+/** The row's values outside the lists this version of Linkdesk knows. */
+function notKnownIn(row: LinkListItem): string[] {
+  const out: string[] = [];
+  if (row.state && !isKnownLinkState(row.state)) out.push(`state=${row.state}`);
+  if (row.errorCode && !isKnownLinkErrorCode(row.errorCode)) out.push(`error_code=${row.errorCode}`);
+  if (row.provider && !(KNOWN_PROVIDERS as readonly string[]).includes(row.provider))
+    out.push(`provider=${row.provider}`);
+  for (const p of row.products)
+    if (!(PRODUCTS as readonly string[]).includes(p.product)) out.push(`product=${p.product}`);
+  for (const code of row.productErrorCodes)
+    if (!(PRODUCT_ERROR_CODES as readonly string[]).includes(code)) out.push(`product_error=${code}`);
+  return out;
+}
 
 export const LINKS_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);
 

@@ -1,9 +1,10 @@
 import "server-only";
-import { desc, isNotNull, max, sql } from "drizzle-orm";
+import { and, desc, isNotNull, max, notInArray, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { cachedRead } from "../db/cached-read";
 import type { Db } from "../db/client";
 import { links } from "../db/schema";
+import { LINK_ERROR_CODES, LINK_STATES } from "../upstream/schemas";
 
 // The options of the links list's filter dropdowns, counted from the read model.
 
@@ -20,6 +21,9 @@ export interface ValueOption {
 }
 
 export interface LinkFacets {
+  /** States and error codes the read model holds that this version of Linkdesk does not know (the upstream added them). */
+  otherStates: ValueOption[];
+  otherErrorCodes: ValueOption[];
   institutions: InstitutionOption[];
   providers: ValueOption[];
   productErrors: ValueOption[];
@@ -32,7 +36,21 @@ export const FACET_LIMIT = 200;
 /** The options of the filter dropdowns, from the read model: each value with how many links have it, most first. */
 export async function facetOptions(db: Db, { limit = FACET_LIMIT }: { limit?: number } = {}): Promise<LinkFacets> {
   const n = sql<number>`count(*)`.mapWith(Number);
-  const [institutions, providers, productErrors, tags] = await Promise.all([
+  const [otherStates, otherErrorCodes, institutions, providers, productErrors, tags] = await Promise.all([
+    db
+      .select({ value: links.state, count: n })
+      .from(links)
+      .where(and(isNotNull(links.state), notInArray(links.state, [...LINK_STATES])))
+      .groupBy(links.state)
+      .orderBy(desc(n), links.state)
+      .limit(limit),
+    db
+      .select({ value: links.errorCode, count: n })
+      .from(links)
+      .where(and(isNotNull(links.errorCode), notInArray(links.errorCode, [...LINK_ERROR_CODES])))
+      .groupBy(links.errorCode)
+      .orderBy(desc(n), links.errorCode)
+      .limit(limit),
     db
       .select({ id: links.institutionId, name: max(links.institutionName), count: n })
       .from(links)
@@ -51,6 +69,8 @@ export async function facetOptions(db: Db, { limit = FACET_LIMIT }: { limit?: nu
     unnestedCounts(db, links.linkTags, limit),
   ]);
   return {
+    otherStates: otherStates.map((r) => ({ value: r.value!, count: r.count })),
+    otherErrorCodes: otherErrorCodes.map((r) => ({ value: r.value!, count: r.count })),
     institutions: institutions.map((r) => ({ id: r.id!, name: r.name, count: r.count })),
     providers: providers.map((r) => ({ value: r.value!, count: r.count })),
     productErrors,

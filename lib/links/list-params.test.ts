@@ -27,7 +27,7 @@ describe("parseLinkListParams", () => {
 
   it("drops each bad value with a reason, keeps the good ones, and ignores blanks and unknown parameters", () => {
     const { params, dropped } = parseLinkListParams({
-      state: "sleeping",
+      state: "sleeping<b>",
       error_code: ["auth_expired", "provider_error"],
       stale: "a week",
       page: "0",
@@ -40,13 +40,20 @@ describe("parseLinkListParams", () => {
     });
     expect(params).toEqual({ tag: "vip" });
     expect(dropped.map((d) => [d.param, d.value, d.reason])).toEqual([
-      ["state", "sleeping", "not one of the choices"],
+      ["state", "sleeping<b>", "not a value the upstream sends (letters, digits, _ . : -)"],
       ["error_code", "auth_expired, provider_error", "given more than once"],
       ["stale", "a week", "not a whole number"],
       ["sort", "raw", "not one of the choices"],
       ["dir", "sideways", "not one of the choices"],
       ["page", "0", "too small"],
     ]);
+  });
+
+  it("keeps a state or error code the upstream added since, so its links can be listed and exported", () => {
+    expect(parseLinkListParams({ state: "relinking", error_code: "consent_revoked" })).toEqual({
+      params: { state: "relinking", error_code: "consent_revoked" },
+      dropped: [],
+    });
   });
 
   it("writes a view back in one canonical order, without page 1, and round-trips", () => {

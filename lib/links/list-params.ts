@@ -37,6 +37,8 @@ function reasonOf(issue: { code: string; message: string } | undefined): string 
       return "too small";
     case "too_big":
       return "too large or too long";
+    case "invalid_format":
+      return "not a value the upstream sends (letters, digits, _ . : -)";
     default:
       return issue?.message ?? "invalid";
   }

@@ -11,7 +11,7 @@ import type { CallOptions, UpstreamApi } from "../upstream";
 import type { UpstreamError } from "../upstream/errors";
 import { PRODUCT_REFRESH_INTERVAL_MS } from "../upstream/rate-limits";
 import { PRODUCTS, type Product, type WireLink } from "../upstream/schemas";
-import { LINK_ERROR_INFO, LINK_STATE_LABELS } from "./error-codes";
+import { linkErrorInfo, linkStateLabel } from "./error-codes";
 import { storedLink } from "./stored-link";
 
 // The link page's three operations on one link: a test webhook, a product refresh, its tags and webhook. Each verb
@@ -75,17 +75,24 @@ export interface ProductRefreshSlot {
 /** Why none of a link's products can be refreshed, or null: the upstream answers 422 for these states. */
 export function refreshBlockedBy(link: Pick<WireLink, "state" | "error_code">): string | null {
   switch (link.state) {
-    case "connecting":
-    case "awaiting_token_exchange":
-      return `The link is not connected yet (${LINK_STATE_LABELS[link.state]}): it has nothing to refresh.`;
-    case "deleted":
-      return "The link is deleted: its products are no longer refreshed.";
-    case "error":
-      return link.error_code
-        ? `The link is in error (${LINK_ERROR_INFO[link.error_code].label}): ${LINK_ERROR_INFO[link.error_code].remedy} Its products can be refreshed once it is connected again.`
-        : "The link is in error: it must be connected again before its products can be refreshed.";
     case "connected":
       return null;
+    case "connecting":
+    case "awaiting_token_exchange":
+      return `The link is not connected yet (${linkStateLabel(link.state)}): it has nothing to refresh.`;
+    case "deleted":
+      return "The link is deleted: its products are no longer refreshed.";
+    case "error": {
+      const info = link.error_code ? linkErrorInfo(link.error_code) : undefined;
+      if (info)
+        return `The link is in error (${info.label}): ${info.remedy} Its products can be refreshed once it is connected again.`;
+      return link.error_code
+        ? `The link is in error, with a code this version of Linkdesk does not know (${link.error_code}): it must be connected again before its products can be refreshed.`
+        : "The link is in error: it must be connected again before its products can be refreshed.";
+    }
+    default:
+      // A state the upstream added since: only "connected" is known to refresh, so none is offered.
+      return `The link's state is ${linkStateLabel(link.state)}: only a connected link's products can be refreshed.`;
   }
 }
 
@@ -329,10 +336,8 @@ export function describeOperationError(
   }
   if (error.status === 422 && error.errorCode === "link_error.bad_state") {
     const reason = error.linkErrorCode ?? "";
-    if (reason in LINK_ERROR_INFO) {
-      const info = LINK_ERROR_INFO[reason as keyof typeof LINK_ERROR_INFO];
-      return `The upstream refused: the link is in error (${info.label}). ${info.remedy}`;
-    }
+    const info = linkErrorInfo(reason);
+    if (info) return `The upstream refused: the link is in error (${info.label}). ${info.remedy}`;
     if (reason === "link_not_ready") return "The upstream refused: the link is not connected yet.";
     return `The upstream refused: the link's state does not allow this${error.errorMessage ? ` (it said: “${error.errorMessage}”)` : ""}.`;
   }

@@ -11,6 +11,7 @@ import {
   registerRequestSchema,
   type InvalidLinkId,
 } from "../schemas/discovery";
+import { rememberLinkCustomers } from "./customers";
 import { type Registration, registerLinkIds } from "./discovery";
 
 // POST /api/links/register: the product's back end registers the link ids it knows (every link it made, whatever
@@ -52,6 +53,8 @@ export interface RegisterAnswer {
   /** Ids given more than once in the call, registered once. */
   duplicates: number;
   invalid: InvalidLinkId[];
+  /** Links whose customer the call gave (kept for valid ids of the call only). */
+  customers: number;
 }
 
 export interface ServiceReply {
@@ -181,8 +184,11 @@ export async function handleServiceRegistration(request: ServiceRequest, deps: S
 
   const { ids, invalid, duplicates } = checkLinkIds(parsed.data.link_ids);
   let registration: Registration;
+  let customers = 0;
   try {
-    registration = await registerLinkIds(await deps.db(), ids, "registration", request.now);
+    const db = await deps.db();
+    registration = await registerLinkIds(db, ids, "registration", request.now);
+    customers = await rememberRegisteredCustomers(db, ids, parsed.data.customers ?? {});
   } catch (error) {
     // Not the caller's fault: the database is away. Nothing was half done that a second call would not finish.
     deps.log.error({ err: error, correlationId }, "link registration failed");
@@ -196,8 +202,37 @@ export async function handleServiceRegistration(request: ServiceRequest, deps: S
   }
   await audit({
     outcome: "ok",
-    input: { ids: parsed.data.link_ids.length, valid: ids.length, invalid: invalid.length, duplicates },
-    after: { ...registration, invalid: invalid.slice(0, 20) },
+    input: {
+      ids: parsed.data.link_ids.length,
+      valid: ids.length,
+      invalid: invalid.length,
+      duplicates,
+      customers: Object.keys(parsed.data.customers ?? {}).length,
+    },
+    after: { ...registration, customers, invalid: invalid.slice(0, 20) },
   });
-  return { status: 200, body: { ...registration, duplicates, invalid } };
+  return { status: 200, body: { ...registration, customers, duplicates, invalid } };
+}
+
+/**
+ * Whose each registered link is, as the back end said: kept for the valid ids of the call only (a customer for an id
+ * not in link_ids is ignored). Returns how many links' customers were given.
+ */
+async function rememberRegisteredCustomers(
+  db: Db,
+  ids: readonly string[],
+  customers: Record<string, string>,
+): Promise<number> {
+  const valid = new Set(ids);
+  const byCustomer = new Map<string, string[]>();
+  for (const [linkId, customerUserId] of Object.entries(customers)) {
+    if (!valid.has(linkId)) continue;
+    byCustomer.set(customerUserId, [...(byCustomer.get(customerUserId) ?? []), linkId]);
+  }
+  let given = 0;
+  for (const [customerUserId, linkIds] of byCustomer) {
+    await rememberLinkCustomers(db, customerUserId, linkIds, "registration");
+    given += linkIds.length;
+  }
+  return given;
 }

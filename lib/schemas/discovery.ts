@@ -69,7 +69,10 @@ export function checkLinkIds(values: readonly unknown[]): {
 /** Ids per call: the back end sends more in several calls (the door caps a body at 1 MB: about 35,000 ids). */
 export const REGISTER_REQUEST_MAX_IDS = 10_000;
 
-/** The body of POST /api/links/register: `{"link_ids": [...]}`. Items are checked one by one (checkLinkIds). */
+/**
+ * The body of POST /api/links/register: `{"link_ids": [...], "customers": {...}}` (customers optional). Ids are checked
+ * one by one (checkLinkIds); a customer is kept only for an id that is valid and listed in link_ids.
+ */
 export const registerRequestSchema = z
   .object({
     link_ids: z
@@ -79,6 +82,20 @@ export const registerRequestSchema = z
       .max(REGISTER_REQUEST_MAX_IDS, {
         error: `link_ids holds at most ${REGISTER_REQUEST_MAX_IDS.toLocaleString("en")} ids a call; send the rest in further calls`,
       }),
+    /**
+     * Optionally, whose each link is: `{"mk_…": "customer user id"}`, as the back end recorded it when it made the
+     * link (the upstream's link does not say). Linkdesk needs it to ask a broken link's user to reconnect.
+     */
+    customers: z
+      .record(
+        z.string().min(1).max(200),
+        z
+          .string({ error: "a customer user id is text" })
+          .min(4, { error: "a customer user id is 4 to 150 characters" })
+          .max(150, { error: "a customer user id is 4 to 150 characters" }),
+        { error: 'customers must be an object of link id to customer user id: {"mk_…": "user_…"}' },
+      )
+      .optional(),
   })
   .strict();
 
@@ -88,7 +105,7 @@ export function describeRegisterRequestIssues(issues: readonly z.core.$ZodIssue[
     if (issue.path.length === 0 && issue.code === "invalid_type")
       return 'the body must be a JSON object: {"link_ids": ["mk_…", …]}';
     if (issue.code === "unrecognized_keys")
-      return `unknown ${issue.keys.length === 1 ? "field" : "fields"} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}: the body holds link_ids only`;
+      return `unknown ${issue.keys.length === 1 ? "field" : "fields"} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}: the body holds link_ids and, optionally, customers`;
     return issue.message;
   });
 }

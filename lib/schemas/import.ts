@@ -5,6 +5,11 @@ import { UPLOAD_MAX_BYTES, UPLOAD_MAX_LABEL, checkFileSize } from "../import/lim
 // The Import page's upload, shared by the page (which checks the size before reading) and the server action (which
 // checks it again, then reads and validates the file itself: nothing the browser concluded is trusted).
 
+/** One link of the file and the upstream link it matched, as the preview names them (decisionKey). */
+const decisionKeySchema = z
+  .string()
+  .regex(/^#\d{1,7}:\S{1,200}$/, { message: "Not a link of the file and a link id." });
+
 export const importUploadSchema = z.object({
   file: z.instanceof(File, { message: "Choose a file to import." }).superRefine((file, ctx) => {
     const problem = checkFileSize(file.size);
@@ -26,6 +31,17 @@ export const importUploadSchema = z.object({
     .default(""),
   /** After each link is imported, correct its transactions whose legacy category (in the file) differs upstream. */
   carryCategories: z.boolean().default(false),
+  // What to do with the links the upstream holds already (lib/import/upstream-match.ts UpstreamDecisions).
+  /** Add the file's transactions their upstream copies lack. */
+  addTransactions: z.boolean().default(true),
+  /** Give the upstream copies the file's tags and webhook. */
+  applyChanges: z.boolean().default(false),
+  /** Possible matches that are different links, and links deleted upstream, to import (`#position:linkId`). */
+  importAnyway: z.array(decisionKeySchema).max(20_000).default([]),
+  /** Possible matches that are the same link (`#position:linkId`). */
+  sameLink: z.array(decisionKeySchema).max(20_000).default([]),
+  /** Matched links to replace: deleted at the upstream, then the file's link imported (`#position:linkId`). */
+  replace: z.array(decisionKeySchema).max(20_000).default([]),
 });
 export type ImportUploadInput = z.input<typeof importUploadSchema>;
 

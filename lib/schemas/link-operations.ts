@@ -6,12 +6,13 @@ import { PRODUCTS, type Product } from "../upstream/schemas";
 // webhook, refreshing products, and editing the link's tags and webhook.
 
 // "." and ".." would name another resource in the upstream's address (the door refuses them too).
-const linkId = z
+export const linkIdSchema = z
   .string()
   .trim()
   .min(1, "A link id is required")
   .max(200, "Not a link id")
   .refine((id) => id !== "." && id !== "..", "Not a link id");
+const linkId = linkIdSchema;
 
 export const PRODUCT_LABELS: Record<Product, string> = {
   accounts: "Accounts",

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { WHO_ACTS } from "../links/error-codes";
-import { LINK_ERROR_CODES, LINK_STATES } from "../upstream/schemas";
 
 // Shared by the exchange form and the exchange action. The spec's sample token is UUID-shaped.
 export const exchangeTokenSchema = z.object({
@@ -24,9 +23,20 @@ export const LINK_SORTS = [
   "link_id",
 ] as const;
 
+/**
+ * A state or error code in the URL: any value the read model may hold, since the upstream's lists grow and a link in a
+ * state added since must still be found and exported. Only the characters an enum value is made of.
+ */
+const upstreamValue = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_.:-]+$/);
+
 export const linkListParamsSchema = z.object({
-  state: z.enum(LINK_STATES).optional(),
-  error_code: z.enum(LINK_ERROR_CODES).optional(),
+  state: upstreamValue.optional(),
+  error_code: upstreamValue.optional(),
   /** Links whose error code the user, a wait, or the service must resolve (Health's groups). */
   who_acts: z.enum(WHO_ACTS).optional(),
   institution: z.string().trim().min(1).max(200).optional(),

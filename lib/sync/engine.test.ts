@@ -8,9 +8,11 @@ import { linkSnapshots, links, syncState } from "../db/schema";
 import { registerLinkIds } from "../links/discovery";
 import { withTestDatabases } from "../testing/databases";
 import { UpstreamClient } from "../upstream/client";
+import { UpstreamError } from "../upstream/errors";
 import { UpstreamApi } from "../upstream/index";
 import { HEARTBEAT_MS, LEASE_TTL_MS } from "../leases/timing";
 import { SYNC_DEFAULTS, type SyncDeps, type SyncLog, readLearnedLinks, runSync } from "./engine";
+import type { SyncBackoff } from "./backoff";
 import { requestSync } from "./lease";
 import { getSyncStatus } from "./status";
 
@@ -96,6 +98,20 @@ async function listedIds(t: TestSandbox = upstream): Promise<string[]> {
     cursor = page.next_cursor;
   } while (cursor);
   return ids;
+}
+
+/** Waits far shorter than the real ones (seconds to minutes), so an outage of fifty reads takes a second. */
+const QUICK_BACKOFF: SyncBackoff = { afterFailures: 3, firstDelayMs: 2, maxDelayMs: 16 };
+
+/** Log lines, kept for a test to read. */
+function recordingLog() {
+  const lines: { level: "info" | "warn" | "error"; msg: string; obj: Record<string, unknown> }[] = [];
+  const log: SyncLog = {
+    info: (obj, msg) => void lines.push({ level: "info", msg, obj: obj as Record<string, unknown> }),
+    warn: (obj, msg) => void lines.push({ level: "warn", msg, obj: obj as Record<string, unknown> }),
+    error: (obj, msg) => void lines.push({ level: "error", msg, obj: obj as Record<string, unknown> }),
+  };
+  return { log, lines };
 }
 
 /** Makes every link read before `minutes` ago, as if the last run was that long ago. */
@@ -248,6 +264,37 @@ describe.each(databases)("links sync on $kind", (target) => {
       done: listed.length + late.length,
       total: listed.length + late.length,
     });
+  });
+
+  it("reads again next, in the same run, a link a webhook asked for after the run read it, unless read in the last 10 s", async () => {
+    const { deps, reads } = depsFor(db(), { concurrency: 1, newLinksLookMs: 0 });
+    const getLink = deps.api.getLink;
+    let asked: string | undefined;
+    let recent: string | undefined;
+    deps.api = {
+      ...deps.api,
+      getLink: async (linkId, opts) => {
+        if (reads.length === 20 && asked === undefined) {
+          // Webhooks (a late retry, an unknown kind) ask for two links the run has read: one a minute ago, as far as
+          // the read model can tell, and one a second ago.
+          [asked, recent] = [reads[0]!, reads[1]!];
+          await db()
+            .update(links)
+            .set({ seenAt: sql`now() - interval '1 minute'`, readRequestedAt: sql`now()` })
+            .where(eq(links.linkId, asked));
+          await db()
+            .update(links)
+            .set({ seenAt: sql`now() - interval '1 second'`, readRequestedAt: sql`now()` })
+            .where(eq(links.linkId, recent));
+        }
+        return getLink(linkId, opts);
+      },
+    };
+    expect(await runSync(deps)).toMatchObject({ outcome: "completed", fetched: listed.length + 1 });
+    // The twenty-first read was under way; the next one is the link asked for.
+    expect(reads[21]).toBe(asked);
+    expect(reads.filter((id) => id === asked)).toHaveLength(2);
+    expect(reads.filter((id) => id === recent)).toHaveLength(1);
   });
 
   it("between runs, reads the links learned since the last run under the sync's lease, leaving the run's progress as it was", async () => {
@@ -612,6 +659,132 @@ describe.each(databases)("links sync on $kind", (target) => {
       .set({ heartbeatAt: sql`now() - (${LEASE_TTL_MS + 1_000}::int * interval '1 millisecond')` });
     expect((await getSyncStatus(db(), { pace: UNPACED })).running).toBe(false);
     expect(await runSync(depsFor(db()).deps)).toMatchObject({ outcome: "completed", resumed: true });
+  });
+
+  it("rides out fifty failed reads in a row: one try at a time, waiting longer up to a ceiling, then every link read at full pace", async () => {
+    const { log, lines } = recordingLog();
+    const { deps, reads } = depsFor(db(), { backoff: QUICK_BACKOFF, concurrency: 4, log });
+    const getLink = deps.api.getLink;
+    let inFlight = 0;
+    const inFlightAtStart: number[] = [];
+    let seenFailing: Awaited<ReturnType<typeof getSyncStatus>>["failing"] = null;
+    deps.api = {
+      ...deps.api,
+      getLink: async (linkId, opts) => {
+        // Well into the outage, the stored status says so, for every instance's pages.
+        if (reads.length === 40) {
+          await expect
+            .poll(async () => (await getSyncStatus(db(), { pace: UNPACED })).failing?.retryMs, { timeout: 5_000 })
+            .toBe(QUICK_BACKOFF.maxDelayMs);
+          seenFailing = (await getSyncStatus(db(), { pace: UNPACED })).failing;
+        }
+        inFlightAtStart.push(++inFlight);
+        try {
+          return await getLink(linkId, opts);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    // The upstream answers the next fifty link reads 503, then recovers.
+    upstream.sandbox.state.faults.set({ status: 503, paths: ["/links/"], count: 50 });
+    const started = new Date();
+    try {
+      expect(await runSync(deps)).toMatchObject({
+        outcome: "completed",
+        listed: listed.length,
+        fetched: listed.length,
+        failed: 0,
+      });
+    } finally {
+      upstream.sandbox.state.faults.clear();
+    }
+
+    // Every link read once the upstream answered again: the fifty that failed were tried again, not left behind.
+    const rows = await db().select().from(links);
+    expect(rows.every((row) => row.seenAt !== null && row.state === "connected")).toBe(true);
+    expect(requestsTo(await statsOf(), "GET /links/{id}")).toBe(listed.length + 50);
+    expect(new Set(reads)).toEqual(new Set(listed));
+
+    // The wait doubled from the first to the ceiling, and stayed there until a read succeeded.
+    const waits = lines.filter((l) => l.msg === "links sync failing; one try at a time").map((l) => l.obj.retryMs);
+    expect(waits).toEqual([2, 4, 8, 16]);
+    expect(seenFailing).toMatchObject({ failure: "the upstream answers 503", retryMs: 16 });
+    expect(seenFailing!.since.getTime()).toBeGreaterThanOrEqual(started.getTime() - 1000);
+    expect(lines.filter((l) => l.msg === "links sync recovered; full pace again")).toHaveLength(1);
+    // Once failing, one try at a time (the first few reads were under way before the third failure); after the
+    // outage, several at once again.
+    expect(inFlightAtStart.slice(16, 50).every((n) => n === 1)).toBe(true);
+    expect(Math.max(...inFlightAtStart.slice(50))).toBeGreaterThan(1);
+    // Recovered: nothing of the outage is left in the stored status.
+    expect(await getSyncStatus(db(), { pace: UNPACED })).toMatchObject({
+      phase: "idle",
+      failing: null,
+      lastError: null,
+    });
+  });
+
+  it("keeps listing through failed pages of GET /links instead of stopping", async () => {
+    const { deps } = depsFor(db(), { backoff: QUICK_BACKOFF });
+    upstream.sandbox.state.faults.set({ status: 502, paths: ["/links"], count: 5 });
+    try {
+      expect(await runSync(deps)).toMatchObject({
+        outcome: "completed",
+        listed: listed.length,
+        fetched: listed.length,
+      });
+    } finally {
+      upstream.sandbox.state.faults.clear();
+    }
+    expect(requestsTo(await statsOf(), "GET /links")).toBe(6);
+    expect((await getSyncStatus(db(), { pace: UNPACED })).failing).toBeNull();
+  });
+
+  it("leaves a link that fails on its own to the next run after a few tries, without slowing the others", async () => {
+    const { log, lines } = recordingLog();
+    const { deps, reads } = depsFor(db(), { backoff: QUICK_BACKOFF, log });
+    const broken = listed[7]!;
+    const getLink = deps.api.getLink;
+    deps.api = {
+      ...deps.api,
+      getLink: async (linkId, opts) => {
+        if (linkId === broken) {
+          reads.push(linkId);
+          throw new UpstreamError({ kind: "http", endpoint: "GET /links/{id}", status: 500 });
+        }
+        return getLink(linkId, opts);
+      },
+    };
+    expect(await runSync(deps)).toMatchObject({ outcome: "completed", fetched: listed.length - 1, failed: 1 });
+    expect(reads.filter((id) => id === broken)).toHaveLength(SYNC_DEFAULTS.maxTriesPerLink);
+    expect(lines.some((l) => l.msg === "links sync failing; one try at a time")).toBe(false);
+    const status = await getSyncStatus(db(), { pace: UNPACED });
+    expect(status.failing).toBeNull();
+    expect(status.lastError).toBe(
+      `1 of ${listed.length} links could not be read (last: link ${broken} could not be read (HTTP 500))`,
+    );
+  });
+
+  it("carries on a failing streak another run stored, and clears it with the first read that succeeds", async () => {
+    const since = new Date(Date.now() - 10 * 60_000);
+    await db()
+      .insert(syncState)
+      .values({ id: "current", failingSince: since, failure: "the upstream cannot be reached", retryMs: 8 });
+    expect((await getSyncStatus(db(), { pace: UNPACED })).failing).toEqual({
+      since,
+      failure: "the upstream cannot be reached",
+      retryMs: 8,
+    });
+    const { log, lines } = recordingLog();
+    expect(await runSync(depsFor(db(), { backoff: QUICK_BACKOFF, log }).deps)).toMatchObject({
+      outcome: "completed",
+      fetched: listed.length,
+    });
+    expect(lines.find((l) => l.msg === "links sync recovered; full pace again")?.obj).toEqual({
+      failingSince: since,
+      lastFailure: "the upstream cannot be reached",
+    });
+    expect((await getSyncStatus(db(), { pace: UNPACED })).failing).toBeNull();
   });
 
   it("shows progress with an ETA while running, and answers a refresh-all request", async () => {

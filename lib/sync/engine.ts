@@ -11,6 +11,8 @@ import { type UpstreamError, isUpstreamError } from "../upstream/errors";
 import type { UpstreamApi } from "../upstream/index";
 import {
   acquireSyncLease,
+  failingColumns,
+  failingOf,
   finishSyncRun,
   readSyncState,
   releaseSyncLease,
@@ -18,20 +20,25 @@ import {
   type SyncProgressColumns,
   type SyncStateRow,
 } from "./lease";
+import { FailureStreak, SYNC_BACKOFF, type SyncBackoff, type SyncFailing, failureWords } from "./backoff";
 import { type SyncPace, SyncPacer, syncPaceOf } from "./pacer";
-import { markLinkDeleted, newlyLearnedLinkIds, staleLinkIds, upsertListedLinks } from "./queries";
+import { markLinkDeleted, newlyLearnedLinkIds, requestedLinkIds, staleLinkIds, upsertListedLinks } from "./queries";
 
 // The sync of the links read model. GET /links gives only ids, so a run has two phases:
 //   listing: walk GET /links page by page, recording each id with created_at and listed_at; the cursor is saved
 //            after every page, so a restarted run carries on from the next page;
 //   details: read GET /links/{id} for every link not read since the run started (error-state links first, then
 //            links never read, then newest first), in queued mode, a few in flight, paced at the sync's share.
-//            Links learned while it reads (a registration, a webhook) join the front of its queue.
+//            Links learned while it reads (a registration, a webhook), and links a webhook asked to read again (a late
+//            delivery, an unknown kind of event: lib/webhooks/apply.ts), join the front of its queue.
 // GET /links lists active links only (upstream-facts §2): the others reach the read model by other ways
 // (lib/links/discovery.ts), and the sync reads them all the same. At the end, links deleted more than 90 days ago leave
 // the read model, as they leave the upstream.
 // Progress, the cursor and the run's start live in the sync_state row, which is also the lease (lease.ts): a run
 // resumes where it stopped, on whichever instance takes the lease next.
+// An upstream that fails does not stop a run: after a few failed reads in a row it slows to one try at a time, waiting
+// longer after each failure up to a ceiling (backoff.ts), and is back at full pace with the first read that succeeds.
+// Since when and why it fails is stored in sync_state beside the progress, for every instance's pages.
 
 export interface SyncLog {
   info(obj: object, msg: string): void;
@@ -67,8 +74,14 @@ export interface SyncDeps {
   pageSize?: number;
   /** A link read this recently before the run started is not read again. */
   freshForMs?: number;
-  /** Failed reads in a row (upstream down, credentials refused) after which the run stops, to resume later. */
-  maxConsecutiveFailures?: number;
+  /** How the run slows down while the upstream fails (upstream down, credentials refused) and how far. */
+  backoff?: SyncBackoff;
+  /**
+   * Reads of one link a run makes before it leaves the link to the next run. A failed read puts the link back at the
+   * end of the queue, so during an outage links not tried yet are tried first, and a link that fails on its own
+   * cannot hold the run up for ever.
+   */
+  maxTriesPerLink?: number;
   /** How often the details phase looks for links learned meanwhile (never read yet), to read them next. */
   newLinksLookMs?: number;
   /**
@@ -83,7 +96,7 @@ export interface SyncDeps {
 type SyncOptions = Required<
   Pick<
     SyncDeps,
-    "concurrency" | "pageSize" | "freshForMs" | "maxConsecutiveFailures" | "newLinksLookMs" | "progressIntervalMs"
+    "concurrency" | "pageSize" | "freshForMs" | "backoff" | "maxTriesPerLink" | "newLinksLookMs" | "progressIntervalMs"
   >
 >;
 
@@ -91,7 +104,8 @@ export const SYNC_DEFAULTS: Readonly<SyncOptions> = {
   concurrency: 8,
   pageSize: 5000,
   freshForMs: 5 * 60_000,
-  maxConsecutiveFailures: 20,
+  backoff: SYNC_BACKOFF,
+  maxTriesPerLink: 3,
   newLinksLookMs: 5_000,
   progressIntervalMs: Math.min(1000, HEARTBEAT_MS),
 };
@@ -101,7 +115,7 @@ export interface SyncCounts {
   listed: number;
   /** Detail reads answered (410 deleted included). */
   fetched: number;
-  /** Detail reads that failed (kept as last read, tried again next run). */
+  /** Links whose every read this run failed (kept as last read, tried again next run). */
   failed: number;
   /** Links the upstream does not know (404): kept as last read. */
   notFound: number;
@@ -155,6 +169,24 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
   const progress = new RunProgress(db, owner, options.progressIntervalMs, deps.onProgress, () =>
     internal.abort(new SyncStopped("Another instance took the sync over (this one's heartbeat was late).")),
   );
+  const stored = failingOf(taken);
+  progress.failing = stored;
+  const streak = new FailureStreak(
+    options.backoff,
+    (failing) => {
+      const before = progress.failing;
+      // One line when it starts failing and whenever the wait or the reason changes, not one per failed try.
+      if (failing && (failing.retryMs !== before?.retryMs || failing.failure !== before?.failure))
+        log.warn(
+          { failingSince: failing.since, failure: failing.failure, retryMs: failing.retryMs },
+          "links sync failing; one try at a time",
+        );
+      else if (!failing && before)
+        log.info({ failingSince: before.since, lastFailure: before.failure }, "links sync recovered; full pace again");
+      progress.noteFailing(failing);
+    },
+    stored,
+  );
   const counts: SyncCounts = { listed: 0, fetched: 0, failed: 0, notFound: 0, purged: 0 };
   const resumed = taken.phase !== "idle" && taken.runStartedAt !== null;
   log.info(
@@ -176,6 +208,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
     counts,
     pace,
     options,
+    streak,
     runStartedAt: taken.runStartedAt ?? new Date(),
   };
 
@@ -207,6 +240,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
       done: progress.done,
       total: progress.total,
       lastError,
+      ...failingColumns(progress.failing),
     });
     log.info({ ...counts, total: progress.total, snapshotTotal: snapshot.total }, "links sync completed");
     return { outcome: "completed", resumed, snapshot, ...counts };
@@ -222,6 +256,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
       done: progress.done,
       total: progress.total,
       lastError: callerAborted ? progress.lastError : reason,
+      ...failingColumns(progress.failing),
     }).catch((releaseError: unknown) => log.warn({ err: releaseError }, "could not release the sync lease"));
     return { outcome: "stopped", resumed, reason, ...(known ? {} : { error }), ...counts };
   }
@@ -236,19 +271,22 @@ interface RunContext {
   counts: SyncCounts;
   pace: SyncPace;
   options: SyncOptions;
+  streak: FailureStreak;
   runStartedAt: Date;
 }
 
 /** Walks GET /links from `cursor` (null: the first page), recording each page before saving the cursor past it. */
 async function listLinks(run: RunContext, cursor: string | null, listedBefore: number): Promise<void> {
-  const { db, deps, progress, signal } = run;
+  const { db, deps, progress, signal, streak } = run;
   let listed = listedBefore;
   let resumedCursor = cursor !== null;
   for (;;) {
     signal.throwIfAborted();
     let page;
+    const attempt = await streak.take(signal);
     try {
       page = await deps.api.listLinks({ cursor: cursor ?? undefined, limit: run.options.pageSize }, { mode: "queued" });
+      streak.succeeded();
     } catch (error) {
       // A saved cursor the upstream no longer accepts (expired, or from before an upgrade): list again from the top.
       if (resumedCursor && isUpstreamError(error) && (error.status === 400 || error.status === 422)) {
@@ -258,11 +296,13 @@ async function listLinks(run: RunContext, cursor: string | null, listedBefore: n
         resumedCursor = false;
         continue;
       }
-      if (isUpstreamError(error))
-        throw new SyncStopped(
-          `Listing links failed (${failureText(error)}); the run resumes from the same page later.`,
-        );
-      throw error;
+      // The same page again, after the streak's wait once it is failing: the listing is the upstream's, not a link's.
+      if (!isUpstreamError(error)) throw error;
+      progress.lastError = `listing links failed (${failureText(error)})`;
+      streak.failed(failureWords(error), new Date(), attempt.probe);
+      continue;
+    } finally {
+      attempt.done();
     }
     resumedCursor = false;
     await upsertListedLinks(db, page.links, new Date());
@@ -301,72 +341,103 @@ async function readDetails(run: RunContext, totalBefore: number): Promise<void> 
   await progress.checkpoint({ phase: "details", listCursor: null });
 
   const pacer = new SyncPacer(run.pace);
+  const { streak } = run;
+  /** Failed reads of a link this run, and the links a 429 has already sent to the back of the queue once. */
+  const tries = new Map<string, number>();
   const retried = new Set<string>();
   const stop = new AbortController();
   const signal = AbortSignal.any([run.signal, stop.signal]);
   let failure: unknown;
   let next = 0;
-  let failedInARow = 0;
 
-  // Links learned while the run reads (never read yet) go to the front of what is left: one look at a time.
+  /** Links in the queue not taken yet, and links whose read is under way: a webhook's request adds neither again. */
+  const waiting = new Set(queue);
+  const reading = new Set<string>();
+  const toBack = (linkId: string) => {
+    queue.push(linkId);
+    waiting.add(linkId);
+  };
+
+  // Links learned while the run reads (never read yet), and links a webhook asked to read again since their last
+  // read, go to the front of what is left: one look at a time.
   let lastLookAt = performance.now();
   let looking: Promise<void> | null = null;
   const lookForNewLinks = (): Promise<void> =>
     (looking ??= (async () => {
       try {
         const learned = await newlyLearnedLinkIds(db, queuedSince, queued);
-        if (learned.length === 0) return;
-        for (const linkId of learned) queued.add(linkId);
-        queue.splice(next, 0, ...learned);
-        progress.grow(learned.length);
+        const asked = (await requestedLinkIds(db)).filter(
+          (id) => !waiting.has(id) && !reading.has(id) && (tries.get(id) ?? 0) < options.maxTriesPerLink,
+        );
+        const front = [...new Set([...learned, ...asked])];
+        if (front.length === 0) return;
+        for (const linkId of front) {
+          queued.add(linkId);
+          waiting.add(linkId);
+        }
+        queue.splice(next, 0, ...front);
+        progress.grow(front.length);
       } finally {
         lastLookAt = performance.now();
         looking = null;
       }
     })());
 
-  const readOne = async (linkId: string): Promise<void> => {
+  const readOne = async (linkId: string, probe: boolean): Promise<void> => {
+    let link;
     try {
-      const link = await deps.api.getLink(linkId, { mode: "queued" });
-      await recordLinks(db, [link], new Date());
-      counts.fetched++;
-      failedInARow = 0;
+      link = await deps.api.getLink(linkId, { mode: "queued" });
     } catch (error) {
-      // Not an upstream answer (the budget's store, the database): nothing later would go better, so the run stops.
+      // Not an upstream answer (the budget's store): nothing later would go better, so the run stops.
       if (!isUpstreamError(error)) throw error;
       if (error.status === 404) {
+        streak.succeeded();
         counts.notFound++;
-        failedInARow = 0;
         progress.lastError = `link ${linkId} is not found upstream (404); its row is kept as last read`;
       } else if (error.status === 410) {
+        streak.succeeded();
         await markLinkDeleted(db, linkId, new Date());
         counts.fetched++;
-        failedInARow = 0;
       } else if (error.status === 429 && !retried.has(linkId)) {
         // The budget has closed the keys until Retry-After; the link waits its turn again at the end of the queue.
         retried.add(linkId);
-        queue.push(linkId);
+        toBack(linkId);
         return;
       } else {
-        counts.failed++;
-        failedInARow++;
+        streak.failed(failureWords(error), new Date(), probe);
         progress.lastError = `link ${linkId} could not be read (${failureText(error)})`;
-        if (failedInARow >= options.maxConsecutiveFailures) {
-          throw new SyncStopped(
-            `Stopped after ${failedInARow} failed reads in a row (last: ${failureText(error)}); the run resumes later.`,
-          );
+        const failedReads = (tries.get(linkId) ?? 0) + 1;
+        tries.set(linkId, failedReads);
+        // Tried again after the links not tried yet: in an outage the run moves on, and reads them all once it ends.
+        if (failedReads < options.maxTriesPerLink) {
+          toBack(linkId);
+          return;
         }
+        counts.failed++;
       }
+      progress.advance();
+      return;
     }
+    streak.succeeded();
+    await recordLinks(db, [link], new Date());
+    counts.fetched++;
     progress.advance();
   };
 
   const worker = async (): Promise<void> => {
     while (!signal.aborted) {
-      // The slot first, then the link: reads start in exactly the queue's order.
+      // While the upstream fails, one try at a time after the streak's wait; then the slot, then the link: reads start
+      // in exactly the queue's order.
+      let attempt;
+      try {
+        attempt = await streak.take(signal);
+      } catch {
+        return;
+      }
       try {
         await pacer.acquire(signal);
       } catch {
+        attempt.done();
         return;
       }
       try {
@@ -378,11 +449,19 @@ async function readDetails(run: RunContext, totalBefore: number): Promise<void> 
           next = queue.length;
           return;
         }
-        await readOne(linkId);
+        waiting.delete(linkId);
+        reading.add(linkId);
+        try {
+          await readOne(linkId, attempt.probe);
+        } finally {
+          reading.delete(linkId);
+        }
       } catch (error) {
         failure ??= error;
         stop.abort(error);
         return;
+      } finally {
+        attempt.done();
       }
     }
   };
@@ -400,10 +479,10 @@ export type LearnedLinksResult =
 
 /**
  * Between runs: reads the links learned since the last run started and never read (ids the product's back end
- * registered, links a webhook named), up to `limit`, so they show with their state within seconds instead of at the
- * next run. It holds the sync lease while it reads (one reader across instances; a run in progress reads such links
- * itself) and leaves the last run's progress and times as they were. `skip`: links it failed to read before, left to
- * the next run.
+ * registered, links a webhook named), then the links a webhook asked to read again (a late delivery, an unknown kind
+ * of event), up to `limit`, so they show with their state within seconds instead of at the next run. It holds the
+ * sync lease while it reads (one reader across instances; a run in progress reads such links itself) and leaves the
+ * last run's progress and times as they were. `skip`: links it failed to read before, left to the next run.
  */
 export async function readLearnedLinks(
   deps: Pick<SyncDeps, "db" | "api" | "budget" | "share" | "pace" | "owner" | "signal" | "log" | "progressIntervalMs">,
@@ -413,7 +492,12 @@ export async function readLearnedLinks(
   const state = await readSyncState(db);
   // Never synced, or a run to resume: the run reads them.
   if (state.phase !== "idle" || state.runStartedAt === null || state.heartbeatFresh) return { outcome: "declined" };
-  const ids = await newlyLearnedLinkIds(db, state.runStartedAt, skip, limit);
+  const learned = await newlyLearnedLinkIds(db, state.runStartedAt, skip, limit);
+  const asked =
+    learned.length < limit
+      ? await requestedLinkIds(db, { except: new Set([...skip, ...learned]), limit: limit - learned.length })
+      : [];
+  const ids = [...learned, ...asked];
   if (ids.length === 0) return { outcome: "nothing" };
   const owner = deps.owner ?? newSyncOwner();
   const taken = await acquireSyncLease(db, owner);
@@ -447,7 +531,9 @@ export async function readLearnedLinks(
     return { outcome: "read", fetched, failed };
   } finally {
     clearInterval(heartbeat);
-    await releaseSyncLease(db, owner).catch((error: unknown) =>
+    // A read that succeeded ends a failing streak the last run stored: the upstream answers again.
+    const recovered = fetched > 0 && failingOf(taken) !== null;
+    await releaseSyncLease(db, owner, recovered ? failingColumns(null) : {}).catch((error: unknown) =>
       deps.log?.warn({ err: error }, "could not release the sync lease"),
     );
   }
@@ -459,6 +545,8 @@ class RunProgress {
   done = 0;
   total = 0;
   lastError: string | null = null;
+  /** Since when and why the run's reads fail, while they do. */
+  failing: SyncFailing | null = null;
   private timer: ReturnType<typeof setInterval> | undefined;
   private writing: Promise<unknown> = Promise.resolve();
 
@@ -489,6 +577,12 @@ class RunProgress {
     this.onProgress?.({ phase: this.phase, done: this.done, total: this.total });
   }
 
+  /** The run started or stopped failing, or waits longer: written at once, so pages say so within seconds. */
+  noteFailing(failing: SyncFailing | null): void {
+    this.failing = failing;
+    this.write().catch(() => undefined);
+  }
+
   start(): void {
     this.timer ??= setInterval(() => {
       this.write().catch(() => undefined);
@@ -516,6 +610,7 @@ class RunProgress {
         done: this.done,
         total: this.total,
         lastError: this.lastError,
+        ...failingColumns(this.failing),
         ...columns,
       });
       if (!ours) this.onLost();
@@ -548,7 +643,14 @@ function stopReason(error: unknown): string {
 }
 
 function optionsOf(deps: SyncDeps): SyncOptions {
-  const options = { ...SYNC_DEFAULTS };
-  for (const key of Object.keys(SYNC_DEFAULTS) as (keyof SyncOptions)[]) options[key] = deps[key] ?? SYNC_DEFAULTS[key];
-  return options;
+  const d = SYNC_DEFAULTS;
+  return {
+    concurrency: deps.concurrency ?? d.concurrency,
+    pageSize: deps.pageSize ?? d.pageSize,
+    freshForMs: deps.freshForMs ?? d.freshForMs,
+    backoff: deps.backoff ?? d.backoff,
+    maxTriesPerLink: deps.maxTriesPerLink ?? d.maxTriesPerLink,
+    newLinksLookMs: deps.newLinksLookMs ?? d.newLinksLookMs,
+    progressIntervalMs: deps.progressIntervalMs ?? d.progressIntervalMs,
+  };
 }

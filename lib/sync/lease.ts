@@ -3,6 +3,7 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { syncState } from "../db/schema";
 import { LEASE_TTL_MS } from "../leases/timing";
+import type { SyncFailing } from "./types";
 
 // One sync at a time across every dashboard instance: the sync_state row is the lease. An instance takes it with one
 // conditional UPDATE (free, or its holder's heartbeat is stale), which PostgreSQL serialises on the row: of two
@@ -25,7 +26,17 @@ export type SyncStateRow = typeof syncState.$inferSelect;
 export type SyncProgressColumns = Partial<
   Pick<
     SyncStateRow,
-    "phase" | "listCursor" | "total" | "done" | "lastError" | "runStartedAt" | "runFinishedAt" | "requestedAt"
+    | "phase"
+    | "listCursor"
+    | "total"
+    | "done"
+    | "lastError"
+    | "runStartedAt"
+    | "runFinishedAt"
+    | "requestedAt"
+    | "failingSince"
+    | "failure"
+    | "retryMs"
   >
 >;
 
@@ -48,7 +59,24 @@ const NEVER_SYNCED: SyncStateRow = {
   done: 0,
   lastError: null,
   requestedAt: null,
+  failingSince: null,
+  failure: null,
+  retryMs: null,
 };
+
+/** Since when and why the sync's reads fail, as the row stores it (null while they succeed). */
+export function failingOf(row: Pick<SyncStateRow, "failingSince" | "failure" | "retryMs">): SyncFailing | null {
+  return row.failingSince && row.failure
+    ? { since: row.failingSince, failure: row.failure, retryMs: row.retryMs ?? 0 }
+    : null;
+}
+
+/** The columns that store `failing` (all null once the sync reads again). */
+export function failingColumns(
+  failing: SyncFailing | null,
+): Pick<SyncProgressColumns, "failingSince" | "failure" | "retryMs"> {
+  return { failingSince: failing?.since ?? null, failure: failing?.failure ?? null, retryMs: failing?.retryMs ?? null };
+}
 
 /** The row as stored (a read only: pages call this on every view), or an idle one before the first run. */
 export async function readSyncState(db: Db): Promise<SyncStateRow & { heartbeatFresh: boolean }> {

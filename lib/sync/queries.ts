@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { links } from "../db/schema";
 import { noteReadModelChange } from "../links/read-model-version";
@@ -91,6 +91,48 @@ export async function newlyLearnedLinkIds(
   const rows = limit === undefined ? await query : await query.limit(limit + except.size);
   const ids = rows.map((r) => r.linkId).filter((id) => !except.has(id));
   return limit === undefined ? ids : ids.slice(0, limit);
+}
+
+/**
+ * Least time between two reads of one link asked for by webhooks: a read in the last 10 s counts as live elsewhere too
+ * (docs/links.md), and the upstream allows 15 reads of a link a minute. A flood of late retries or unknown events for
+ * one link costs one read in this time at most.
+ */
+export const READ_REQUEST_GAP_MS = 10_000;
+
+/**
+ * Links a webhook asked to read again (lib/webhooks/apply.ts: a late delivery, an unknown kind of event) and not read
+ * since it asked, oldest request first, leaving out those read in the last `gapMs` (read again once that has passed).
+ * Served by links_read_requested_idx, which holds only the links still waiting.
+ */
+export async function requestedLinkIds(
+  db: Db,
+  {
+    except = new Set<string>(),
+    limit = 1000,
+    gapMs = READ_REQUEST_GAP_MS,
+  }: {
+    except?: ReadonlySet<string>;
+    limit?: number;
+    gapMs?: number;
+  } = {},
+): Promise<string[]> {
+  const rows = await db
+    .select({ linkId: links.linkId })
+    .from(links)
+    .where(
+      and(
+        isNotNull(links.readRequestedAt),
+        sql`(${links.seenAt} is null or ${links.seenAt} < ${links.readRequestedAt})`,
+        sql`(${links.seenAt} is null or ${links.seenAt} < now() - (${Math.round(gapMs)}::int * interval '1 millisecond'))`,
+      ),
+    )
+    .orderBy(asc(links.readRequestedAt), links.linkId)
+    .limit(limit + except.size);
+  return rows
+    .map((r) => r.linkId)
+    .filter((id) => !except.has(id))
+    .slice(0, limit);
 }
 
 /**

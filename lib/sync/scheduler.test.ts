@@ -5,7 +5,7 @@ import { RETRY_STOPPED_AFTER_MS, SCHEDULER_TICK_MS, syncDue } from "./scheduler"
 
 const now = new Date("2026-11-20T12:00:00Z");
 const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
-const idle = { phase: "idle" as const, running: false, runFinishedAt: ago(5), requestedAt: null };
+const idle = { phase: "idle" as const, running: false, runFinishedAt: ago(5), requestedAt: null, failing: null };
 
 describe("syncDue", () => {
   it("starts a run when the interval has passed since the last one finished", async () => {
@@ -26,6 +26,18 @@ describe("syncDue", () => {
     expect(await syncDue({ status: { ...idle, phase: "details" }, now, intervalMinutes: 0 })).toEqual({
       due: true,
       reason: "resuming an unfinished run",
+    });
+  });
+
+  it("after a run that ended with the upstream still failing, tries again at the wait it had reached", async () => {
+    const failing = { since: ago(30), failure: "the upstream answers 503", retryMs: 2 * 60_000 };
+    expect(await syncDue({ status: { ...idle, runFinishedAt: ago(1), failing }, now, intervalMinutes: 15 })).toEqual({
+      due: false,
+      reason: "synced recently",
+    });
+    expect(await syncDue({ status: { ...idle, runFinishedAt: ago(2), failing }, now, intervalMinutes: 15 })).toEqual({
+      due: true,
+      reason: "the last run ended while the upstream failed; trying again",
     });
   });
 

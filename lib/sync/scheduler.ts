@@ -24,13 +24,16 @@ import type { SyncStatus } from "./types";
 export const SCHEDULER_TICK_MS = TAKEOVER_POLL_MS;
 /** On shutdown, how long the run may take to finish its reads in flight before its lease is given up regardless. */
 export const SHUTDOWN_RUN_WAIT_MS = 3_000;
-/** A run that stopped (upstream down, database away) is retried after this long, not at every tick. */
+/**
+ * A run that stopped (the database or the budget's store away; an upstream that fails slows a run down instead, see
+ * backoff.ts) is retried after this long, not at every tick.
+ */
 export const RETRY_STOPPED_AFTER_MS = 2 * 60_000;
 /** The first look after the server starts: soon, but after the start-up work. */
 const FIRST_TICK_MS = 5_000;
 
 export interface SyncDueInput {
-  status: Pick<SyncStatus, "phase" | "running" | "runFinishedAt" | "requestedAt">;
+  status: Pick<SyncStatus, "phase" | "running" | "runFinishedAt" | "requestedAt" | "failing">;
   now: Date;
   /** SYNC_INTERVAL_MINUTES; 0 = only on demand. */
   intervalMinutes: number;
@@ -63,6 +66,10 @@ export async function syncDue({
   if (intervalMinutes <= 0) return { due: false, reason: "SYNC_INTERVAL_MINUTES is 0: only on demand" };
   if (status.runFinishedAt === null) return { due: true, reason: "the links were never synced" };
   const elapsed = now.getTime() - status.runFinishedAt.getTime();
+  // The last run ended with the upstream still failing (every link it had left failed its tries): the sync keeps
+  // trying at the wait it had reached, instead of waiting the whole interval.
+  if (status.failing && elapsed >= status.failing.retryMs)
+    return { due: true, reason: "the last run ended while the upstream failed; trying again" };
   if (elapsed < intervalMinutes * 60_000) return { due: false, reason: "synced recently" };
   if (
     slowdown &&

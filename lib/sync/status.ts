@@ -3,7 +3,7 @@ import { keysFor } from "../budget/rules";
 import { cachedRead } from "../db/cached-read";
 import type { Db } from "../db/client";
 import { getEnv } from "../env";
-import { readSyncState } from "./lease";
+import { failingOf, readSyncState } from "./lease";
 import { type SyncPace, syncPaceOf } from "./pacer";
 import { SYNC_PHASES, type SyncPhase, type SyncStatus } from "./types";
 
@@ -42,6 +42,7 @@ export async function getSyncStatus(db: Db, { pace }: { pace?: SyncPace } = {}):
     lastError: row.lastError,
     running: row.heartbeatFresh,
     requestedAt: row.requestedAt,
+    failing: failingOf(row),
   };
 }
 

@@ -23,6 +23,18 @@ export interface SyncStatus {
   running: boolean;
   /** A "refresh all" is waiting for the next run. */
   requestedAt: Date | null;
+  /** Since when and why the sync's reads fail, and how often it tries; null while they succeed. */
+  failing: SyncFailing | null;
+}
+
+/** The sync's reads are failing: stored with its progress (sync_state) while they do, cleared by the first success. */
+export interface SyncFailing {
+  /** The first failed read of the streak. */
+  since: Date;
+  /** The last failure, in Linkdesk's words: "the upstream answers 503". */
+  failure: string;
+  /** The wait between tries now, in milliseconds. */
+  retryMs: number;
 }
 
 /** What "refresh now" answers for one link: the app's view of the Link object just read. */

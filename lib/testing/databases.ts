@@ -18,15 +18,19 @@ export interface TestDatabase {
 }
 
 /**
- * The databases every storage test runs against: PGlite in memory always, and a PostgreSQL scratch database when
- * DATABASE_URL is set. Call it once at the top of a test file, then `describe.each(databases)("$kind", ...)`.
+ * The databases a storage test runs against: PostgreSQL, in a scratch database, when DATABASE_URL names a server, and
+ * PGlite in memory otherwise. `both` adds PGlite beside PostgreSQL, for the files that test what PGlite does
+ * differently: the migrations, how each driver carries values and errors, and promises the code makes about PGlite
+ * itself (docs/decisions/test-databases.md says which files, and why the rest need only one). Call it once at the top
+ * of a test file, then `describe.each(databases)("$kind", ...)`.
  * The databases live for the whole file (a new PGlite costs seconds), so tests must not expect empty tables.
  * They start migrated, copied from the run's templates (global-setup.ts); `fromEmpty` opens them empty and lets
  * createDatabase apply every migration, for the tests of migrating itself.
  */
-export function withTestDatabases(options: { fromEmpty?: boolean } = {}): TestDatabase[] {
+export function withTestDatabases(options: { fromEmpty?: boolean; both?: boolean } = {}): TestDatabase[] {
   const pglite = () => (options.fromEmpty ? createDatabase({ dataDir: "memory" }) : openTestPglite());
-  const targets = [openTarget("pglite", async () => ({ database: await pglite() }))];
+  const targets: ReturnType<typeof openTarget>[] = [];
+  if (!serverUrl || options.both) targets.push(openTarget("pglite", async () => ({ database: await pglite() })));
   if (serverUrl) {
     targets.push(
       openTarget("postgres", async () => {

@@ -57,9 +57,16 @@ export interface Worker {
   waitFor(pattern: RegExp, timeoutMs: number): Promise<string>;
   exited: Promise<number | null>;
   stderr(): string;
+  /** A standby worker (loaded, printed "ready"; no database opened yet) starts its work. */
+  go(): void;
 }
 
-export function startWorker(env: Record<string, string>, planFile: string): Worker {
+/**
+ * A worker process. `standby`: it loads its modules, prints "ready" and waits for `go()` before it opens the database,
+ * so that a test taking over from a killed worker starts the next one at once, not after a cold start (seconds to a
+ * minute on a loaded machine, which the settle windows under test would count).
+ */
+export function startWorker(env: Record<string, string>, planFile: string, opts: { standby?: boolean } = {}): Worker {
   const child = spawn(
     process.execPath,
     ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "lib/testing/worker-process.ts"), planFile],
@@ -77,9 +84,10 @@ export function startWorker(env: Record<string, string>, planFile: string): Work
         BUDGET_LINK_SHARE: "1",
         BUDGET_APP_SHARE: "1",
         LOG_LEVEL: "warn",
+        ...(opts.standby ? { WORKER_STANDBY: "1" } : {}),
         ...env,
       } as unknown as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [opts.standby ? "pipe" : "ignore", "pipe", "pipe"],
     },
   ) as ChildProcess;
   children.add(child);
@@ -111,6 +119,9 @@ export function startWorker(env: Record<string, string>, planFile: string): Work
     lines,
     exited,
     stderr: () => stderr,
+    go() {
+      child.stdin?.end("go\n");
+    },
     waitFor(pattern, timeoutMs) {
       const found = lines.find((l) => pattern.test(l));
       if (found) return Promise.resolve(found);
@@ -209,7 +220,7 @@ const SLOW_IMPORT_MS = 1_000;
  * after it was sent is taken as lost and sent again. It must outlast the held batch (from the kill until the restarted
  * worker has checked it, then the upstream's latency), and it is what the lost call costs the test.
  */
-const IMPORT_SETTLE_TEST_MS = 15_000;
+const IMPORT_SETTLE_TEST_MS = 25_000;
 
 /** A fleet file (NDJSON): `sizes[i]` transactions for link i, thirty a day, so each batch covers a few days. */
 function fleetFile(sizes: number[]): string {
@@ -364,8 +375,11 @@ export async function importKilledMidCall(
 
     // The second batch, and every import call after it, are held at the door.
     door.hold((call, calls) => (isBatchCall(call) || isImportCall(call)) && calls.filter(isBatchCall).length >= 2);
+    // The worker that takes over is loaded first, so that it checks the held calls within their settle window.
+    const second = startWorker(env, planFile, { standby: true });
+    await second.waitFor(/^ready$/, 150_000);
     const first = startWorker(env, planFile);
-    const jobId = (await first.waitFor(/^job /, 60_000)).slice(4);
+    const jobId = (await first.waitFor(/^job /, 150_000)).slice(4);
     await until(
       "the second batch and an import call held",
       () => door.held().some(isBatchCall) && door.held().some(isImportCall),
@@ -379,7 +393,7 @@ export async function importKilledMidCall(
     expect(door.held()).toHaveLength(2);
     expect(door.calls.filter((c) => (isImportCall(c) || isBatchCall(c)) && !c.held && !c.answeredAt)).toEqual([]);
 
-    const second = startWorker(env, planFile);
+    second.go();
     // The restarted worker checks both calls, finds neither applied yet, and says it waits rather than resending.
     await second.waitFor(/^reason .*The batch's transactions are not there yet/, 60_000);
     await second.waitFor(/^reason .*The imported link is not there yet/, 60_000);

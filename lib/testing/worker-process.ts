@@ -7,6 +7,7 @@
 // SIGTERM and SIGINT run the server's own shutdown (lib/shutdown.ts, as lib/startup.ts installs it): the engine stops
 // and releases its leases, the database closes, and the process exits (0 when every step finished in time). On SIGTERM
 // it first prints "held <ids>", the items its engine held when the signal came, for the test to follow them.
+// With WORKER_STANDBY=1 it prints "ready" once loaded and waits for "go" on standard input before opening the database.
 // Run: node --conditions=react-server --import tsx lib/testing/worker-process.ts [plan.json]
 import { readFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
@@ -64,6 +65,19 @@ const shutdownTimeoutMs = getEnv().SHUTDOWN_TIMEOUT_S * 1000;
 installShutdownSignals({ timeoutMs: shutdownTimeoutMs, log: () => logger().child({ component: "shutdown" }) });
 
 const planFile = process.argv[2];
+// Standby (WORKER_STANDBY=1): loaded, it waits for "go" on standard input before it opens the database (the embedded
+// one allows one process at a time: the worker it takes over from may still hold it).
+if (process.env.WORKER_STANDBY === "1") {
+  console.log("ready");
+  await new Promise<void>((resolve) => {
+    let input = "";
+    process.stdin.on("data", (chunk: Buffer) => {
+      input += chunk.toString();
+      if (input.includes("go")) resolve();
+    });
+    process.stdin.on("end", () => resolve());
+  });
+}
 const { db } = await getDb();
 const plan = planFile ? (JSON.parse(readFileSync(planFile, "utf8")) as Plan) : undefined;
 

@@ -3,7 +3,7 @@ import { getBudget } from "../budget";
 import { callHeadroom, describeDuration, estimateCost } from "../budget/headroom";
 import type { UpstreamApi } from "../upstream";
 import type { WireCorrectEnrichmentRequest } from "../upstream/schemas";
-import { CORRECTION_ENDPOINT, type CategoryPair, pairOf } from "./categories";
+import { CORRECTION_ENDPOINT, type CategoryPair, type ObservedPair, asCategoryPair, pairOf } from "./categories";
 import { noteCorrectedTransactions } from "./history";
 import { findTransactions } from "./read";
 import { type TransactionRow, splitCorrectionAnswer, toTransactionRow } from "./rows";
@@ -17,7 +17,7 @@ export interface CorrectionHooks {
   /** Who corrects, as the mark on the desk names them. */
   by: string;
   /** Told what the transaction had before, as the upstream has it: the audit's "before", never the browser's. */
-  onBefore: (before: CategoryPair | null) => void;
+  onBefore: (before: ObservedPair | null) => void;
   /** Runs the upstream call (the action notes its outcome for the audit row). */
   send: <T>(call: () => Promise<T>) => Promise<T>;
 }
@@ -69,7 +69,7 @@ export async function correctTransactionCategory(
     jobId: null,
     before,
     after: wire as CategoryPair,
-    undoable: before !== null,
+    undoable: before !== null && asCategoryPair(before) !== null,
   };
   return {
     updated: updated ?? null,

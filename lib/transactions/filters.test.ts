@@ -25,6 +25,21 @@ function row(over: Partial<TransactionRow> & { id: string }): TransactionRow {
 }
 
 describe("parseTransactionFilters (the URL)", () => {
+  it("finds transactions that keep a subcategory from before the taxonomy's revision of 2025-01-13", () => {
+    const { filters, dropped } = parseTransactionFilters(
+      new URLSearchParams("category=banking&subcategory=overdraft_fees"),
+    );
+    expect(dropped).toEqual([]);
+    const rows = [
+      row({ id: "old", category: "banking", subcategory: "overdraft_fees" }),
+      row({ id: "new", category: "banking", subcategory: "nsf_and_overdraft_fees" }),
+    ];
+    expect(filterTransactions(rows, filters).map((r) => r.id)).toEqual(["old"]);
+    expect(
+      parseTransactionFilters(new URLSearchParams("category=transport&subcategory=overdraft_fees")).dropped,
+    ).toEqual([expect.objectContaining({ param: "subcategory", reason: "not a subcategory of Transport" })]);
+  });
+
   it("reads every filter from its parameter", () => {
     const { filters, page, dropped } = parseTransactionFilters(
       new URLSearchParams(
@@ -59,7 +74,7 @@ describe("parseTransactionFilters (the URL)", () => {
   it("drops what it cannot use and says why, keeping the rest", () => {
     const { filters, dropped } = parseTransactionFilters({
       q: "rent",
-      category: "shopping_spree",
+      category: "Shopping Spree!",
       confidence_below: "101",
       pending: "maybe",
       start_date: "2026-02-30",
@@ -75,6 +90,20 @@ describe("parseTransactionFilters (the URL)", () => {
       ["amount_min", "must be an amount of 0 or more"],
       ["page", "not a page number"],
     ]);
+  });
+
+  it("keeps a category or subcategory the upstream added since, so its transactions can be found", () => {
+    const { filters, dropped } = parseTransactionFilters({
+      category: "subscriptions",
+      subcategory: "software_subscriptions",
+    });
+    expect(dropped).toEqual([]);
+    expect(filters).toEqual({ category: "subscriptions", subcategory: "software_subscriptions" });
+    const rows = [
+      row({ id: "new", category: "subscriptions", subcategory: "software_subscriptions" }),
+      row({ id: "known", category: "shopping", subcategory: "general_online_shopping" }),
+    ];
+    expect(filterTransactions(rows, filters).map((r) => r.id)).toEqual(["new"]);
   });
 
   it("drops a reversed date or amount range, and a subcategory of another category", () => {

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { type DroppedParam, type RawParams, parseFieldByField, searchParamsToRecord } from "../http/url-params";
-import { CATEGORIES, SUBCATEGORIES, categoryLabel, categoryOf } from "../upstream/taxonomy";
+import type { Open } from "../upstream/schemas";
+import {
+  type CATEGORIES,
+  LEGACY_SUBCATEGORIES,
+  type SUBCATEGORIES,
+  categoryLabel,
+  categoryOf,
+  isCategory,
+} from "../upstream/taxonomy";
 import { type TransactionRow, confidenceOf } from "./rows";
 
 // The correction desk's filters, kept in the URL (a view can be shared and reloaded), read field by field like every
@@ -15,14 +23,28 @@ const amount = z.coerce
   .refine((n) => Number.isFinite(n) && n >= 0, "must be an amount of 0 or more")
   .refine((n) => n <= 1e12, "too large");
 
+/** The category a subcategory belongs to, today's or before the revision of 2025-01-13; undefined for one not known. */
+const parentOf = (subcategory: string) =>
+  categoryOf(subcategory) ??
+  (Object.hasOwn(LEGACY_SUBCATEGORIES, subcategory) ? LEGACY_SUBCATEGORIES[subcategory]!.category : undefined);
+
+/** A category value in the URL: the characters the upstream's values are made of. */
+const categoryValue = (error: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9_]{1,100}$/, { error });
+
 export const transactionFilterFields = {
   /** Words in the description (cleaned or raw) or the merchant's name, or a transaction id. */
   q: z.string().trim().min(1).max(200, "too long"),
   account: z.string().trim().min(1).max(200, "too long"),
   start_date: z.iso.date({ error: "not a date (YYYY-MM-DD)" }),
   end_date: z.iso.date({ error: "not a date (YYYY-MM-DD)" }),
-  category: z.enum(CATEGORIES, { error: "not a category" }),
-  subcategory: z.enum(SUBCATEGORIES, { error: "not a subcategory" }),
+  // Any category or subcategory a transaction may carry: today's, one from before the taxonomy's revision of 2025-01-13
+  // (old transactions keep it), or one the upstream added since. Support finds them to correct them.
+  category: categoryValue("not a category"),
+  subcategory: categoryValue("not a subcategory"),
   /** Transactions whose lower confidence is under this many percent. */
   confidence_below: z.coerce
     .number({ error: "not a number" })
@@ -62,8 +84,8 @@ export interface TransactionFilters {
   account?: string;
   startDate?: string;
   endDate?: string;
-  category?: (typeof CATEGORIES)[number];
-  subcategory?: (typeof SUBCATEGORIES)[number];
+  category?: Open<(typeof CATEGORIES)[number]>;
+  subcategory?: Open<(typeof SUBCATEGORIES)[number]>;
   confidenceBelow?: number;
   pending?: boolean;
   amountMin?: number;
@@ -107,7 +129,15 @@ export function parseTransactionFilters(
     delete filters.amountMin;
     delete filters.amountMax;
   }
-  if (filters.subcategory && filters.category && categoryOf(filters.subcategory) !== filters.category) {
+  // Only a pair the taxonomy knows both sides of can be said not to belong together.
+  const parent = filters.subcategory ? parentOf(filters.subcategory) : undefined;
+  if (
+    filters.subcategory &&
+    filters.category &&
+    parent &&
+    isCategory(filters.category) &&
+    parent !== filters.category
+  ) {
     dropped.push({
       param: "subcategory",
       value: filters.subcategory,

@@ -1,5 +1,5 @@
-import type { WireAccount, WireTransaction } from "../upstream/schemas";
-import { type Category, type Subcategory, isCategory, isSubcategory } from "../upstream/taxonomy";
+import type { Open, WireAccount, WireTransaction } from "../upstream/schemas";
+import type { Category, Subcategory } from "../upstream/taxonomy";
 
 // A transaction as the correction desk shows it: the app's own shape, built from the wire object on the server, so the
 // browser gets only what it shows (a thousand rows travel to it) and never an upstream field it should not use.
@@ -21,8 +21,9 @@ export interface TransactionRow {
   accountId: string;
   accountName: string | null;
   pending: boolean;
-  category: Category | null;
-  subcategory: Subcategory | null;
+  /** As the upstream sent it: a category of today's taxonomy, one from before its revision, or one added since. */
+  category: Open<Category> | null;
+  subcategory: Open<Subcategory> | null;
   categoryConfidence: number | null;
   subcategoryConfidence: number | null;
   recurrence: { frequency: string | null; next: string | null } | null;
@@ -61,8 +62,8 @@ export function toTransactionRow(t: WireTransaction, accounts: ReadonlyMap<strin
     accountId: t.account_id,
     accountName: account ? accountLabel(account) : null,
     pending: t.pending,
-    category: category && isCategory(category) ? category : null,
-    subcategory: subcategory && isSubcategory(subcategory) ? subcategory : null,
+    category: category || null,
+    subcategory: subcategory || null,
     categoryConfidence: e?.category.confidence ?? null,
     subcategoryConfidence: e?.subcategory?.confidence ?? null,
     recurrence: e?.recurrence

@@ -97,6 +97,7 @@ describe("transactionsPage", () => {
     }) as WireTransaction;
   const history: CachedHistory = {
     transactions: Array.from({ length: 25 }, (_, i) => txn(i)),
+    unreadable: [],
     accounts: [account],
     link: {} as CachedHistory["link"],
     readAt: 1,

@@ -2,8 +2,12 @@ import "server-only";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type AuditEntry, auditLog } from "../db/schema";
-import { type CategoryPair, categoryPairSchema } from "./categories";
+import { type ObservedPair, asCategoryPair, observedPairSchema } from "./categories";
 import { type TransactionFilters, TRANSACTIONS_VIEW_PAGE_SIZE, filterTransactions, pageOf } from "./filters";
+import type { UnreadableItem } from "../upstream/schemas";
+import { LEGACY_SUBCATEGORIES, isCategory, isSubcategory } from "../upstream/taxonomy";
+
+export type { UnreadableItem };
 import type { CachedHistory } from "./history";
 import { type AccountOption, type TransactionRow, accountLabel, toTransactionRow } from "./rows";
 
@@ -19,9 +23,9 @@ export interface CorrectionMark {
   correlationId: string;
   /** The job that made it, for a correction made in bulk. */
   jobId: string | null;
-  before: CategoryPair | null;
-  after: CategoryPair | null;
-  /** A correction whose previous category was recorded can be put back. */
+  before: ObservedPair | null;
+  after: ObservedPair | null;
+  /** A correction whose previous category was recorded, and is one the upstream still takes, can be put back. */
   undoable: boolean;
 }
 
@@ -39,6 +43,11 @@ export interface TransactionsPage {
   /** When the history was read from the upstream (ms). */
   readAt: number;
   marks: Record<string, CorrectionMark>;
+  /** Transactions the upstream sent that Linkdesk could not read: their ids and why, in words (never dropped silently). */
+  unreadable: UnreadableItem[];
+  /** Categories and subcategories in the link's history outside the taxonomy (added since), for the filters. */
+  otherCategories: string[];
+  otherSubcategories: string[];
 }
 
 export function historyRows(history: Pick<CachedHistory, "transactions" | "accounts">): TransactionRow[] {
@@ -54,7 +63,8 @@ export async function transactionsPage(
   view: { filters: TransactionFilters; page: number },
   opts: { all?: boolean; pageSize?: number } = {},
 ): Promise<TransactionsPage> {
-  const matching = filterTransactions(historyRows(history), view.filters);
+  const all = historyRows(history);
+  const matching = filterTransactions(all, view.filters);
   const pageSize = opts.all ? Math.max(1, matching.length) : (opts.pageSize ?? TRANSACTIONS_VIEW_PAGE_SIZE);
   const { rows, page, pageCount } = pageOf(matching, opts.all ? 1 : view.page, pageSize);
   return {
@@ -67,6 +77,8 @@ export async function transactionsPage(
     pageSize,
     accounts: history.accounts.map((a) => ({ id: a.account_id, label: accountLabel(a) })),
     readAt: history.readAt,
+    unreadable: history.unreadable ?? [],
+    ...categoriesNotKnown(all),
     marks: await correctionMarks(
       db,
       linkId,
@@ -75,8 +87,8 @@ export async function transactionsPage(
   };
 }
 
-const pair = (value: unknown): CategoryPair | null => {
-  const parsed = categoryPairSchema.safeParse(value);
+const pair = (value: unknown): ObservedPair | null => {
+  const parsed = observedPairSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
 };
 
@@ -94,7 +106,7 @@ export function markOf(
     jobId: typeof input.job === "string" ? input.job : null,
     before,
     after: pair(entry.after),
-    undoable: kind === "corrected" && before !== null,
+    undoable: kind === "corrected" && before !== null && asCategoryPair(before) !== null,
   };
 }
 
@@ -132,4 +144,19 @@ export async function correctionMarks(
     if (row.targetId && !marks[row.targetId]) marks[row.targetId] = markOf(row);
   }
   return marks;
+}
+
+/** Values the link's transactions carry that neither today's taxonomy nor its history before 2025-01-13 holds. */
+function categoriesNotKnown(rows: readonly TransactionRow[]): {
+  otherCategories: string[];
+  otherSubcategories: string[];
+} {
+  const categories = new Set<string>();
+  const subcategories = new Set<string>();
+  for (const row of rows) {
+    if (row.category && !isCategory(row.category)) categories.add(row.category);
+    if (row.subcategory && !isSubcategory(row.subcategory) && !Object.hasOwn(LEGACY_SUBCATEGORIES, row.subcategory))
+      subcategories.add(row.subcategory);
+  }
+  return { otherCategories: [...categories].sort(), otherSubcategories: [...subcategories].sort() };
 }

@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { UpstreamClient } from "./client";
+import { UpstreamClient, type UpstreamClientConfig } from "./client";
 import { UpstreamError } from "./errors";
 import { wireLink } from "../testing/wire-fixtures";
 import { UpstreamApi } from "./index";
@@ -15,7 +15,10 @@ interface Seen {
   body: string;
 }
 
-function fakeUpstream(handler: (req: Seen, seen: Seen[]) => Response | Promise<Response>) {
+function fakeUpstream(
+  handler: (req: Seen, seen: Seen[]) => Response | Promise<Response>,
+  config: Partial<UpstreamClientConfig> = {},
+) {
   const seen: Seen[] = [];
   let clock = Date.parse("2026-11-20T10:00:00Z");
   const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
@@ -41,6 +44,7 @@ function fakeUpstream(handler: (req: Seen, seen: Seen[]) => Response | Promise<R
     clientSecret: "secret_1",
     fetch: fetchImpl,
     now: () => clock,
+    ...config,
   });
   return {
     client,
@@ -114,7 +118,7 @@ describe("UpstreamClient", () => {
         : json(200, { transactions: [], accounts: [], link: wireLink(), cursor: { next: "" } });
     });
     const result = await up.api.correctEnrichment("mk_1", "txn_1", { category: "banking" });
-    expect(result.link.link_id).toBe("mk_eqkWN34UEoa2NxyALG8pcV");
+    expect(result.link?.link_id).toBe("mk_eqkWN34UEoa2NxyALG8pcV");
     const calls = up.calls("/links/");
     expect(calls).toHaveLength(2);
     expect(up.calls("/auth/token")).toHaveLength(2);
@@ -187,17 +191,49 @@ describe("UpstreamClient", () => {
 
   it("names the field of a response that does not match the schema", async () => {
     const up = fakeUpstream((req) =>
-      req.path === "/auth/token"
-        ? tokenResponse()
-        : json(200, { ...wireLink(), products: { transactions: { refreshed_at: 42 } } }),
+      req.path === "/auth/token" ? tokenResponse() : json(200, { ...wireLink(), state: 42 }),
     );
     const error = (await up.api.getLink("mk_1").catch((e: unknown) => e)) as UpstreamError;
-    expect(error).toMatchObject({
-      kind: "invalid_response",
-      field: "products.transactions.refreshed_at",
-      endpoint: "GET /links/{id}",
-    });
-    expect(error.message).toContain('field "products.transactions.refreshed_at"');
+    expect(error).toMatchObject({ kind: "invalid_response", field: "state", endpoint: "GET /links/{id}" });
+    expect(error.message).toContain('field "state"');
+  });
+
+  it("reads around a time it cannot read, telling onRead the field and what was there, never the body", async () => {
+    const notices: unknown[] = [];
+    const up = fakeUpstream(
+      (req) =>
+        req.path === "/auth/token"
+          ? tokenResponse()
+          : json(200, { ...wireLink(), products: { transactions: { refreshed_at: 42 } } }),
+      { onRead: (seen, call) => notices.push({ seen, call }) },
+    );
+    const link = await up.api.getLink("mk_1");
+    expect(link.products.transactions?.refreshed_at).toBeNull();
+    expect(notices).toEqual([
+      {
+        seen: [
+          {
+            kind: "unreadable",
+            field: "link.products.refreshed_at",
+            value: expect.stringContaining("(it was 42)"),
+          },
+        ],
+        call: { endpoint: "GET /links/{id}", correlationId: expect.any(String) },
+      },
+    ]);
+  });
+
+  it("tells onRead the field and value of an answer it cannot read at all, before refusing it", async () => {
+    const notices: { seen: { field: string; value: string }[] }[] = [];
+    const up = fakeUpstream(
+      (req) => (req.path === "/auth/token" ? tokenResponse() : json(200, { ...wireLink(), link_id: null })),
+      { onRead: (seen) => notices.push({ seen }) },
+    );
+    await expect(up.api.getLink("mk_1")).rejects.toMatchObject({ kind: "invalid_response", field: "link_id" });
+    expect(notices[0]?.seen).toEqual([
+      { kind: "unreadable", field: "answer.link_id", value: expect.stringContaining("link_id") },
+    ]);
+    expect(JSON.stringify(notices)).not.toContain("institution_name");
   });
 
   it("reports a body that is not JSON as an invalid response", async () => {

@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { UpstreamError, isUpstreamError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
 import type { RateLimitScope } from "./rate-limits";
+import { type ReadNotice, describeIssue, noticing } from "./reading";
 import { accessTokenResponseSchema, errorEnvelopeSchema, type Product } from "./schemas";
 
 // The one door to the upstream: base URL, client credentials, the access token, timeouts, error parsing and response
@@ -80,6 +81,11 @@ export interface UpstreamClientConfig {
   now?: () => number;
   /** Receives one record per HTTP exchange (never headers or bodies). */
   onCall?: (call: UpstreamCallLog) => void;
+  /**
+   * Receives what reading an answer noticed: values outside the lists Linkdesk knows, items set aside, or (kind
+   * unreadable, no item id) the field that made a whole answer unreadable. Never the body.
+   */
+  onRead?: (notices: ReadNotice[], call: { endpoint: string; correlationId: string }) => void;
   gate?: CallGate;
 }
 
@@ -128,6 +134,7 @@ export class UpstreamClient {
   private readonly connectImpl: (url: URL, timeoutMs: number) => Promise<void>;
   private readonly now: () => number;
   private readonly onCall?: (call: UpstreamCallLog) => void;
+  private readonly onRead?: UpstreamClientConfig["onRead"];
   private readonly gate?: CallGate;
   private token?: CachedToken;
   private minting?: Promise<CachedToken>;
@@ -141,6 +148,7 @@ export class UpstreamClient {
     this.connectImpl = config.connect ?? openAndClose;
     this.now = config.now ?? Date.now;
     this.onCall = config.onCall;
+    this.onRead = config.onRead;
     this.gate = config.gate;
   }
 
@@ -219,7 +227,7 @@ export class UpstreamClient {
         attempt: 1,
       }),
     );
-    const parsed = validate(accessTokenResponseSchema, body, endpoint, correlationId);
+    const parsed = this.validate(accessTokenResponseSchema, body, endpoint, correlationId);
     const lifetimeMs = parsed.expires_in * 1000;
     // Renew shortly before expiry (a minute, or a tenth of a short lifetime) so no call carries a token that dies in flight.
     const margin = Math.min(60_000, lifetimeMs / 10);
@@ -260,7 +268,42 @@ export class UpstreamClient {
         attempt,
       }),
     );
-    return validate(req.schema, body, req.endpoint, correlationId);
+    return this.validate(req.schema, body, req.endpoint, correlationId);
+  }
+
+  /**
+   * Reads an answer with its schema. What the reading noticed goes to onRead; an answer that cannot be read at all
+   * throws, naming the field and what was there (never the body).
+   */
+  private validate<S extends z.ZodType>(schema: S, body: unknown, endpoint: string, correlationId: string): z.infer<S> {
+    const { result, notices } = noticing(() => schema.safeParse(body, { reportInput: true }));
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const field = issue ? issue.path.join(".") : undefined;
+      notices.push({
+        kind: "unreadable",
+        field: `answer${field ? `.${field}` : ""}`,
+        value: describeIssue(result.error),
+      });
+    }
+    if (notices.length > 0) this.report(notices, endpoint, correlationId);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0];
+    throw new UpstreamError({
+      kind: "invalid_response",
+      endpoint,
+      correlationId,
+      field: issue ? issue.path.join(".") : undefined,
+      errorMessage: issue?.message,
+    });
+  }
+
+  private report(notices: ReadNotice[], endpoint: string, correlationId: string): void {
+    try {
+      this.onRead?.(notices, { endpoint, correlationId });
+    } catch {
+      // Noting what was odd must never fail the read itself.
+    }
   }
 
   /**
@@ -388,18 +431,5 @@ function openAndClose(url: URL, timeoutMs: number): Promise<void> {
     }
     socket.once(secure ? "secureConnect" : "connect", () => finish());
     socket.once("error", finish);
-  });
-}
-
-function validate<S extends z.ZodType>(schema: S, body: unknown, endpoint: string, correlationId: string): z.infer<S> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw new UpstreamError({
-    kind: "invalid_response",
-    endpoint,
-    correlationId,
-    field: issue ? issue.path.join(".") : undefined,
-    errorMessage: issue?.message,
   });
 }

@@ -5,6 +5,7 @@ import { getEnv } from "../env";
 import type { LinkSource } from "../db/schema";
 import { logger } from "../logger";
 import { type BudgetWait, type CallMode, UpstreamClient } from "./client";
+import type { ReadNotice } from "./reading";
 import {
   accountResponseSchema,
   accountsResponseSchema,
@@ -14,15 +15,19 @@ import {
   institutionSchema,
   institutionsPageSchema,
   linkSchema,
+  linkSessionRequestSchema,
   linkSessionResponseSchema,
   linksPageSchema,
   testWebhookResponseSchema,
   transactionsPageSchema,
+  userAccountsResponseSchema,
   userLinksResponseSchema,
+  userTransactionsPageSchema,
   webhookKeysSchema,
   type Product,
   type WireCorrectEnrichmentRequest,
   type WireTestWebhookRequest,
+  type WireLinkSessionRequest,
   type WireUpdateLinkRequest,
   type WireLink,
   type WireImportLinkRequest,
@@ -73,6 +78,46 @@ async function tellLinkObservers(links: WireLink[], learnedFrom?: LinkSource): P
   await Promise.all([...linkObservers.values()].map((observer) => observer(links, learnedFrom)));
 }
 
+/** Told what reading an answer noticed (lib/upstream/reading.ts), e.g. to count it for the Status page. */
+export type ReadNoticeObserver = (notices: ReadNotice[], call: { endpoint: string; correlationId: string }) => void;
+
+const readNoticeObservers: Map<string, ReadNoticeObserver> = ((
+  globalThis as { [key: symbol]: Map<string, ReadNoticeObserver> }
+)[Symbol.for("linkdesk.upstream-read-notice-observers")] ??= new Map());
+
+/** Has `observer` told of what every answer's reading noticed; a second one by `name` replaces it. */
+export function observeReadNotices(name: string, observer: ReadNoticeObserver): void {
+  readNoticeObservers.set(name, observer);
+}
+
+/** Each odd value or unreadable field is logged once per process, not once per read: at most this many kept. */
+const LOGGED_NOTICES_MAX = 1_000;
+// On globalThis like the observers: the server loads this module more than once (the sync's copy, started from
+// instrumentation, and the pages' copy), and a set per copy logged each value once per copy.
+const loggedNotices: Set<string> = ((globalThis as { [key: symbol]: Set<string> })[
+  Symbol.for("linkdesk.upstream-logged-read-notices")
+] ??= new Set());
+
+/** Logs a notice the first time it is seen, with the endpoint and the field's path (never the body), then tells observers. */
+function tellReadNotices(
+  log: ReturnType<typeof logger>,
+  notices: ReadNotice[],
+  call: { endpoint: string; correlationId: string },
+): void {
+  for (const notice of notices) {
+    const key = `${notice.kind}\u0000${notice.field}\u0000${notice.value}`;
+    if (loggedNotices.has(key) || loggedNotices.size >= LOGGED_NOTICES_MAX) continue;
+    loggedNotices.add(key);
+    log.warn(
+      { ...call, field: notice.field, value: notice.value, itemId: notice.itemId },
+      notice.kind === "unknown_value"
+        ? "upstream sent a value this version of Linkdesk does not know (kept and shown as sent; logged once)"
+        : "upstream sent something Linkdesk could not read (set aside; logged once)",
+    );
+  }
+  for (const observer of readNoticeObservers.values()) observer(notices, call);
+}
+
 export class UpstreamApi {
   constructor(
     readonly client: UpstreamClient,
@@ -80,8 +125,12 @@ export class UpstreamApi {
     private readonly onLinks?: LinkObserver,
   ) {}
 
-  private async observe<T>(result: T, links: (r: T) => WireLink | WireLink[], learnedFrom?: LinkSource): Promise<T> {
-    const seen = [links(result)].flat();
+  private async observe<T>(
+    result: T,
+    links: (r: T) => WireLink | WireLink[] | null,
+    learnedFrom?: LinkSource,
+  ): Promise<T> {
+    const seen = [links(result) ?? []].flat();
     if (this.onLinks && seen.length > 0) {
       // The read model is a copy: failing to update it must not fail the person's action.
       await this.onLinks(seen, learnedFrom).catch((error: unknown) => {
@@ -132,6 +181,51 @@ export class UpstreamApi {
       ...opts,
     });
     return this.observe(result, (r) => Object.values(r.links), opts.learnedFrom);
+  }
+
+  /**
+   * One customer user's accounts across their links, by link id, optionally only some accounts (the upstream ignores
+   * the deprecated `institution_ids`, so it is never sent). Only links the upstream has data of are in the map. Not
+   * in the spec: upstream-facts §9 (GET /users/{id}/accounts). The answer carries no link objects.
+   */
+  async getUserAccounts(customerUserId: string, params: { accountIds?: string[] } = {}, opts: CallOptions = {}) {
+    return this.client.request({
+      method: "GET",
+      endpoint: "GET /users/{id}/accounts",
+      scopes: { userId: customerUserId },
+      path: `/users/${id(customerUserId)}/accounts`,
+      query: { account_ids: params.accountIds },
+      schema: userAccountsResponseSchema,
+      ...opts,
+    });
+  }
+
+  /**
+   * A page of one customer user's transactions across their links, newest first, with the accounts the page names.
+   * The filter is `account_id` on this route (`account_ids` on the link's own). Not in the spec: upstream-facts §4.3
+   * (GET /users/{id}/transactions). The answer carries no link objects.
+   */
+  async getUserTransactions(
+    customerUserId: string,
+    params: { page?: number; size?: number; startDate?: string; endDate?: string; accountIds?: string[] } = {},
+    opts: CallOptions = {},
+  ) {
+    return this.client.request({
+      method: "GET",
+      endpoint: "GET /users/{id}/transactions",
+      scopes: { userId: customerUserId },
+      path: `/users/${id(customerUserId)}/transactions`,
+      // Without start_date the upstream returns only the last 90 days; staff expect the whole history.
+      query: {
+        page: params.page,
+        size: params.size,
+        start_date: params.startDate ?? "1900-01-01",
+        end_date: params.endDate,
+        account_id: params.accountIds,
+      },
+      schema: userTransactionsPageSchema,
+      ...opts,
+    });
   }
 
   /**
@@ -332,7 +426,7 @@ export class UpstreamApi {
       method: "POST",
       endpoint: "POST /links/import",
       path: "/links/import",
-      body,
+      body: { ...body, transactions: body.transactions?.map(withDecimalAmount) },
       schema: linkSchema,
       timeoutMs: this.importTimeoutMs,
       ...opts,
@@ -346,7 +440,7 @@ export class UpstreamApi {
       endpoint: "POST /links/{id}/import/transactions",
       scopes: { linkId },
       path: `/links/${id(linkId)}/import/transactions`,
-      body: { transactions },
+      body: { transactions: transactions.map(withDecimalAmount) },
       schema: linkSchema,
       timeoutMs: this.importTimeoutMs,
       ...opts,
@@ -354,10 +448,17 @@ export class UpstreamApi {
     return this.observe(result, (r) => r, opts.learnedFrom);
   }
 
-  createLinkSession(
-    body: { customer_user: { id: string }; redirect_uri: string; existing_link_id?: string },
-    opts: CallOptions = {},
-  ) {
+  /**
+   * Creates a link session (upstream-facts §7.1): 201 with its `link_session_token`. With `existing_link_id` it relinks
+   * that link, and the link's webhook and tags become the session's (see linkSessionRequestSchema). The body is checked
+   * against the facts' limits before it leaves: a RangeError names what is wrong, and nothing is sent.
+   */
+  createLinkSession(body: WireLinkSessionRequest, opts: CallOptions = {}) {
+    const checked = linkSessionRequestSchema.safeParse(body);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new RangeError(`Not a link session request: ${issue?.path.join(".") || "body"} ${issue?.message ?? ""}`);
+    }
     return this.client.request({
       method: "POST",
       endpoint: "POST /link-session",
@@ -389,6 +490,17 @@ export class UpstreamApi {
   }
 }
 
+/**
+ * An imported amount as the upstream takes it: a decimal string (upstream-facts §8.1). Files and job items planned
+ * before Linkdesk sent strings may hold numbers; they leave the door as strings all the same.
+ */
+function withDecimalAmount<T extends { amount: string | number }>(transaction: T): T & { amount: string } {
+  return {
+    ...transaction,
+    amount: typeof transaction.amount === "number" ? String(transaction.amount) : transaction.amount,
+  };
+}
+
 const sandboxCompletionSchema = z.object({ exchangeable_token: z.string().min(1), link_id: z.string().min(1) });
 
 let instance: UpstreamApi | undefined;
@@ -408,6 +520,7 @@ export function upstream(): UpstreamApi {
         call.status !== undefined && call.status < 400
           ? log.info(call, "upstream call")
           : log.warn(call, "upstream call failed"),
+      onRead: (notices, call) => tellReadNotices(log, notices, call),
     });
     instance = new UpstreamApi(client, env.UPSTREAM_IMPORT_TIMEOUT_MS, tellLinkObservers);
   }
@@ -415,4 +528,5 @@ export function upstream(): UpstreamApi {
 }
 
 export { UpstreamClient } from "./client";
+export type { ReadNotice } from "./reading";
 export { UpstreamError, describeUpstreamError, isUpstreamError } from "./errors";

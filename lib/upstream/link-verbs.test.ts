@@ -2,16 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SANDBOX_DEFAULTS } from "../../sandbox/defaults";
 import { type Sandbox, createSandbox } from "../../sandbox/server";
 import { UpstreamClient } from "./client";
-import { UpstreamError } from "./errors";
 import { wireLink } from "../testing/wire-fixtures";
 import { UpstreamApi } from "./index";
 import type { WireLink } from "./schemas";
 
-// The door's getUserLinks (GET /users/{id}/links, upstream-facts §2) and deleteLink (DELETE /links/{id}, §3.5): first
-// against a scripted upstream for what goes on the wire, then against the sandbox.
+// The door's getUserLinks (GET /users/{id}/links, upstream-facts §2), getUserAccounts and getUserTransactions (GET
+// /users/{id}/accounts and /transactions, §9 and §4.3) and deleteLink (DELETE /links/{id}, §3.5): first against a
+// scripted upstream for what goes on the wire, then against the sandbox.
 
 function scripted(answer: (method: string, path: string) => Response) {
   const seen: { method: string; path: string }[] = [];
+  /** Each call's query, as sent. */
+  const queries: string[] = [];
   const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input));
     const method = init?.method ?? "GET";
@@ -19,6 +21,7 @@ function scripted(answer: (method: string, path: string) => Response) {
       return Response.json({ access_token: "tok", token_type: "bearer", expires_in: 3600 }, { status: 201 });
     }
     seen.push({ method, path: url.pathname });
+    queries.push(url.search);
     return answer(method, url.pathname);
   }) as typeof fetch;
   const client = new UpstreamClient({
@@ -31,7 +34,7 @@ function scripted(answer: (method: string, path: string) => Response) {
   const api = new UpstreamApi(client, 30_000, async (links) => {
     observed.push(links);
   });
-  return { api, seen, observed };
+  return { api, seen, queries, observed };
 }
 
 describe("getUserLinks", () => {
@@ -47,7 +50,7 @@ describe("getUserLinks", () => {
 
   it("takes an empty map for a user without links, telling the observer nothing", async () => {
     const up = scripted(() => Response.json({ links: {} }));
-    expect(await up.api.getUserLinks("user_nobody")).toEqual({ links: {} });
+    expect(await up.api.getUserLinks("user_nobody")).toEqual({ links: {}, unreadableLinks: [] });
     expect(up.observed).toEqual([]);
   });
 
@@ -58,10 +61,75 @@ describe("getUserLinks", () => {
       endpoint: "GET /users/{id}/links",
       field: "links",
     });
-    const broken = scripted(() => Response.json({ links: { mk_a: { link_id: "mk_a" } } }));
-    const error = (await broken.api.getUserLinks("user_1").catch((e: unknown) => e)) as UpstreamError;
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect(error.field).toMatch(/^links\.mk_a\./);
+  });
+
+  it("reads a customer's map link by link: one odd link is set aside with its id and why, the rest are read", async () => {
+    const odd = scripted(() =>
+      Response.json({
+        links: {
+          mk_a: { link_id: "mk_a" },
+          mk_b: wireLink({ link_id: "mk_b", error_code: "consent_revoked" as never, state: "error" }),
+        },
+      }),
+    );
+    const { links, unreadableLinks } = await odd.api.getUserLinks("user_1");
+    expect(Object.keys(links)).toEqual(["mk_b"]);
+    expect(links.mk_b?.error_code).toBe("consent_revoked");
+    expect(unreadableLinks).toEqual([{ id: "mk_a", reason: expect.stringMatching(/is missing/) }]);
+    expect(odd.observed.flat().map((l) => l.link_id)).toEqual(["mk_b"]);
+  });
+});
+
+describe("getUserAccounts and getUserTransactions", () => {
+  it("ask for a customer's accounts, naming each wanted account once as account_ids", async () => {
+    const up = scripted(() => Response.json({ links: { mk_a: { accounts: [], last_synced_at: null } } }));
+    expect(await up.api.getUserAccounts("user/42")).toEqual({
+      links: { mk_a: { accounts: [], lastSyncedAt: null } },
+      unreadableLinks: [],
+      unreadableAccounts: [],
+    });
+    await up.api.getUserAccounts("user_1", { accountIds: ["acc_1", "acc_2"] });
+    expect(up.seen).toEqual([
+      { method: "GET", path: "/users/user%2F42/accounts" },
+      { method: "GET", path: "/users/user_1/accounts" },
+    ]);
+    expect(up.queries).toEqual(["", "?account_ids=acc_1&account_ids=acc_2"]);
+    // The answer carries no link objects: the read model hears nothing.
+    expect(up.observed).toEqual([]);
+  });
+
+  it("ask for a page of a customer's transactions, the whole history unless told, filtered by account_id", async () => {
+    const up = scripted(() => Response.json({ total: 0, page: 1, size: 0, transactions: [], accounts: {} }));
+    expect(await up.api.getUserTransactions("user_1")).toEqual({
+      total: 0,
+      page: 1,
+      size: 0,
+      transactions: [],
+      unreadableTransactions: [],
+      accounts: {},
+      unreadableAccounts: [],
+    });
+    await up.api.getUserTransactions("user_1", {
+      page: 2,
+      size: 1000,
+      startDate: "2026-01-01",
+      endDate: "2026-06-30",
+      accountIds: ["acc_1", "acc_2"],
+    });
+    expect(up.seen.map((call) => call.path)).toEqual(["/users/user_1/transactions", "/users/user_1/transactions"]);
+    expect(up.queries).toEqual([
+      "?start_date=1900-01-01",
+      "?page=2&size=1000&start_date=2026-01-01&end_date=2026-06-30&account_id=acc_1&account_id=acc_2",
+    ]);
+  });
+
+  it("refuse an answer whose accounts are a list, not a map, naming the endpoint", async () => {
+    const up = scripted(() => Response.json({ total: 0, page: 1, size: 0, transactions: [], accounts: [] }));
+    await expect(up.api.getUserTransactions("user_1")).rejects.toMatchObject({
+      kind: "invalid_response",
+      endpoint: "GET /users/{id}/transactions",
+      field: "accounts",
+    });
   });
 });
 
@@ -100,6 +168,8 @@ describe("ids as path segments", () => {
     for (const bad of ["", ".", ".."]) {
       await expect(api.deleteLink(bad)).rejects.toThrow(RangeError);
       await expect(api.getUserLinks(bad)).rejects.toThrow(RangeError);
+      await expect(api.getUserAccounts(bad)).rejects.toThrow(RangeError);
+      await expect(api.getUserTransactions(bad)).rejects.toThrow(RangeError);
     }
     expect(seen).toEqual([]);
   });
@@ -138,6 +208,6 @@ describe("getUserLinks and deleteLink against the sandbox", () => {
   });
 
   it("gets an empty map for an unknown user", async () => {
-    expect(await api.getUserLinks("user_unknown_to_the_sandbox")).toEqual({ links: {} });
+    expect(await api.getUserLinks("user_unknown_to_the_sandbox")).toEqual({ links: {}, unreadableLinks: [] });
   });
 });

@@ -1,8 +1,11 @@
 // Wire schemas: what the upstream sends and accepts, as the spec describes it (and upstream-facts.md where the spec says
 // "not shown"). Responses are parsed here, at the door; the rest of the app sees the inferred types.
-// Optional fields are `.nullish()`: the upstream may omit a field or send null for it.
+// Read tolerantly, write strictly (docs/decisions/tolerant-reader.md): an answer's enum-valued field reads any string
+// (one outside today's list is kept, shown as itself and noted), its lists are read item by item, and its optional
+// fields may be omitted or null. What Linkdesk sends is checked against the spec's lists before it leaves.
 import { z } from "zod";
-import { CATEGORIES, SUBCATEGORIES, categoryOf } from "./taxonomy";
+import { itemByItem, entryByEntry, ifReadable, openEnum, type Open, type UnreadableItem } from "./reading";
+import { CATEGORIES, LEGACY_SUBCATEGORIES, SUBCATEGORIES, categoryOf } from "./taxonomy";
 
 export const LINK_STATES = ["connecting", "awaiting_token_exchange", "connected", "deleted", "error"] as const;
 export const LINK_ERROR_CODES = [
@@ -29,44 +32,97 @@ export const PRODUCTS = [
 // The spec names eight providers without spelling them; these are the spellings the public SDKs use. The wire schema
 // accepts any provider string so an unlisted one is shown, not rejected.
 export const KNOWN_PROVIDERS = ["moneykit", "plaid", "finicity", "mx", "yodlee", "akoya", "sophtron"] as const;
+/**
+ * Providers the public SDKs dropped: `sophtron` left the Provider enum in 2024-08 (upstream-facts §3.3, §15). Old links
+ * may still name it, so it reads; an import naming it is warned about and sent without a provider (lib/import).
+ */
+export const DROPPED_PROVIDERS = ["sophtron"] as const;
+/** A product's error (LinkProductError, upstream-facts §3.3; the spec says "Allowed values: not shown"). */
+export const PRODUCT_ERROR_CODES = [
+  "rate_limit",
+  "auth_expired",
+  "not_supported",
+  "timeout",
+  "unknown",
+  "no_accounts",
+  "institution_error",
+  "no_permission",
+  // Removed from the SDKs in 2025-05; links last refreshed before then may still carry it.
+  "invalid_credentials",
+] as const;
+export const TRANSACTION_TYPES = ["credit", "debit"] as const;
 
 const text = z.string();
 const optionalText = z.string().nullish();
 const dateTime = z.iso.datetime({ offset: true, local: true });
 const date = z.iso.date();
+/** A decimal number as text: sign, digits, an optional fraction and an optional exponent ("-12.50", ".5", "1E+2"). */
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-export const linkStateSchema = z.enum(LINK_STATES);
-export const linkErrorCodeSchema = z.enum(LINK_ERROR_CODES);
+function shownDate(field: string) {
+  return ifReadable(field, date, "").optional();
+}
+
+// What Linkdesk sends: the spec's lists, closed.
 export const productSchema = z.enum(PRODUCTS);
 export const categorySchema = z.enum(CATEGORIES);
 export const subcategorySchema = z.enum(SUBCATEGORIES);
 
+/** A time Linkdesk shows but never relies on: one it cannot read is dropped (and noted), not the object around it. */
+function shownTime(field: string) {
+  return ifReadable(field, dateTime, "").optional();
+}
+
 export const productStatusSchema = z.object({
-  refreshed_at: dateTime.nullish(),
-  last_attempted_at: dateTime.nullish(),
-  error_code: optionalText,
+  refreshed_at: shownTime("link.products.refreshed_at"),
+  last_attempted_at: shownTime("link.products.last_attempted_at"),
+  error_code: openEnum("link.products.error_code", PRODUCT_ERROR_CODES).nullish(),
   error_message: optionalText,
   unavailable: optionalText,
-  last_enriched: dateTime.nullish(),
+  last_enriched: shownTime("link.products.last_enriched"),
 });
+
+const productKey = openEnum("link.products", PRODUCTS);
+
+/**
+ * Granted products by key. Both SDKs type every entry as nullable: a null entry is a product without a status and is
+ * left out; a key outside the spec's six is kept and shown (noted as not known).
+ */
+const linkProductsSchema = z
+  .record(z.string(), productStatusSchema.nullish())
+  .nullish()
+  .transform((products) => {
+    const out: Partial<Record<Open<Product>, WireProductStatus>> = {};
+    for (const [key, status] of Object.entries(products ?? {})) {
+      if (!status) continue;
+      out[productKey.parse(key)] = status;
+    }
+    return out;
+  });
 
 export const linkSchema = z.object({
   link_id: text,
   institution_id: text,
   institution_name: text,
   institution_avatar: optionalText,
-  state: linkStateSchema,
-  error_code: linkErrorCodeSchema.nullish(),
+  state: openEnum("link.state", LINK_STATES),
+  error_code: openEnum("link.error_code", LINK_ERROR_CODES).nullish(),
   /** Deprecated upstream: shown, never relied on. */
-  last_synced_at: dateTime.nullish(),
-  auth_expired_at: dateTime.nullish(),
-  provider: text,
-  link_tags: z.array(text).nullish(),
+  last_synced_at: shownTime("link.last_synced_at"),
+  auth_expired_at: shownTime("link.auth_expired_at"),
+  provider: openEnum("link.provider", KNOWN_PROVIDERS),
+  link_tags: z
+    .array(text.nullable())
+    .nullish()
+    .transform((tags) => tags?.filter((tag) => tag !== null)),
   /** Deprecated upstream (link_tags replaces it). */
   tags: z.array(z.unknown()).nullish(),
   webhook: optionalText,
-  products: z.partialRecord(productSchema, productStatusSchema),
-  available_products: z.array(productSchema).nullish(),
+  products: linkProductsSchema,
+  available_products: z
+    .array(openEnum("link.available_products", PRODUCTS).nullable())
+    .nullish()
+    .transform((products) => products?.filter((product) => product !== null)),
 });
 
 const merchantSchema = z.object({
@@ -77,22 +133,34 @@ const merchantSchema = z.object({
   website: optionalText,
 });
 
+/** A confidence percentage: a number, or a numeric string; anything else reads as unknown (null). */
+const confidence = z
+  .union([z.number(), z.string().regex(DECIMAL).transform(Number)])
+  .nullish()
+  .catch(null);
+
+/**
+ * Categories and subcategories read any string: the taxonomy was renamed on 2025-01-13 and old transactions keep old
+ * values (LEGACY_SUBCATEGORIES names them), and it may grow again.
+ */
 export const enrichmentSchema = z.object({
-  category: z.object({ value: categorySchema, confidence: z.number().nullish() }),
-  subcategory: z.object({ value: subcategorySchema, confidence: z.number().nullish() }).nullish(),
+  category: z.object({ value: openEnum("transaction.enrichment.category", CATEGORIES), confidence }),
+  subcategory: z
+    .object({
+      value: openEnum("transaction.enrichment.subcategory", [...SUBCATEGORIES, ...Object.keys(LEGACY_SUBCATEGORIES)]),
+      confidence,
+    })
+    .nullish(),
   merchant: merchantSchema.nullish(),
   processor: merchantSchema.nullish(),
-  recurrence: z.object({ frequency: optionalText, next_predicted_date: date.nullish() }).nullish(),
+  recurrence: z
+    .object({ frequency: optionalText, next_predicted_date: shownDate("transaction.enrichment.recurrence") })
+    .nullish(),
 });
 
-// The spec types amount as a number; the public SDKs carry it as a decimal string. Both are read as a number.
-const amount = z.union([
-  z.number(),
-  z
-    .string()
-    .regex(/^-?\d+(\.\d+)?$/)
-    .transform(Number),
-]);
+// The spec types amount as a number; the public SDKs carry it as a decimal string, in any form Python's Decimal
+// prints: "12.50", "1E+2", "0E-8" (zero to eight places). Every form is read as a number.
+const amount = z.union([z.number(), z.string().trim().regex(DECIMAL).transform(Number)]);
 // Balances are numbers in the SDKs; read a decimal string the same way, should one arrive.
 const balance = amount.nullish();
 
@@ -100,7 +168,7 @@ export const transactionSchema = z.object({
   transaction_id: text,
   account_id: text,
   amount,
-  type: text,
+  type: openEnum("transaction.type", TRANSACTION_TYPES),
   currency: text,
   date,
   datetime: dateTime.nullish(),
@@ -123,7 +191,7 @@ export const accountSchema = z.object({
       available: balance,
       current: balance,
       limit: balance,
-      balance_date: dateTime.nullish(),
+      balance_date: shownTime("account.balances.balance_date"),
     })
     .nullish(),
   original_id: optionalText,
@@ -159,26 +227,53 @@ export const accessTokenResponseSchema = z.object({
   expires_in: z.number().int().positive(),
 });
 
-export const linksPageSchema = z.object({
-  links: z.array(z.object({ link_id: text, created_at: dateTime })).default([]),
-  next_cursor: optionalText,
-});
+export const linksPageSchema = z
+  .object({
+    links: itemByItem("links", z.object({ link_id: text, created_at: dateTime }), "link_id"),
+    next_cursor: optionalText,
+  })
+  .transform(({ links, ...page }) => ({ ...page, links: links.read, unreadableLinks: links.unreadable }));
 
-export const transactionsPageSchema = z.object({
-  total: z.number().int().nonnegative(),
-  page: z.number().int().positive(),
-  size: z.number().int().nonnegative(),
-  transactions: z.array(transactionSchema),
-  accounts: z.array(accountSchema),
-  link: linkSchema,
-});
+/** The link inside an answer about something else (transactions, accounts): set aside (null) if it cannot be read. */
+const carriedLink = ifReadable("link", linkSchema, "link_id");
 
-export const correctEnrichmentResponseSchema = z.object({
-  transactions: z.array(transactionSchema),
-  accounts: z.array(accountSchema),
-  link: linkSchema,
-  cursor: cursorSchema.nullish(),
-});
+const transactionsAndAccounts = {
+  transactions: itemByItem("transaction", transactionSchema, "transaction_id"),
+  accounts: itemByItem("account", accountSchema, "account_id"),
+  link: carriedLink,
+};
+
+function setAside<T extends { transactions: Read<WireTransaction>; accounts: Read<WireAccount> }>({
+  transactions,
+  accounts,
+  ...rest
+}: T) {
+  return {
+    ...rest,
+    transactions: transactions.read,
+    accounts: accounts.read,
+    unreadableTransactions: transactions.unreadable,
+    unreadableAccounts: accounts.unreadable,
+  };
+}
+
+interface Read<T> {
+  read: T[];
+  unreadable: UnreadableItem[];
+}
+
+export const transactionsPageSchema = z
+  .object({
+    total: z.number().int().nonnegative(),
+    page: z.number().int().positive(),
+    size: z.number().int().nonnegative(),
+    ...transactionsAndAccounts,
+  })
+  .transform(setAside);
+
+export const correctEnrichmentResponseSchema = z
+  .object({ ...transactionsAndAccounts, cursor: cursorSchema.nullish() })
+  .transform(setAside);
 
 export const exchangeTokenResponseSchema = z.object({
   /** Deprecated upstream: use link.link_id. */
@@ -188,15 +283,87 @@ export const exchangeTokenResponseSchema = z.object({
 
 export const linkSessionResponseSchema = z.object({ link_session_token: z.string().min(1) });
 
-export const accountsResponseSchema = z.object({ accounts: z.array(accountSchema), link: linkSchema });
+export const accountsResponseSchema = z
+  .object({ accounts: itemByItem("account", accountSchema, "account_id"), link: carriedLink })
+  .transform(({ accounts, ...rest }) => ({
+    ...rest,
+    accounts: accounts.read,
+    unreadableAccounts: accounts.unreadable,
+  }));
 
-export const accountResponseSchema = z.object({ account: accountSchema, link: linkSchema });
+export const accountResponseSchema = z.object({ account: accountSchema, link: carriedLink });
 
 /**
  * GET /users/{id}/links (upstream-facts §2; not in the spec): one customer user's links in any state, deleted ones
  * included until purged, as a map by link id rather than an array.
  */
-export const userLinksResponseSchema = z.object({ links: z.record(text, linkSchema) });
+export const userLinksResponseSchema = z
+  .object({ links: entryByEntry("links", linkSchema) })
+  .transform(({ links }) => ({ links: links.read, unreadableLinks: links.unreadable }));
+
+/** An account set aside from a customer user's map of accounts: the link it was listed under, its id and why. */
+export interface UnreadableUserAccount extends UnreadableItem {
+  linkId: string;
+}
+
+/**
+ * GET /users/{id}/accounts (upstream-facts §9; not in the spec): one customer user's accounts as a map by link id,
+ * each link's with its last sync (deprecated upstream, as on the link: shown, never relied on). A link's entry that
+ * cannot be read is set aside with the link's id, an account that cannot be read with its own id and its link's; the
+ * rest of the map is read. Only links the upstream has data of are in it (not deleted, not still connecting).
+ */
+export const userAccountsResponseSchema = z
+  .object({
+    links: entryByEntry(
+      "links",
+      z.object({
+        accounts: itemByItem("account", accountSchema, "account_id"),
+        last_synced_at: shownTime("links.last_synced_at"),
+      }),
+    ),
+  })
+  .transform(({ links }) => {
+    const read: Record<string, { accounts: WireAccount[]; lastSyncedAt: string | null }> = {};
+    const unreadableAccounts: UnreadableUserAccount[] = [];
+    for (const [linkId, entry] of Object.entries(links.read)) {
+      read[linkId] = { accounts: entry.accounts.read, lastSyncedAt: entry.last_synced_at ?? null };
+      unreadableAccounts.push(...entry.accounts.unreadable.map((item) => ({ ...item, linkId })));
+    }
+    return { links: read, unreadableLinks: links.unreadable, unreadableAccounts };
+  });
+
+/**
+ * An account named by a customer user's transactions page (upstream-facts §4.3 BasicAccountDetails): its name and the
+ * link it belongs to, each read as unknown (null) when absent.
+ */
+const basicAccountDetailsSchema = z
+  .object({ name: optionalText, last_synced_at: shownTime("accounts.last_synced_at"), link_id: optionalText })
+  .transform((details) => ({
+    name: details.name ?? null,
+    linkId: details.link_id ?? null,
+    lastSyncedAt: details.last_synced_at ?? null,
+  }));
+
+/**
+ * GET /users/{id}/transactions (upstream-facts §4.3; not in the spec): a page of one customer user's transactions
+ * across their links, paged by number as GET /links/{id}/transactions is, with `accounts` a map by account id of the
+ * accounts the page names (not a list, and no link objects). Transactions and account entries are read one by one.
+ */
+export const userTransactionsPageSchema = z
+  .object({
+    total: z.number().int().nonnegative(),
+    page: z.number().int().positive(),
+    size: z.number().int().nonnegative(),
+    transactions: itemByItem("transaction", transactionSchema, "transaction_id"),
+    accounts: entryByEntry("accounts", basicAccountDetailsSchema).nullish(),
+  })
+  .transform(({ transactions, accounts, ...page }) => ({
+    ...page,
+    transactions: transactions.read,
+    unreadableTransactions: transactions.unreadable,
+    accounts: accounts?.read ?? {},
+    unreadableAccounts: accounts?.unreadable ?? [],
+  }));
 
 /**
  * GET /.well-known/jwks.json (upstream-facts §11): the public keys that sign webhooks, by `kid`. Only EC P-256 keys
@@ -222,10 +389,12 @@ export const webhookKeysSchema = z.object({
 export const emptyResponseSchema = z.unknown().transform((): void => undefined);
 
 /** GET /institutions: note the plural `cursors` here, unlike `cursor` on transactions (upstream-facts §13). */
-export const institutionsPageSchema = z.object({
-  institutions: z.array(institutionSchema),
-  cursors: cursorSchema.nullish(),
-});
+export const institutionsPageSchema = z
+  .object({
+    institutions: itemByItem("institutions", institutionSchema, "institution_id"),
+    cursors: cursorSchema.nullish(),
+  })
+  .transform(({ institutions, ...page }) => ({ ...page, institutions: institutions.read }));
 
 // --- requests ---
 
@@ -264,7 +433,9 @@ export const importAccountSchema = z.object({
 export const importTransactionSchema = z.object({
   account_id: z.string().min(1),
   transaction_id: optionalText,
-  amount: z.union([z.string().regex(/^-?\d+(\.\d+)?$/), z.number()]),
+  // The SDKs type an imported amount as a decimal string (upstream-facts §8.1), and a strict server refuses a JSON
+  // number there: a number in a file is sent as its decimal string.
+  amount: z.union([z.string().regex(/^-?\d+(\.\d+)?$/), z.number().transform(String)]),
   date: z.union([date, dateTime]),
   description: optionalText,
   type: optionalText,
@@ -337,13 +508,26 @@ export const testWebhookRequestSchema = z.object({
 /** The test webhook's answer: the token its delivery carries in the MoneyKit-Delivery-Token header. */
 export const testWebhookResponseSchema = z.object({ delivery_token: z.string().min(1) });
 
+/**
+ * POST /link-session (upstream-facts §7.1 CreateLinkSessionRequest): the fields Linkdesk sends, with the SDKs' limits.
+ * With `existing_link_id` the session relinks that link and REPLACES its webhook and link_tags with the session's (an
+ * omitted one is removed): a relink that should keep them sends them again.
+ */
 export const linkSessionRequestSchema = z.object({
-  customer_user: customerUserSchema,
-  redirect_uri: z.string().min(1),
-  existing_link_id: z.string().optional(),
+  customer_user: z.object({ id: z.string().min(4).max(150) }),
+  redirect_uri: z.string().min(1).max(65_536),
+  existing_link_id: z.string().min(1).optional(),
   institution_id: z.string().optional(),
-  webhook: z.string().optional(),
-  link_tags: z.array(z.string()).optional(),
+  webhook: z.string().min(1).max(65_536).optional(),
+  link_tags: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(99)
+        .regex(/^[A-Za-z0-9]/),
+    )
+    .optional(),
 });
 
 /** Import limits from the spec: at most 1 MB of data and 4000 transactions per call. */
@@ -359,16 +543,25 @@ export type WireInstitution = z.infer<typeof institutionSchema>;
 export type WireErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 export type WireLinksPage = z.infer<typeof linksPageSchema>;
 export type WireUserLinks = z.infer<typeof userLinksResponseSchema>;
+export type WireUserAccounts = z.infer<typeof userAccountsResponseSchema>;
+export type WireUserTransactionsPage = z.infer<typeof userTransactionsPageSchema>;
+/** An account as a customer user's transactions page names it: its name and its link, either unknown (null). */
+export type WireBasicAccountDetails = z.infer<typeof basicAccountDetailsSchema>;
 export type WireWebhookKeys = z.infer<typeof webhookKeysSchema>;
 export type WireTransactionsPage = z.infer<typeof transactionsPageSchema>;
 export type WireCorrectEnrichmentResponse = z.infer<typeof correctEnrichmentResponseSchema>;
 export type WireExchangeTokenResponse = z.infer<typeof exchangeTokenResponseSchema>;
 export type WireImportLinkRequest = z.input<typeof importLinkRequestSchema>;
-export type WireImportTransaction = z.input<typeof importTransactionSchema>;
+/** A transaction as sent: its amount a decimal string. */
+export type WireImportTransaction = z.output<typeof importTransactionSchema>;
 export type WireCorrectEnrichmentRequest = z.infer<typeof correctEnrichmentRequestSchema>;
 export type WireUpdateLinkRequest = z.infer<typeof updateLinkRequestSchema>;
+export type WireLinkSessionRequest = z.infer<typeof linkSessionRequestSchema>;
 export type WireTestWebhookRequest = z.infer<typeof testWebhookRequestSchema>;
 export type WireTestWebhookResponse = z.infer<typeof testWebhookResponseSchema>;
+/** The states, codes and products this version of Linkdesk knows; a value read may be any string (`Open<…>`). */
 export type LinkState = (typeof LINK_STATES)[number];
 export type LinkErrorCode = (typeof LINK_ERROR_CODES)[number];
 export type Product = (typeof PRODUCTS)[number];
+export type ProductErrorCode = (typeof PRODUCT_ERROR_CODES)[number];
+export type { Open, UnreadableItem } from "./reading";

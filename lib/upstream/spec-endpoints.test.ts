@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import { RATE_LIMITS } from "./rate-limits";
 import { BEYOND_THE_SPEC, DEFINED_BY_SPEC, SPEC_ENDPOINTS } from "./spec-endpoints";
+import { categorySchema } from "./schemas";
 
 // Everything the dashboard sends the upstream, recorded by the sandbox: every verb of the one door (lib/upstream)
 // and the status check that every page's header runs. Each call must be to a route the spec defines or one of the
@@ -63,7 +64,7 @@ describe("calls the dashboard makes", () => {
     const transactions = await use("getTransactions").call(api, linkId, { size: 5 });
     const transaction = transactions.transactions[0]!;
     await use("correctEnrichment").call(api, linkId, transaction.transaction_id, {
-      category: transaction.enrichment!.category.value,
+      category: categorySchema.parse(transaction.enrichment!.category.value),
     });
     // A name reserved for documentation: the sandbox records the test delivery and contacts nobody.
     const updated = await use("updateLink").call(api, linkId, {
@@ -94,6 +95,13 @@ describe("calls the dashboard makes", () => {
     ]);
     const theirs = await use("getUserLinks").call(api, "spec-endpoints-user");
     expect(Object.keys(theirs.links)).toContain(imported.link_id);
+    const accountsOfTheirs = await use("getUserAccounts").call(api, "spec-endpoints-user");
+    const importedAccounts = accountsOfTheirs.links[imported.link_id]?.accounts ?? [];
+    expect(importedAccounts.map((account) => account.original_id)).toEqual(["acct"]);
+    const transactionsOfTheirs = await use("getUserTransactions").call(api, "spec-endpoints-user", {
+      accountIds: importedAccounts.map((account) => account.account_id),
+    });
+    expect(transactionsOfTheirs.transactions.map((t) => t.description)).toEqual(["Coffee"]);
     await use("deleteLink").call(api, imported.link_id);
     const { keys } = await use("getWebhookKeys").call(api);
     expect(keys.length).toBeGreaterThan(0);
@@ -125,7 +133,12 @@ describe("the routes Linkdesk may call", () => {
     expect([...DEFINED_BY_SPEC].sort()).toEqual(
       [...new Set([...described, ...refreshRule, ...RATE_LIMITS.map((rule) => rule.endpoint)])].sort(),
     );
-    expect(BEYOND_THE_SPEC).toEqual(["GET /users/{id}/links", "GET /.well-known/jwks.json"]);
+    expect(BEYOND_THE_SPEC).toEqual([
+      "GET /users/{id}/links",
+      "GET /users/{id}/accounts",
+      "GET /users/{id}/transactions",
+      "GET /.well-known/jwks.json",
+    ]);
     expect(BEYOND_THE_SPEC.filter((endpoint) => DEFINED_BY_SPEC.includes(endpoint))).toEqual([]);
     expect([...SPEC_ENDPOINTS].sort()).toEqual([...DEFINED_BY_SPEC, ...BEYOND_THE_SPEC].sort());
   });

@@ -26,10 +26,17 @@ export const DEFINED_BY_SPEC: readonly string[] = [
  * The exceptions: routes the spec does not define that Linkdesk calls anyway, each on a documented fact of the public
  * upstream. GET /users/{id}/links (upstream-facts §2) lists one customer user's links in any state: how to find the
  * link an import made when its answer was lost, since GET /links lists only active links and an import without
- * credentials is never active. Its rate budget is assumed (lib/budget/rules.ts ASSUMED_RULES).
+ * credentials is never active. GET /users/{id}/accounts (§9) and GET /users/{id}/transactions (§4.3) read the same
+ * customer's accounts and transactions across their links in one call each. Their rate budgets are assumed
+ * (lib/budget/rules.ts ASSUMED_RULES).
  * GET /.well-known/jwks.json (upstream-facts §11): the keys that sign webhooks, read by the receiver (lib/webhooks).
  */
-export const BEYOND_THE_SPEC: readonly string[] = ["GET /users/{id}/links", "GET /.well-known/jwks.json"];
+export const BEYOND_THE_SPEC: readonly string[] = [
+  "GET /users/{id}/links",
+  "GET /users/{id}/accounts",
+  "GET /users/{id}/transactions",
+  "GET /.well-known/jwks.json",
+];
 
 export const SPEC_ENDPOINTS: readonly string[] = [...DEFINED_BY_SPEC, ...BEYOND_THE_SPEC];
 

@@ -63,6 +63,7 @@ describe("taxonomy", () => {
     expect(isCategory("constructor")).toBe(false);
     expect(isSubcategory("food_and_drink")).toBe(false);
     expect(categoryOf("toString")).toBeUndefined();
-    expect(categoryLabel("unknown_value")).toBe("unknown_value");
+    expect(categoryLabel("unknown_value")).toBe("unknown_value (not known to this version of Linkdesk)");
+    expect(subcategoryLabel("overdraft_fees")).toBe("Overdraft fees (before 2025-01-13)");
   });
 });

@@ -271,12 +271,33 @@ export function subcategoriesOf<C extends Category>(category: C): SubcategoryOf<
   return Object.keys(TAXONOMY[category].subcategories) as SubcategoryOf<C>[];
 }
 
+/**
+ * Subcategories the taxonomy had before its revision of 2025-01-13 (upstream-facts §5.3): transactions categorised
+ * before then keep them. Each with its category, its label and what replaced it (none: removed).
+ */
+export const LEGACY_SUBCATEGORIES: Readonly<
+  Record<string, { category: Category; label: string; replacedBy: Subcategory | null }>
+> = {
+  overdraft_fees: { category: "banking", label: "Overdraft fees", replacedBy: "nsf_and_overdraft_fees" },
+  bank_fees_and_currency_exchange: {
+    category: "banking",
+    label: "Bank fees and currency exchange",
+    replacedBy: "account_fees_and_other_bank_charges",
+  },
+  deferred_bills: { category: "borrowing_and_loans", label: "Deferred bills", replacedBy: null },
+};
+
+/** Said of a value this version of Linkdesk does not know, beside the value itself. */
+export const NOT_KNOWN = "not known to this version of Linkdesk";
+
 export function categoryLabel(category: string): string {
-  return isCategory(category) ? TAXONOMY[category].label : category;
+  return isCategory(category) ? TAXONOMY[category].label : `${category} (${NOT_KNOWN})`;
 }
 
 export function subcategoryLabel(subcategory: string): string {
   const parent = parentOf.get(subcategory);
-  if (!parent) return subcategory;
-  return (TAXONOMY[parent].subcategories as Record<string, string>)[subcategory] ?? subcategory;
+  if (parent) return (TAXONOMY[parent].subcategories as Record<string, string>)[subcategory] ?? subcategory;
+  const legacy = Object.hasOwn(LEGACY_SUBCATEGORIES, subcategory) ? LEGACY_SUBCATEGORIES[subcategory] : undefined;
+  if (legacy) return `${legacy.label} (before 2025-01-13)`;
+  return `${subcategory} (${NOT_KNOWN})`;
 }

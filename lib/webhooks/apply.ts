@@ -3,15 +3,20 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { LINK_ERROR_INFO } from "../links/error-codes";
+import { NOT_KNOWN_TO_LINKDESK } from "./labels";
 
 // What a verified event changes in the read model (table links), at once, so the links list, a link's page and
 // Health show it without waiting for the sync. Every change is guarded by the event's webhook_timestamp: an event
 // older than one already applied, or than the link's last full read (seen_at), changes nothing, so events arriving out
 // of order or redelivered never turn a link back. A link Linkdesk did not know is learned here (learned_from webhook)
 // with what the event says; its full details come with the sync's next reads, which take never-read links first.
+// What cannot be applied as an event is never lost: an event signed outside the window (late) or of a kind Linkdesk
+// does not know asks for its link to be read again from the upstream (links.read_requested_at, read by the sync at its
+// pace within the rate budget), unless Linkdesk's copy was read after the event already. A value outside today's lists
+// (a state, an error code, a product) is applied as sent: the read model stores strings, and pages mark it.
 
 export type ApplyResult = {
-  outcome: "processed" | "unknown_kind";
+  outcome: "processed" | "unknown_kind" | "read_again";
   detail: string;
   linkId: string;
   transactionsChanged?: true;
@@ -19,18 +24,24 @@ export type ApplyResult = {
 
 export const KNOWN_EVENTS = ["link.state_changed", "link.product_refresh", "transactions.updates_available"] as const;
 
+// Values are read as any string (bounded): the upstream's lists grow (facts §3.3, §15), and a value this version does
+// not know is applied and shown as itself, never refused.
+const value = z.string().min(1).max(100);
+
 const stateChangedSchema = z.looseObject({
-  state: z.enum(["connecting", "awaiting_token_exchange", "connected", "deleted", "error"]),
-  error: z.string().min(1).max(100).nullish(),
+  state: value,
+  error: value.nullish(),
 });
 
-const PRODUCTS = ["accounts", "account_numbers", "identity", "transactions", "investments", "enrichment"] as const;
 const productRefreshSchema = z.looseObject({
-  product: z.enum(PRODUCTS),
-  state: z.enum(["pending", "in_progress", "completed", "failed"]),
+  product: value,
+  state: value,
   state_changed_at: z.string().refine((v) => !Number.isNaN(Date.parse(v)), "is not a date and time"),
   error_message: z.string().max(2000).nullish(),
 });
+
+const PRODUCTS = ["accounts", "account_numbers", "identity", "transactions", "investments", "enrichment"];
+const PRODUCT_STATES = ["pending", "in_progress", "completed", "failed"];
 
 /** Raised for an event whose fields do not fit its kind: processing fails in words, and may be retried by a person. */
 export class EventNotUnderstood extends Error {}
@@ -43,16 +54,31 @@ const STATE_WORDS: Record<string, string> = {
   error: "in error",
 };
 
+const notKnown = (what: string, sent: string) => `${what} "${sent}" (${NOT_KNOWN_TO_LINKDESK})`;
+
+const stateWords = (state: string) =>
+  Object.hasOwn(STATE_WORDS, state) ? STATE_WORDS[state]! : `in ${notKnown("state", state)}`;
+
 const errorLabel = (code: string) =>
-  code in LINK_ERROR_INFO
+  Object.hasOwn(LINK_ERROR_INFO, code)
     ? LINK_ERROR_INFO[code as keyof typeof LINK_ERROR_INFO].label.toLowerCase()
-    : `error code ${code}`;
+    : notKnown("error code", code);
+
+const productWords = (product: string) =>
+  PRODUCTS.includes(product) ? product.replace("_", " ") : notKnown("product", product);
+
+const productStateWords = (state: string) =>
+  PRODUCT_STATES.includes(state) ? state.replace("_", " ") : notKnown("state", state);
 
 interface EventRow {
   id: string;
+  /** Only a verified event is applied as an event; a late one has its link read again (verify.ts). */
+  verification: "verified" | "late" | "refused";
   event: string | null;
   linkId: string | null;
   eventAt: Date | null;
+  signedAt: Date | null;
+  receivedAt: Date;
   body: unknown;
 }
 
@@ -61,7 +87,8 @@ export type PreparedEvent = { id: string; linkId: string; tags: string[] } & (
   | { kind: "link.state_changed"; eventAt: string; state: string; errorCode: string | null }
   | { kind: "link.product_refresh"; product: string; productState: string; at: string; patch: Record<string, unknown> }
   | { kind: "transactions.updates_available"; eventAt: string }
-  | { kind: "unknown"; event: string | null }
+  | { kind: "unknown"; event: string | null; eventAt: string }
+  | { kind: "late"; event: string | null; eventAt: string; late: string }
 );
 
 /** Checks an event's fields against its kind; raises EventNotUnderstood for one that does not fit (no statement runs). */
@@ -71,6 +98,9 @@ export function prepareWebhookEvent(row: EventRow, now: Date): PreparedEvent {
   const body = (row.body ?? {}) as Record<string, unknown>;
   const tags = Array.isArray(body.link_tags) ? body.link_tags.filter((t): t is string => typeof t === "string") : [];
   const base = { id: row.id, linkId, tags };
+  // Whatever it says, a late delivery is never applied as an event: it may be an old one replayed.
+  if (row.verification !== "verified")
+    return { ...base, kind: "late", event: row.event, eventAt, late: lateWords(row) };
   switch (row.event) {
     case "link.state_changed": {
       const parsed = stateChangedSchema.safeParse(body);
@@ -78,14 +108,11 @@ export function prepareWebhookEvent(row: EventRow, now: Date): PreparedEvent {
         throw new EventNotUnderstood(
           `A link.state_changed event without a valid state (${parsed.error.issues[0]?.path.join(".")}).`,
         );
-      const { state } = parsed.data;
-      return {
-        ...base,
-        kind: row.event,
-        eventAt,
-        state,
-        errorCode: state === "error" ? (parsed.data.error ?? "system_error") : null,
-      };
+      const { state, error } = parsed.data;
+      // An error code belongs to state error (facts §11); with a state this version does not know, it is kept as sent.
+      const errorCode =
+        state === "error" ? (error ?? "system_error") : Object.hasOwn(STATE_WORDS, state) ? null : error;
+      return { ...base, kind: row.event, eventAt, state, errorCode: errorCode ?? null };
     }
     case "link.product_refresh": {
       const parsed = productRefreshSchema.safeParse(body);
@@ -105,8 +132,17 @@ export function prepareWebhookEvent(row: EventRow, now: Date): PreparedEvent {
     case "transactions.updates_available":
       return { ...base, kind: row.event, eventAt };
     default:
-      return { ...base, kind: "unknown", event: row.event };
+      return { ...base, kind: "unknown", event: row.event, eventAt };
   }
+}
+
+/** "Signed 412 s before it arrived": why a late delivery was not applied. */
+function lateWords(row: Pick<EventRow, "signedAt" | "receivedAt">): string {
+  if (!row.signedAt) return "Signed outside the window.";
+  const seconds = Math.round((row.receivedAt.getTime() - row.signedAt.getTime()) / 1000);
+  return seconds >= 0
+    ? `Signed ${seconds} s before it arrived (a retry after the upstream's back-off, or a replay).`
+    : `Signed ${-seconds} s ahead of Linkdesk's clock.`;
 }
 
 /** The rows of one statement, as a jsonb array the statement reads with jsonb_to_recordset. */
@@ -126,14 +162,6 @@ export async function applyWebhookEvents(
   const results = new Map<string, ApplyResult>();
   const byLink = new Map<string, PreparedEvent[]>();
   for (const event of events) {
-    if (event.kind === "unknown") {
-      results.set(event.id, {
-        outcome: "unknown_kind",
-        linkId: event.linkId,
-        detail: `An event kind Linkdesk does not know (${event.event ?? "none"}): kept as received, nothing changed.`,
-      });
-      continue;
-    }
     const queue = byLink.get(event.linkId);
     if (queue) queue.push(event);
     else byLink.set(event.linkId, [event]);
@@ -152,6 +180,7 @@ export async function applyWebhookEvents(
     await applyStateChanges(tx, ofKind("link.state_changed"), nowIso, results);
     await applyProductRefreshes(tx, ofKind("link.product_refresh"), nowIso, results);
     await applyTransactionChanges(tx, ofKind("transactions.updates_available"), nowIso, results);
+    await requestLinkReads(tx, [...ofKind("unknown"), ...ofKind("late")], nowIso, results);
   }
   return results;
 }
@@ -197,7 +226,11 @@ async function applyStateChanges(
   `);
   const applied = new Map(rows.map((row) => [row.link_id, row.inserted]));
   for (const e of events) {
-    const words = `${STATE_WORDS[e.state]}${e.errorCode ? ` (${errorLabel(e.errorCode)})` : ""}`;
+    const words = !e.errorCode
+      ? stateWords(e.state)
+      : Object.hasOwn(LINK_ERROR_INFO, e.errorCode)
+        ? `${stateWords(e.state)} (${errorLabel(e.errorCode)})`
+        : `${stateWords(e.state)}, with ${errorLabel(e.errorCode)}`;
     const inserted = applied.get(e.linkId);
     const detail =
       inserted === undefined
@@ -250,7 +283,7 @@ async function applyProductRefreshes(
     `);
   }
   for (const e of events) {
-    const what = `${e.product.replace("_", " ")} refresh ${e.productState.replace("_", " ")}`;
+    const what = `${productWords(e.product)} refresh ${productStateWords(e.productState)}`;
     results.set(e.id, {
       outcome: "processed",
       linkId: e.linkId,
@@ -288,5 +321,52 @@ async function applyTransactionChanges(
         ? "New link learned; its transactions changed."
         : "Transactions changed: the link's pages read them again.",
     });
+  }
+}
+
+/**
+ * The link of each event that cannot be applied (late, or of a kind Linkdesk does not know) is to be read again from
+ * the upstream: links.read_requested_at, which the sync reads at its pace and within the rate budget
+ * (lib/sync/queries.ts, requestedLinkIds). The request is the event's time (never later than now): a read made after
+ * it already holds what the event said, so a flood of retries of one event costs one read at most, and none once the
+ * link was read after it. A link Linkdesk did not know is learned (learned from: webhook) and read like any new one.
+ */
+async function requestLinkReads(
+  tx: Db,
+  events: (Of<"unknown"> | Of<"late">)[],
+  now: string,
+  results: Map<string, ApplyResult>,
+): Promise<void> {
+  if (events.length === 0) return;
+  const values = rowsOf(events.map((e) => ({ link_id: e.linkId, tags: e.tags, asked_at: e.eventAt })));
+  const { rows } = await tx.execute<{ link_id: string; inserted: boolean }>(sql`
+    insert into links (link_id, link_tags, learned_from, learned_at, read_requested_at, updated_at)
+    select v.link_id, array(select jsonb_array_elements_text(v.tags)), 'webhook', ${now}::timestamptz,
+      least(v.asked_at, ${now}::timestamptz), ${now}::timestamptz
+    from jsonb_to_recordset(${values}::jsonb) as v(link_id text, tags jsonb, asked_at timestamptz)
+    order by v.link_id
+    on conflict (link_id) do update set read_requested_at = greatest(links.read_requested_at, excluded.read_requested_at)
+    where links.seen_at is null or links.seen_at < excluded.read_requested_at
+    returning link_id, (xmax = 0) as inserted
+  `);
+  const asked = new Map(rows.map((row) => [row.link_id, row.inserted]));
+  for (const e of events) {
+    const inserted = asked.get(e.linkId);
+    const read =
+      inserted === undefined
+        ? "Linkdesk's copy of the link was read after the event, so there is nothing more to read"
+        : inserted
+          ? "new link learned; it is read from the upstream"
+          : "the link is read again from the upstream";
+    results.set(
+      e.id,
+      e.kind === "late"
+        ? { outcome: "read_again", linkId: e.linkId, detail: `${e.late} Not applied as an event: ${read}.` }
+        : {
+            outcome: "unknown_kind",
+            linkId: e.linkId,
+            detail: `A kind ${NOT_KNOWN_TO_LINKDESK} (${e.event ?? "none"}): kept as received, nothing applied; ${read}.`,
+          },
+    );
   }
 }

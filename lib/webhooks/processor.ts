@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, eq, isNull, lte, or, sql } from "drizzle-orm";
 import { type Db, getDb } from "../db/client";
 import { noteReadModelChange } from "../links/read-model-version";
-import { webhookEvents } from "../db/schema";
+import { type WebhookVerification, webhookEvents } from "../db/schema";
 import { logger } from "../logger";
 import { isShuttingDown, onShutdown } from "../shutdown";
 import { forgetTransactionHistory } from "../transactions/history";
@@ -43,15 +43,18 @@ function retryDelayMs(attempt: number): number {
 
 type DueEvent = {
   id: string;
+  verification: WebhookVerification;
   event: string | null;
   linkId: string | null;
   eventAt: Date | null;
+  signedAt: Date | null;
+  receivedAt: Date;
   body: unknown;
   processAttempts: number;
 };
 type Outcome = {
   id: string;
-  outcome: "processed" | "unknown_kind" | "failed" | "pending";
+  outcome: ApplyResult["outcome"] | "failed" | "pending";
   detail: string;
   attempts: number;
   nextAttemptAt: Date | null;
@@ -89,9 +92,12 @@ async function takeBatch(db: Db, batchSize: number, at: Date, savepoints: boolea
     const due: DueEvent[] = await tx
       .select({
         id: webhookEvents.id,
+        verification: webhookEvents.verification,
         event: webhookEvents.event,
         linkId: webhookEvents.linkId,
         eventAt: webhookEvents.eventAt,
+        signedAt: webhookEvents.signedAt,
+        receivedAt: webhookEvents.receivedAt,
         body: webhookEvents.body,
         processAttempts: webhookEvents.processAttempts,
       })

@@ -465,6 +465,7 @@ describe.each(databases)("$kind", (target) => {
       source_address: "",
       id: first.id,
       body: JSON.stringify(first.body),
+      signed_at: "",
     });
     expect(await csvOf(db, { link: `${link}-none` })).toBe(`${WEBHOOK_CSV_HEADER.join(",")}\r\n`);
   });

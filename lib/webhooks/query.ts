@@ -54,7 +54,7 @@ function webhookFilterFields(now: Date) {
       .trim()
       .max(100, "too long")
       .regex(/^[\x21-\x7e]+$/, "not an event kind"),
-    verification: z.enum(webhookVerifications, { error: "not verified or refused" }),
+    verification: z.enum(webhookVerifications, { error: "not verified, late or refused" }),
     outcome: z.enum(webhookOutcomes, { error: "not a known outcome" }),
     link: z
       .string()
@@ -161,6 +161,8 @@ export interface WebhookSummary {
   since: Date;
   received: number;
   verified: number;
+  /** Signed by the upstream outside the window: not applied, their links read again. */
+  late: number;
   refused: number;
   /** The refusals of the last 24 hours by their reason (the receiver's words), most frequent first. */
   refusalsByReason: { reason: string; count: number }[];
@@ -187,6 +189,7 @@ export async function webhookSummary(db: Db, { now = new Date() }: { now?: Date 
       .select({
         received: count(),
         verified: counted(eq(webhookEvents.verification, "verified")),
+        late: counted(eq(webhookEvents.verification, "late")),
         refused: counted(eq(webhookEvents.verification, "refused")),
       })
       .from(webhookEvents)
@@ -219,6 +222,7 @@ export async function webhookSummary(db: Db, { now = new Date() }: { now?: Date 
     since,
     received: day?.received ?? 0,
     verified: day?.verified ?? 0,
+    late: day?.late ?? 0,
     refused,
     refusalsByReason,
     otherRefusals: refused - refusalsByReason.reduce((sum, r) => sum + r.count, 0),
@@ -258,8 +262,9 @@ export type RequeueResult =
 
 /**
  * Sets a verified event to be processed again, at once: outcome back to pending, its next try now. The processor
- * applies it as it would a new one (an event older than what the link already shows changes nothing). A refused
- * request cannot be: it was never verified and its body was not kept, so there is nothing to process.
+ * applies it as it would a new one (an event older than what the link already shows changes nothing); a late one has
+ * its link read again, as the first time. A refused request cannot be: it was never verified and its body was not
+ * kept, so there is nothing to process.
  */
 export async function requeueWebhookEvent(
   db: Db,
@@ -275,7 +280,7 @@ export async function requeueWebhookEvent(
     .from(webhookEvents)
     .where(eq(webhookEvents.id, id));
   if (!row) return { requeued: false, reason: "There is no such webhook event." };
-  if (row.verification !== "verified") {
+  if (row.verification === "refused") {
     return {
       requeued: false,
       verification: row.verification,
@@ -285,7 +290,7 @@ export async function requeueWebhookEvent(
   const [updated] = await db
     .update(webhookEvents)
     .set({ outcome: "pending", nextAttemptAt: now, detail: "Set to be processed again." })
-    .where(and(eq(webhookEvents.id, id), eq(webhookEvents.verification, "verified")))
+    .where(and(eq(webhookEvents.id, id), inArray(webhookEvents.verification, ["verified", "late"])))
     .returning({ id: webhookEvents.id, linkId: webhookEvents.linkId, event: webhookEvents.event });
   if (!updated) return { requeued: false, reason: "There is no such webhook event." };
   return { requeued: true, ...updated, before: row.outcome };
@@ -312,6 +317,8 @@ const CSV_COLUMNS: readonly [string, (row: WebhookEvent) => string | number | nu
   ["source_address", (r) => r.sourceAddress],
   ["id", (r) => r.id],
   ["body", (r) => (r.body === null || r.body === undefined ? null : JSON.stringify(r.body))],
+  // Last, so the columns exports had before keep their places.
+  ["signed_at", (r) => r.signedAt?.toISOString() ?? null],
 ];
 
 export const WEBHOOK_CSV_HEADER = CSV_COLUMNS.map(([name]) => name);

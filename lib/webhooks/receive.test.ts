@@ -189,11 +189,16 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
       );
     });
 
-    it("an old signed delivery replayed", async () => {
-      const body = JSON.stringify(event());
+    it("a tampered body under a signature older than the window (late is no excuse)", async () => {
+      const body = JSON.stringify(event({ state: "connected", error: null }));
       const signature = signer.signatureFor(body);
       const before = await refusedCount();
-      await expectRefused(await receive(body, signature, new Date(clock + 10 * 60_000)), 401, /replay/, before);
+      await expectRefused(
+        await receive(body.replace('"connected"', '"deleted"'), signature, new Date(clock + 10 * 60_000)),
+        401,
+        /not the one that was signed/,
+        before,
+      );
     });
 
     it("a signed body that is not JSON, or not a webhook", async () => {
@@ -310,14 +315,93 @@ describe.each(databases)("webhook receiver on $kind", (target) => {
     });
   });
 
-  it("stores an unknown kind of event and shows it as such, changing nothing", async () => {
-    const payload = event({ webhook_event: "link.something_new", link_id: "mk_hook_unknown" });
+  it("takes a genuine delivery signed before the window as late: stored and answered 2xx, never applied as an event, its link to be read", async () => {
+    const payload = event({ link_id: "mk_hook_late", state: "deleted", error: null });
+    const body = JSON.stringify(payload);
+    const signature = signer.signatureFor(body);
+    // The upstream retried it after seven minutes of back-off, with the signature of the first delivery.
+    const answer = await receive(body, signature, new Date(clock + 7 * 60_000));
+    expect(answer).toMatchObject({ status: 200, stored: true, body: { received: true, late: true } });
+    const [stored] = await rowsByKey(payload.webhook_idempotency_key);
+    expect(stored).toMatchObject({ verification: "late", outcome: "pending", signedAt: new Date(clock) });
+    await processWebhookBatch(target.database.db, { now: () => new Date(clock + 7 * 60_000) });
+    const [after] = await rowsByKey(payload.webhook_idempotency_key);
+    expect(after).toMatchObject({ outcome: "read_again", processAttempts: 1 });
+    expect(after!.detail).toBe(
+      "Signed 420 s before it arrived (a retry after the upstream's back-off, or a replay). Not applied as an event: new link learned; it is read from the upstream.",
+    );
+    // Nothing of what it says is applied (it says deleted); the link is known, waiting for its read.
+    const [link] = await target.database.db.select().from(links).where(eq(links.linkId, "mk_hook_late"));
+    expect(link).toMatchObject({ state: null, learnedFrom: "webhook", readRequestedAt: NOW, seenAt: null });
+  });
+
+  it("takes a genuine signature dated ahead of the clock by more than the window as late too, not as an event", async () => {
+    const payload = event({ link_id: "mk_hook_ahead" });
+    const body = JSON.stringify(payload);
+    const answer = await receive(body, signer.signatureFor(body), new Date(clock - 6 * 60_000));
+    expect(answer).toMatchObject({ status: 200, body: { late: true } });
+    await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
+    const [row] = await rowsByKey(payload.webhook_idempotency_key);
+    expect(row).toMatchObject({ verification: "late", outcome: "read_again" });
+    expect(row!.detail).toMatch(/^Signed 360 s ahead of Linkdesk's clock\. Not applied as an event/);
+  });
+
+  it("stores an unknown kind of event as sent, applies nothing, and asks for its link to be read", async () => {
+    const payload = event({ webhook_event: "link.products_changed", link_id: "mk_hook_unknown", state: "deleted" });
     const body = JSON.stringify(payload);
     expect((await receive(body, signer.signatureFor(body))).status).toBe(200);
     await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
     const [row] = await rowsByKey(payload.webhook_idempotency_key);
-    expect(row).toMatchObject({ outcome: "unknown_kind", event: "link.something_new" });
-    expect(await target.database.db.select().from(links).where(eq(links.linkId, "mk_hook_unknown"))).toEqual([]);
+    expect(row).toMatchObject({ outcome: "unknown_kind", event: "link.products_changed" });
+    expect(row!.detail).toBe(
+      "A kind not known to this version of Linkdesk (link.products_changed): kept as received, nothing applied; new link learned; it is read from the upstream.",
+    );
+    const [link] = await target.database.db.select().from(links).where(eq(links.linkId, "mk_hook_unknown"));
+    expect(link).toMatchObject({ state: null, learnedFrom: "webhook", readRequestedAt: NOW });
+  });
+
+  it("applies a state or an error code outside today's lists as sent, marked in words as not known", async () => {
+    const newState = event({
+      link_id: "mk_hook_new_state",
+      state: "paused_by_institution",
+      error: "institution_paused",
+    });
+    const newCode = event({ link_id: "mk_hook_new_code", state: "error", error: "provider_sunset" });
+    const newProduct = event({
+      link_id: "mk_hook_new_code",
+      webhook_event: "link.product_refresh",
+      product: "payment_initiation",
+      state: "queued",
+      state_changed_at: NOW.toISOString(),
+      webhook_timestamp: new Date(clock + 1000).toISOString(),
+    });
+    for (const payload of [newState, newCode, newProduct]) {
+      const body = JSON.stringify(payload);
+      expect((await receive(body, signer.signatureFor(body))).status).toBe(200);
+    }
+    await processWebhookBatch(target.database.db, { now: () => new Date(clock) });
+    const byId = async (linkId: string) =>
+      (await target.database.db.select().from(links).where(eq(links.linkId, linkId)))[0];
+    expect(await byId("mk_hook_new_state")).toMatchObject({
+      state: "paused_by_institution",
+      errorCode: "institution_paused",
+    });
+    expect(await byId("mk_hook_new_code")).toMatchObject({ state: "error", errorCode: "provider_sunset" });
+    const detailOf = async (payload: { webhook_idempotency_key: string }) =>
+      (await rowsByKey(payload.webhook_idempotency_key))[0]!;
+    expect(await detailOf(newState)).toMatchObject({
+      outcome: "processed",
+      detail:
+        'New link learned, in state "paused_by_institution" (not known to this version of Linkdesk), with error code "institution_paused" (not known to this version of Linkdesk).',
+    });
+    expect((await detailOf(newCode)).detail).toBe(
+      'New link learned, in error, with error code "provider_sunset" (not known to this version of Linkdesk).',
+    );
+    expect(await detailOf(newProduct)).toMatchObject({
+      outcome: "processed",
+      detail:
+        'Product "payment_initiation" (not known to this version of Linkdesk) refresh state "queued" (not known to this version of Linkdesk).',
+    });
   });
 
   it("marks a link's transactions changed, and a product refresh on its products", async () => {

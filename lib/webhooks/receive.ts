@@ -5,8 +5,9 @@ import { type DeliveryFacts, storeRefusal, storeVerifiedEvent } from "./store";
 import { verifyWebhook } from "./verify";
 
 // The receiver's decision for one request, apart from Next.js so it can be tested as a function: the body is held to
-// the size limit, the signature, the body's hash and the signature's age are checked, and only then is the event
-// stored (before the 2xx, so an acknowledged event is never lost) or the refusal recorded with its reason. A refused
+// the size limit, the signature and the body's hash are checked, and only then is the event stored (before the 2xx, so
+// an acknowledged event is never lost) or the refusal recorded with its reason. An event signed outside the window is
+// stored as late and answered 2xx too: its link is read again instead (the upstream need not retry it). A refused
 // request's body is never stored or logged. Refusals per address are bounded: past REFUSALS_STORED_PER_MINUTE a source
 // gets 429s that are counted once a minute instead of a row each.
 
@@ -128,7 +129,13 @@ export async function receiveWebhook(input: ReceiveInput, deps: ReceiveDeps): Pr
     status: 200,
     body: receipt.duplicate
       ? { received: true, duplicate: true, note: "Already received: this delivery is not processed again." }
-      : { received: true },
+      : verification.webhook.late
+        ? {
+            received: true,
+            late: true,
+            note: "Signed outside the window: not applied as an event; the link it names is read again instead.",
+          }
+        : { received: true },
     stored: !receipt.duplicate,
   };
 }

@@ -6,7 +6,9 @@ import { storable, storableDeep } from "../http/storable-input";
 import type { VerifiedWebhook } from "./verify";
 
 // What the receiver writes before it answers: a verified event, once per idempotency key (a redelivery only counts),
-// or a refusal with its reason. The processor (processor.ts) takes it from there.
+// or a refusal with its reason. The processor (processor.ts) takes it from there. A delivery signed by the upstream but
+// outside the window is stored the same way, marked late: the processor never applies it as an event, it has the link
+// read again (docs/decisions/webhook-retries.md).
 
 export interface Receipt {
   id: string;
@@ -100,7 +102,10 @@ class EventWriter {
 
 const writers = new WeakMap<Db, EventWriter>();
 
-/** Stores a verified event unless one with its idempotency key exists, in which case the redelivery is counted. */
+/**
+ * Stores a verified (or late) event unless one with its idempotency key exists, in which case the redelivery is
+ * counted: a late retry of an event Linkdesk already has costs nothing more.
+ */
 export function storeVerifiedEvent(
   db: Db,
   webhook: VerifiedWebhook,
@@ -114,12 +119,13 @@ export function storeVerifiedEvent(
   return writer.write(key, {
     receivedAt: facts.receivedAt,
     lastReceivedAt: facts.receivedAt,
-    verification: "verified",
+    verification: webhook.late ? "late" : "verified",
     sourceAddress: facts.sourceAddress,
     idempotencyKey: key,
     deliveryToken: facts.deliveryToken,
     deliveryAttempt: facts.deliveryAttempt,
     kid: storable(webhook.kid),
+    signedAt: webhook.signedAt,
     event: storable(envelope.webhook_event),
     linkId: storable(envelope.link_id),
     eventAt: new Date(envelope.webhook_timestamp),

@@ -5,7 +5,6 @@ import type { Route } from "../context";
 import { accountNumbersOf, ownersOf } from "../account-details";
 import { apiErrors } from "../http";
 import { accountIdsParam } from "../query-params";
-import { toWireLink } from "../types";
 import { requireProduct, requireReadyLink } from "./link-access";
 
 export const accountRoutes: Route[] = [
@@ -19,7 +18,8 @@ export const accountRoutes: Route[] = [
       const accounts = world.store
         .dataOf(link)
         .accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id));
-      return { status: 200, body: { accounts, link: toWireLink(link) } };
+      const body = { accounts: world.wire.accounts(accounts), link: world.wire.link(link) };
+      return { status: 200, body: world.wire.envelope(body, link) };
     },
   },
   {
@@ -33,8 +33,8 @@ export const accountRoutes: Route[] = [
       const accounts = world.store
         .dataOf(link)
         .accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id))
-        .map((account) => ({ ...account, numbers: accountNumbersOf(account) }));
-      return { status: 200, body: { accounts, link: toWireLink(link) } };
+        .map((account) => ({ ...world.wire.account(account), numbers: accountNumbersOf(account) }));
+      return { status: 200, body: world.wire.envelope({ accounts, link: world.wire.link(link) }, link) };
     },
   },
   {
@@ -45,7 +45,8 @@ export const accountRoutes: Route[] = [
       requireProduct(link, "accounts");
       const account = world.store.dataOf(link).accounts.find((candidate) => candidate.account_id === params.account_id);
       if (!account) throw apiErrors.accountNotFound();
-      return { status: 200, body: { account, link: toWireLink(link) } };
+      const body = { account: world.wire.account(account), link: world.wire.link(link) };
+      return { status: 200, body: world.wire.envelope(body, link) };
     },
   },
   {
@@ -59,8 +60,8 @@ export const accountRoutes: Route[] = [
       const owners = ownersOf(link, all);
       const accounts = all
         .filter((account) => wanted.size === 0 || wanted.has(account.account_id))
-        .map((account) => ({ ...account, owners: structuredClone(owners) }));
-      return { status: 200, body: { accounts, link: toWireLink(link) } };
+        .map((account) => ({ ...world.wire.account(account), owners: structuredClone(owners) }));
+      return { status: 200, body: world.wire.envelope({ accounts, link: world.wire.link(link) }, link) };
     },
   },
 ];

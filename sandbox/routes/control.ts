@@ -35,6 +35,7 @@ export const controlRoutes: Route[] = [
       // Access tokens survive a reset on purpose: a test's client keeps working across it.
       world.store.reset();
       world.settings.linksListing = world.options.linksListing;
+      world.drift.set(world.options.drift);
       world.faults.clear();
       world.limiter.reset();
       world.stats.reset();
@@ -103,7 +104,10 @@ export const controlRoutes: Route[] = [
     template: "/_sandbox/back-end/link-ids",
     control: true,
     async handle({ world }) {
-      return { status: 200, body: { link_ids: world.store.allLinkIds() } };
+      return {
+        status: 200,
+        body: { link_ids: world.store.allLinkIds(), customers: world.store.linkCustomers() },
+      };
     },
   },
   {

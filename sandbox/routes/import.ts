@@ -1,23 +1,101 @@
-// POST /links/import and POST /links/{id}/import/transactions.
-import {
-  IMPORT_MAX_TRANSACTIONS,
-  importLinkRequestSchema,
-  importTransactionsRequestSchema,
-  KNOWN_PROVIDERS,
-  PRODUCTS,
-  type Product,
-} from "../../lib/upstream/schemas";
-import { hasProviderCredentials } from "../../lib/import/credentials";
+// POST /links/import and POST /links/{id}/import/transactions. The request shapes are the SDKs' (facts §8; the spec
+// shows none), and the sandbox is as strict as they are: an imported amount is a decimal string (TransactionImportData
+// types it so), and a provider is one the Provider enum holds today.
+import { z } from "zod";
 import { findInstitution, GENERIC_INSTITUTION_AVATAR } from "../catalog";
 import type { RequestContext, Route } from "../context";
 import { importAccount, importTransaction, type ImportedTransactionInput } from "../enrich";
 import { apiErrors, issue, parseWith, type ValidationIssue } from "../http";
-import { toWireLink, type AccountRecord, type LinkRecord, type TransactionRecord } from "../types";
+import { IMPORT_MAX_TRANSACTIONS } from "../limits";
+import { customerUserSchema, dateTime, optionalText } from "../request-shapes";
+import type { AccountRecord, LinkRecord, TransactionRecord } from "../types";
 import { notifyTransactionsUpdated } from "../webhook-events";
+import { DROPPED_PROVIDERS, PRODUCTS, PROVIDERS, type Product } from "../wire-vocabulary";
 import { requireLink } from "./link-access";
 
 const IMPORT_PRODUCTS: Product[] = ["accounts", "transactions"];
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** AccountImportData (facts §8.1): balances are numbers, as AccountBalances types them (§9). */
+const importAccountSchema = z.object({
+  account_id: z.string().min(1),
+  name: z.string().min(1),
+  nickname: optionalText,
+  type: z.string().min(1),
+  mask: optionalText,
+  balances: z.object({
+    currency: optionalText,
+    available: z.number().nullish(),
+    current: z.number().nullish(),
+    limit: z.number().nullish(),
+    balance_date: dateTime.nullish(),
+  }),
+});
+
+/**
+ * TransactionImportData (facts §8.1): `amount` is a signed decimal string (positive = money in), never a JSON number:
+ * the SDKs type it as a string, so a number is refused as their validation would refuse it.
+ */
+const importTransactionSchema = z.object({
+  account_id: z.string().min(1),
+  transaction_id: optionalText,
+  amount: z
+    .string({
+      error: (problem) =>
+        typeof problem.input === "number"
+          ? `amount must be a decimal string such as "-12.50", not a number (the upstream types it as a string)`
+          : 'amount must be a decimal string such as "-12.50"',
+    })
+    .regex(/^[+-]?\d+(\.\d+)?$/, 'amount must be a decimal string such as "-12.50"'),
+  date: z.union([z.iso.date(), dateTime]),
+  description: optionalText,
+  type: optionalText,
+});
+
+/** The spec: "the service's institution ID, or a provider name and that provider's institution ID joined by a dot". */
+const INSTITUTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const PROVIDER_INSTITUTION_ID = new RegExp(`^(?:${PROVIDERS.join("|")})\\.[A-Za-z0-9_.-]{1,128}$`);
+
+/**
+ * A provider of today's enum or none. `sophtron` left the enum in 2024-08 (facts §3.3): the upstream's validation no
+ * longer knows it, so an import naming it is refused, with a message that says why.
+ */
+const providerSchema = z.string().superRefine((value, context) => {
+  if ((PROVIDERS as readonly string[]).includes(value)) return;
+  const dropped = DROPPED_PROVIDERS[value];
+  context.addIssue({
+    code: "custom",
+    message: dropped
+      ? `${value} is no longer a provider (dropped from the provider list in ${dropped}); one of ${PROVIDERS.join(", ")}`
+      : `provider must be one of ${PROVIDERS.join(", ")}`,
+  });
+});
+
+const importLinkRequestSchema = z.object({
+  customer_user: customerUserSchema,
+  institution_id: z
+    .string()
+    .min(1)
+    .refine((value) => INSTITUTION_ID.test(value) || PROVIDER_INSTITUTION_ID.test(value), {
+      message: `must be an institution id (letters, digits, _ or -) or <provider>.<id> with a provider of ${PROVIDERS.join(", ")}`,
+    }),
+  provider: providerSchema.optional(),
+  accounts: z.array(importAccountSchema).default([]),
+  transactions: z.array(importTransactionSchema).default([]),
+  webhook: z.url().optional(),
+  link_tags: z.array(z.string()).optional(),
+  provider_data: z.record(z.string(), z.unknown()).optional(),
+});
+
+const importTransactionsRequestSchema = z.object({ transactions: z.array(importTransactionSchema) });
+
+/**
+ * The spec shows no shape of provider_data, only that "the credentials a provider needs (a user identifier for some
+ * providers)" make the link active. The sandbox's rule: at least one value is a non-empty string (`{"user_id": "u-1"}`).
+ */
+function hasProviderCredentials(providerData: Record<string, unknown> | undefined): boolean {
+  return Object.values(providerData ?? {}).some((value) => typeof value === "string" && value.trim() !== "");
+}
 
 /** The count limit is checked before item shapes, so 4001 transactions say "too many", not "item 4000 is wrong". */
 function checkTransactionCount(body: unknown): void {
@@ -38,7 +116,7 @@ function resolveInstitution(institutionId: string): { id: string; name: string; 
   const known = findInstitution(institutionId);
   if (known) return { id: known.institution_id, name: known.name, avatar: known.avatar };
   const [prefix, ...rest] = institutionId.split(".");
-  const provider = KNOWN_PROVIDERS.find((candidate) => candidate === prefix);
+  const provider = PROVIDERS.find((candidate) => candidate === prefix);
   const inner = provider && rest.length > 0 ? findInstitution(rest.join(".")) : undefined;
   if (inner) return { id: inner.institution_id, name: inner.name, avatar: inner.avatar, provider };
   return {
@@ -148,7 +226,7 @@ export const importRoutes: Route[] = [
       store.addLink(link, { accounts, transactions: [] });
       store.appendTransactions(link, transactions);
       if (transactions.length > 0) notifyTransactionsUpdated(ctx.world, link);
-      return { status: 200, body: toWireLink(link) };
+      return { status: 200, body: ctx.world.wire.link(link) };
     },
   },
   {
@@ -176,7 +254,7 @@ export const importRoutes: Route[] = [
         transactionsProduct.refreshed_at = now;
         transactionsProduct.last_enriched = now;
       }
-      return { status: 200, body: toWireLink(link) };
+      return { status: 200, body: ctx.world.wire.link(link) };
     },
   },
 ];

@@ -5,7 +5,6 @@ import type { Route } from "../context";
 import { apiErrors, issue, type ValidationIssue } from "../http";
 import { investmentDataOf } from "../investments";
 import { accountIdsParam, dateParam, integerParam } from "../query-params";
-import { toWireLink } from "../types";
 import { requireProduct, requireReadyLink } from "./link-access";
 
 export const investmentRoutes: Route[] = [
@@ -19,15 +18,15 @@ export const investmentRoutes: Route[] = [
       const data = investmentDataOf(link, world.store.anchorMs);
       const holdings = data.holdings.filter((holding) => wanted.size === 0 || wanted.has(holding.account_id));
       const held = new Set(holdings.map((holding) => holding.security_id));
-      return {
-        status: 200,
-        body: {
-          holdings,
-          securities: data.securities.filter((security) => held.has(security.id)),
-          accounts: data.accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id)),
-          link: toWireLink(link),
-        },
+      const body = {
+        holdings,
+        securities: data.securities.filter((security) => held.has(security.security_id)),
+        accounts: world.wire.accounts(
+          data.accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id)),
+        ),
+        link: world.wire.link(link),
       };
+      return { status: 200, body: world.wire.envelope(body, link) };
     },
   },
   {
@@ -55,18 +54,18 @@ export const investmentRoutes: Route[] = [
       );
       const investmentTransactions = matching.slice((page - 1) * size, page * size);
       const involved = new Set(investmentTransactions.map((transaction) => transaction.security_id));
-      return {
-        status: 200,
-        body: {
-          total: matching.length,
-          page,
-          size: investmentTransactions.length,
-          investment_transactions: investmentTransactions,
-          securities: data.securities.filter((security) => involved.has(security.id)),
-          accounts: data.accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id)),
-          link: toWireLink(link),
-        },
+      const body = {
+        total: matching.length,
+        page,
+        size: investmentTransactions.length,
+        investment_transactions: investmentTransactions,
+        securities: data.securities.filter((security) => involved.has(security.security_id)),
+        accounts: world.wire.accounts(
+          data.accounts.filter((account) => wanted.size === 0 || wanted.has(account.account_id)),
+        ),
+        link: world.wire.link(link),
       };
+      return { status: 200, body: world.wire.envelope(body, link) };
     },
   },
 ];

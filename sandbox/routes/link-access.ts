@@ -1,6 +1,6 @@
 // The checks every link-scoped call makes, in the upstream's order: exists (404), not deleted (410), then what the
 // call itself needs (state 422, permission 403).
-import type { Product } from "../../lib/upstream/schemas";
+import type { Product } from "../wire-vocabulary";
 import { apiErrors } from "../http";
 import type { Store } from "../store";
 import type { LinkRecord } from "../types";
@@ -12,10 +12,14 @@ export function requireLink(store: Store, id: string, options: { allowDeleted?: 
   return link;
 }
 
+function hasNoDataYet(link: LinkRecord): boolean {
+  return link.state === "connecting" || link.state === "awaiting_token_exchange";
+}
+
 /** Data can be read from connected links and from links in error (imported or broken links keep their data). */
 export function requireReadyLink(store: Store, id: string): LinkRecord {
   const link = requireLink(store, id);
-  if (link.state === "connecting" || link.state === "awaiting_token_exchange") {
+  if (hasNoDataYet(link)) {
     throw apiErrors.badState("link_not_ready", `The link is in state ${link.state}; it has no data yet.`);
   }
   return link;
@@ -32,4 +36,12 @@ const PRODUCT_LABELS: Record<Product, string> = {
 
 export function requireProduct(link: LinkRecord, product: Product): void {
   if (!link.products[product]) throw apiErrors.forbidden(`${PRODUCT_LABELS[product]} access not permitted`);
+}
+
+/**
+ * Whether the link-scoped reads of `product` would serve this link's data (requireReadyLink and requireProduct pass):
+ * the links a customer user's cross-link reads (GET /users/{id}/accounts, /transactions) gather from.
+ */
+export function servesDataOf(link: LinkRecord, product: Product): boolean {
+  return link.state !== "deleted" && !hasNoDataYet(link) && Boolean(link.products[product]);
 }

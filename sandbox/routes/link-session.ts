@@ -1,18 +1,27 @@
 // POST /link-session, POST /link-session/exchange-token, and the sandbox's stand-in for the end user finishing the
 // linking flow: POST /_sandbox/link-sessions/{token}/complete.
 import { z } from "zod";
-import {
-  exchangeTokenRequestSchema,
-  linkSessionRequestSchema,
-  PRODUCTS,
-  type Product,
-} from "../../lib/upstream/schemas";
 import { DEFAULT_SESSION_INSTITUTION_ID, findInstitution, INSTITUTIONS } from "../catalog";
-import type { Route } from "../context";
+import type { Route, SandboxWorld } from "../context";
 import { ApiError, apiErrors, issue, parseWith } from "../http";
-import { toWireLink, type LinkRecord } from "../types";
+import { customerUserSchema } from "../request-shapes";
+import type { LinkRecord } from "../types";
 import { notify, notifyStateChanged, productRefreshEvent } from "../webhook-events";
+import { PRODUCTS, type Product } from "../wire-vocabulary";
 import { requireLink } from "./link-access";
+
+/** CreateLinkSessionRequest (facts §7.1): the fields the sandbox uses; the others are taken and ignored. */
+const linkSessionRequestSchema = z.object({
+  customer_user: customerUserSchema,
+  redirect_uri: z.string().min(1),
+  existing_link_id: z.string().optional(),
+  institution_id: z.string().optional(),
+  webhook: z.string().optional(),
+  link_tags: z.array(z.string()).optional(),
+});
+
+/** ExchangeTokenRequest (spec endpoint 2). */
+const exchangeTokenRequestSchema = z.object({ exchangeable_token: z.string().min(1) });
 
 /** What a new link session grants when the sandbox's end user says yes to everything asked by default. */
 const SESSION_PRODUCTS: Product[] = ["accounts", "transactions", "enrichment"];
@@ -68,33 +77,8 @@ export const linkSessionRoutes: Route[] = [
     template: "/link-session/exchange-token",
     async handle(ctx) {
       const body = parseWith(exchangeTokenRequestSchema, await ctx.json());
-      const { store, options } = ctx.world;
-      const exchangeable = store.exchangeTokens.get(body.exchangeable_token);
-      if (!exchangeable) throw apiErrors.invalidTokenExchange("unknown token");
-      if (exchangeable.used) throw apiErrors.invalidTokenExchange("token already used");
-      const link = store.getLink(exchangeable.linkId);
-      if (!link || link.state !== "awaiting_token_exchange") {
-        throw apiErrors.invalidTokenExchange(`link is in state ${link?.state ?? "unknown"}`);
-      }
-      exchangeable.used = true;
-      const now = iso(options.now());
-      link.state = "connected";
-      link.error_code = null;
-      link.auth_expired_at = null;
-      link.last_synced_at = now;
-      for (const product of Object.keys(link.products) as Product[]) {
-        link.products[product] = {
-          refreshed_at: now,
-          last_attempted_at: now,
-          ...(product === "transactions" ? { last_enriched: now } : {}),
-        };
-      }
-      // The link is connected and its products fetched: the webhook hears the new state, then each product's refresh.
-      notifyStateChanged(ctx.world, link);
-      for (const product of Object.keys(link.products) as Product[])
-        notify(ctx.world, link, productRefreshEvent(ctx.world, link, product, "completed"));
-      const wire = toWireLink(link);
-      return { status: 201, body: { link_id: link.link_id, link: wire } };
+      const link = exchangeToken(ctx.world, body.exchangeable_token);
+      return { status: 201, body: { link_id: link.link_id, link: ctx.world.wire.link(link) } };
     },
   },
   {
@@ -104,69 +88,107 @@ export const linkSessionRoutes: Route[] = [
     async handle(ctx) {
       const raw = await ctx.rawBody();
       const body = parseWith(completeRequestSchema, raw.length === 0 ? {} : await ctx.json());
-      const { store, options } = ctx.world;
-      const session = store.sessions.get(ctx.params.token ?? "");
-      if (!session) throw new ApiError(404, "link_session_error.not_found", "Link session not found.");
-      if (session.completed) {
-        throw new ApiError(409, "link_session_error.already_completed", "This link session was already completed.");
-      }
-      const institutionId = body.institution_id ?? session.institutionId ?? DEFAULT_SESSION_INSTITUTION_ID;
-      const institution = findInstitution(institutionId);
-      if (!institution) {
-        throw apiErrors.validation([
-          issue(
-            ["body", "institution_id"],
-            `unknown institution; one of ${INSTITUTIONS.map((i) => i.institution_id).join(", ")}`,
-            "value_error",
-          ),
-        ]);
-      }
-      const nowMs = options.now();
-      let link: LinkRecord;
-      if (session.existingLinkId) {
-        // Relink: same link, possibly another provider; webhook and tags are replaced by the session's (upstream rule).
-        link = requireLink(store, session.existingLinkId);
-        link.provider = link.provider === "moneykit" ? "plaid" : "moneykit";
-        link.webhook = session.webhook;
-        link.link_tags = session.linkTags;
-        delete link.tags;
-      } else {
-        link = {
-          link_id: store.newLinkId(),
-          institution_id: institution.institution_id,
-          institution_name: institution.name,
-          institution_avatar: institution.avatar,
-          state: "connecting",
-          error_code: null,
-          last_synced_at: null,
-          auth_expired_at: null,
-          provider: "moneykit",
-          link_tags: session.linkTags,
-          webhook: session.webhook,
-          products: Object.fromEntries(
-            session.products.map((p) => [p, { refreshed_at: null, last_attempted_at: null }]),
-          ),
-          available_products: PRODUCTS.filter((product) => !session.products.includes(product)),
-          createdAtMs: nowMs,
-          deletedAtMs: null,
-          origin: "session",
-          dataSeed: store.newDataSeed(),
-          customerUserId: session.customerUserId,
-        };
-        store.addLink(link, null);
-      }
-      session.completed = true;
-      // outcome "error": the user gave up. The link lands in state error, and its token cannot be exchanged (400).
-      if (body.outcome === "error") {
-        link.state = "error";
-        link.error_code = "user_error";
-      } else {
-        link.state = "awaiting_token_exchange";
-        link.error_code = null;
-      }
-      notifyStateChanged(ctx.world, link);
-      const exchangeable = store.createExchangeToken(link.link_id);
-      return { status: 200, body: { exchangeable_token: exchangeable.token, link_id: link.link_id } };
+      const { link, exchangeableToken } = completeSession(ctx.world, ctx.params.token ?? "", body);
+      return { status: 200, body: { exchangeable_token: exchangeableToken, link_id: link.link_id } };
     },
   },
 ];
+
+/** The end user finishing a link session (a relink keeps the link's id), as the control route and the demo do it. */
+export function completeSession(
+  world: SandboxWorld,
+  token: string,
+  body: z.infer<typeof completeRequestSchema>,
+): { link: LinkRecord; exchangeableToken: string } {
+  const { store, options } = world;
+  const session = store.sessions.get(token);
+  if (!session) throw new ApiError(404, "link_session_error.not_found", "Link session not found.");
+  if (session.completed) {
+    throw new ApiError(409, "link_session_error.already_completed", "This link session was already completed.");
+  }
+  const institutionId = body.institution_id ?? session.institutionId ?? DEFAULT_SESSION_INSTITUTION_ID;
+  const institution = findInstitution(institutionId);
+  if (!institution) {
+    throw apiErrors.validation([
+      issue(
+        ["body", "institution_id"],
+        `unknown institution; one of ${INSTITUTIONS.map((i) => i.institution_id).join(", ")}`,
+        "value_error",
+      ),
+    ]);
+  }
+  const nowMs = options.now();
+  let link: LinkRecord;
+  if (session.existingLinkId) {
+    // Relink: same link, possibly another provider; webhook and tags are replaced by the session's (upstream rule).
+    link = requireLink(store, session.existingLinkId);
+    link.provider = link.provider === "moneykit" ? "plaid" : "moneykit";
+    link.webhook = session.webhook;
+    link.link_tags = session.linkTags;
+    delete link.tags;
+  } else {
+    link = {
+      link_id: store.newLinkId(),
+      institution_id: institution.institution_id,
+      institution_name: institution.name,
+      institution_avatar: institution.avatar,
+      state: "connecting",
+      error_code: null,
+      last_synced_at: null,
+      auth_expired_at: null,
+      provider: "moneykit",
+      link_tags: session.linkTags,
+      webhook: session.webhook,
+      products: Object.fromEntries(session.products.map((p) => [p, { refreshed_at: null, last_attempted_at: null }])),
+      available_products: PRODUCTS.filter((product) => !session.products.includes(product)),
+      createdAtMs: nowMs,
+      deletedAtMs: null,
+      origin: "session",
+      dataSeed: store.newDataSeed(),
+      customerUserId: session.customerUserId,
+    };
+    store.addLink(link, null);
+  }
+  session.completed = true;
+  // outcome "error": the user gave up. The link lands in state error, and its token cannot be exchanged (400).
+  if (body.outcome === "error") {
+    link.state = "error";
+    link.error_code = "user_error";
+  } else {
+    link.state = "awaiting_token_exchange";
+    link.error_code = null;
+  }
+  notifyStateChanged(world, link);
+  const exchangeable = store.createExchangeToken(link.link_id);
+  return { link, exchangeableToken: exchangeable.token };
+}
+
+/** The product exchanging a finished session's token: the link is connected and its products fetched. */
+export function exchangeToken(world: SandboxWorld, token: string): LinkRecord {
+  const { store, options } = world;
+  const exchangeable = store.exchangeTokens.get(token);
+  if (!exchangeable) throw apiErrors.invalidTokenExchange("unknown token");
+  if (exchangeable.used) throw apiErrors.invalidTokenExchange("token already used");
+  const link = store.getLink(exchangeable.linkId);
+  if (!link || link.state !== "awaiting_token_exchange") {
+    throw apiErrors.invalidTokenExchange(`link is in state ${link?.state ?? "unknown"}`);
+  }
+  exchangeable.used = true;
+  const now = iso(options.now());
+  link.state = "connected";
+  link.error_code = null;
+  link.auth_expired_at = null;
+  link.last_synced_at = now;
+  for (const product of Object.keys(link.products) as Product[]) {
+    link.products[product] = {
+      refreshed_at: now,
+      last_attempted_at: now,
+      ...(product === "transactions" ? { last_enriched: now } : {}),
+    };
+  }
+  // The link is connected and its products fetched: the webhook hears the new state, then each product's refresh.
+  notifyStateChanged(world, link);
+  for (const product of Object.keys(link.products) as Product[])
+    notify(world, link, productRefreshEvent(world, link, product, "completed"));
+  return link;
+}

@@ -4,7 +4,6 @@ import { z } from "zod";
 import type { Route } from "../context";
 import { apiErrors, isWebAddress, issue, parseWith } from "../http";
 import { decodeCursor } from "../store";
-import { toWireLink } from "../types";
 import { notifyStateChanged } from "../webhook-events";
 import { requireLink } from "./link-access";
 
@@ -52,7 +51,8 @@ export const linkRoutes: Route[] = [
       const cursor = rawCursor ? decodeCursor(rawCursor) : null;
       if (rawCursor && !cursor)
         throw apiErrors.validation([issue(["query", "cursor"], "unknown cursor", "value_error")]);
-      return { status: 200, body: world.store.listLinks(cursor, limit, world.settings.linksListing) };
+      const page = world.store.listLinks(cursor, limit, world.settings.linksListing);
+      return { status: 200, body: world.wire.pageEnvelope({ ...page }, `links:${page.links[0]?.link_id ?? ""}`) };
     },
   },
   {
@@ -60,7 +60,7 @@ export const linkRoutes: Route[] = [
     template: "/links/{id}",
     async handle({ params, world }) {
       // A deleted link stays readable with state "deleted" (the upstream purges it 90 days later; the sandbox keeps it).
-      return { status: 200, body: toWireLink(requireLink(world.store, params.id ?? "", { allowDeleted: true })) };
+      return { status: 200, body: world.wire.link(requireLink(world.store, params.id ?? "", { allowDeleted: true })) };
     },
   },
   {
@@ -76,7 +76,7 @@ export const linkRoutes: Route[] = [
         // The deprecated alias, where a link shows it, says the same.
         if (link.tags !== undefined) link.tags = [...tags];
       }
-      return { status: 200, body: toWireLink(link) };
+      return { status: 200, body: ctx.world.wire.link(link) };
     },
   },
   {
@@ -96,11 +96,10 @@ export const linkRoutes: Route[] = [
     method: "GET",
     template: "/users/{id}/links",
     async handle({ params, world }) {
-      const links = world.store.linksOfUser(params.id ?? "");
-      return {
-        status: 200,
-        body: { links: Object.fromEntries(links.map((link) => [link.link_id, toWireLink(link)])) },
-      };
+      const userId = params.id ?? "";
+      const links = world.store.linksOfUser(userId);
+      const body = { links: Object.fromEntries(links.map((link) => [link.link_id, world.wire.link(link)])) };
+      return { status: 200, body: world.wire.pageEnvelope(body, `user:${userId}`) };
     },
   },
 ];

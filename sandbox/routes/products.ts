@@ -4,14 +4,14 @@
 // every other product) is 429 with Retry-After saying when all of the asked products may be refreshed. The sandbox
 // has no institution with refresh windows, the spec's other reason for 429.
 import { z } from "zod";
-import { productSchema } from "../../lib/upstream/schemas";
 import type { Route } from "../context";
 import { apiErrors, parseWith } from "../http";
 import { refreshWaitMs, startRefresh } from "../product-refresh";
-import { toWireLink } from "../types";
+import { PRODUCTS } from "../wire-vocabulary";
 import { requireLink, requireProduct } from "./link-access";
 
-const refreshProductsRequestSchema = z.object({ products: z.array(productSchema).min(1) });
+/** RefreshProductsRequest (facts §3.5): at least one product. */
+const refreshProductsRequestSchema = z.object({ products: z.array(z.enum(PRODUCTS)).min(1) });
 
 export const productRoutes: Route[] = [
   {
@@ -55,7 +55,7 @@ export const productRoutes: Route[] = [
         throw apiErrors.refreshTooSoon(`Refreshed too recently: ${names}.`, Math.ceil(longest / 1000));
       }
       startRefresh(ctx.world, link, products);
-      return { status: 202, body: toWireLink(link) };
+      return { status: 202, body: ctx.world.wire.link(link) };
     },
   },
 ];

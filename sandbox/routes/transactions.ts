@@ -1,16 +1,26 @@
 // GET /links/{id}/transactions, GET /links/{id}/transactions/sync and POST /links/{id}/transactions/{txn_id}/enrichment.
-import { correctEnrichmentRequestSchema } from "../../lib/upstream/schemas";
+import { z } from "zod";
 import type { Route } from "../context";
 import { applyCorrection, resolveCorrection, similarPastTransactions } from "../enrich";
 import { apiErrors, issue, parseWith, type ValidationIssue } from "../http";
-import { accountIdsParam, dateParam, integerParam, isValidDate } from "../query-params";
+import { accountIdsParam, integerParam, transactionsPageParams } from "../query-params";
 import { decodeSyncCursor, syncPage } from "../sync-log";
-import { toWireLink, toWireTransaction, type AccountRecord, type TransactionRecord } from "../types";
+import type { AccountRecord, TransactionRecord } from "../types";
+import { categoryOf, CATEGORIES, SUBCATEGORIES } from "../wire-vocabulary";
 import { requireLink, requireProduct, requireReadyLink } from "./link-access";
 
-const DAY_MS = 86_400_000;
-/** Upstream default window: the 90 days up to today; `start_date=1900-01-01` asks for everything. */
-const DEFAULT_WINDOW_DAYS = 90;
+/**
+ * Correct Enrichment's body (spec endpoint 1; facts §6 BudCategory): a category of today's taxonomy and optionally a
+ * subcategory. The spec does not say whether the subcategory must belong to the category; the sandbox refuses one of
+ * another category, so a correction never stores a pair no screen can show. Pre-2025 values are refused like any
+ * other value outside the taxonomy: transactions keep them, corrections cannot set them.
+ */
+const correctEnrichmentRequestSchema = z
+  .object({ category: z.enum(CATEGORIES), subcategory: z.enum(SUBCATEGORIES).optional() })
+  .refine((body) => body.subcategory === undefined || categoryOf(body.subcategory) === body.category, {
+    message: "subcategory does not belong to category",
+    path: ["subcategory"],
+  });
 
 function accountsOf(accounts: AccountRecord[], transactions: TransactionRecord[]): AccountRecord[] {
   const used = new Set(transactions.map((transaction) => transaction.account_id));
@@ -24,19 +34,8 @@ export const transactionRoutes: Route[] = [
     async handle({ params, query, world }) {
       const link = requireReadyLink(world.store, params.id ?? "");
       requireProduct(link, "transactions");
-      const problems: ValidationIssue[] = [];
-      const page = integerParam(query.get("page"), "page", 1, 1, Infinity, problems);
-      const size = integerParam(query.get("size"), "size", 50, 1, 1000, problems);
       const today = new Date(world.options.now()).toISOString().slice(0, 10);
-      const endDate = dateParam(query.get("end_date"), "end_date", today, problems);
-      const defaultStart = isValidDate(endDate)
-        ? new Date(new Date(`${endDate}T00:00:00Z`).getTime() - DEFAULT_WINDOW_DAYS * DAY_MS).toISOString().slice(0, 10)
-        : today;
-      const startDate = dateParam(query.get("start_date"), "start_date", defaultStart, problems);
-      if (problems.length === 0 && startDate > endDate) {
-        problems.push(issue(["query", "start_date"], "start_date must not be after end_date", "value_error"));
-      }
-      if (problems.length > 0) throw apiErrors.validation(problems);
+      const { page, size, startDate, endDate } = transactionsPageParams(query, today);
 
       const accountIds = accountIdsParam(query);
       const data = world.store.dataOf(link);
@@ -50,18 +49,15 @@ export const transactionRoutes: Route[] = [
       // The accounts in scope of the query, even for an empty page, so a client can always label its rows.
       const accounts = data.accounts.filter((account) => accountIds.size === 0 || accountIds.has(account.account_id));
       // `size` is the number of transactions in this batch, as the upstream reports it.
-      const asStrings = world.options.amountsAsStrings;
-      return {
-        status: 200,
-        body: {
-          total: matching.length,
-          page,
-          size: transactions.length,
-          transactions: transactions.map((transaction) => toWireTransaction(transaction, asStrings)),
-          accounts,
-          link: toWireLink(link),
-        },
+      const body = {
+        total: matching.length,
+        page,
+        size: transactions.length,
+        transactions: world.wire.transactions(link, transactions, data.transactions),
+        accounts: world.wire.accounts(accounts),
+        link: world.wire.link(link),
       };
+      return { status: 200, body: world.wire.envelope(body, link) };
     },
   },
   {
@@ -82,28 +78,25 @@ export const transactionRoutes: Route[] = [
       if (problems.length > 0) throw apiErrors.validation(problems);
       const data = world.store.dataOf(link);
       const page = syncPage(data.transactions, world.store.syncLogOf(link.link_id), cursor, size);
-      const asStrings = world.options.amountsAsStrings;
-      return {
-        status: 200,
-        body: {
-          transactions: {
-            created: page.created.map((transaction) => toWireTransaction(transaction, asStrings)),
-            updated: page.updated.map((transaction) => toWireTransaction(transaction, asStrings)),
-            removed: [],
-          },
-          accounts: data.accounts,
-          cursor: { next: page.next },
-          has_more: page.hasMore,
-          link: toWireLink(link),
+      const body = {
+        transactions: {
+          created: world.wire.transactions(link, page.created, data.transactions),
+          updated: world.wire.transactions(link, page.updated, data.transactions),
+          removed: [],
         },
+        accounts: world.wire.accounts(data.accounts),
+        cursor: { next: page.next },
+        has_more: page.hasMore,
+        link: world.wire.link(link),
       };
+      return { status: 200, body: world.wire.envelope(body, link) };
     },
   },
   {
     method: "POST",
     template: "/links/{id}/transactions/{txn_id}/enrichment",
     async handle(ctx) {
-      const body = parseWith(correctEnrichmentRequestSchema, await ctx.json());
+      const asked = parseWith(correctEnrichmentRequestSchema, await ctx.json());
       const link = requireLink(ctx.world.store, ctx.params.id ?? "");
       if (link.state === "connecting" || link.state === "awaiting_token_exchange") {
         throw apiErrors.badState(
@@ -116,22 +109,21 @@ export const transactionRoutes: Route[] = [
       const transaction = data.transactions.find((candidate) => candidate.transaction_id === ctx.params.txn_id);
       if (!transaction) throw apiErrors.transactionNotFound();
 
-      const correction = resolveCorrection(transaction, body.category, body.subcategory);
+      const correction = resolveCorrection(transaction, asked.category, asked.subcategory);
       applyCorrection(transaction, correction);
       ctx.world.store.corrections.remember(transaction, correction);
       // Sync reports the corrected transaction as updated; no webhook, as the change is the client's own.
       ctx.world.store.noteTransactionsUpdated(link, [transaction.transaction_id]);
       // Similar past transactions come back as they are: the client decides whether to correct them too.
       const transactions = [transaction, ...similarPastTransactions(data, transaction)];
-      return {
-        status: 200,
-        body: {
-          transactions: transactions.map((t) => toWireTransaction(t, ctx.world.options.amountsAsStrings)),
-          accounts: accountsOf(data.accounts, transactions),
-          link: toWireLink(link),
-          cursor: { next: "" },
-        },
+      const { wire } = ctx.world;
+      const body = {
+        transactions: wire.transactions(link, transactions, data.transactions),
+        accounts: wire.accounts(accountsOf(data.accounts, transactions)),
+        link: wire.link(link),
+        cursor: { next: "" },
       };
+      return { status: 200, body: wire.envelope(body, link) };
     },
   },
 ];

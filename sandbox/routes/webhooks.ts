@@ -2,28 +2,27 @@
 // (GET /.well-known/jwks.json), and the sandbox's controls: the deliveries made, a key rotation, and the events a test
 // needs on demand (a link changing state, a product refresh step).
 import { z } from "zod";
-import {
-  linkErrorCodeSchema,
-  linkStateSchema,
-  productSchema,
-  PRODUCTS,
-  type Product,
-} from "../../lib/upstream/schemas";
 import type { Route } from "../context";
 import { apiErrors, issue, parseWith } from "../http";
 import { setProductState } from "../product-refresh";
-import { toWireLink } from "../types";
 import {
-  LINK_PRODUCT_STATES,
   linkStateChangedEvent,
   notify,
   notifyStateChanged,
   productRefreshEvent,
-  TEST_WEBHOOK_EVENTS,
   transactionsUpdatesEvent,
   type WebhookPayload,
 } from "../webhook-events";
 import type { Delivery } from "../webhooks";
+import { toWireLink } from "../wire";
+import {
+  LINK_ERROR_CODES,
+  LINK_PRODUCT_STATES,
+  LINK_STATES,
+  PRODUCTS,
+  TEST_WEBHOOK_EVENTS,
+  type Product,
+} from "../wire-vocabulary";
 import { requireLink } from "./link-access";
 
 const testWebhookRequestSchema = z.object({
@@ -32,7 +31,7 @@ const testWebhookRequestSchema = z.object({
 });
 
 const linkStateRequestSchema = z
-  .object({ state: linkStateSchema, error_code: linkErrorCodeSchema.optional() })
+  .object({ state: z.enum(LINK_STATES), error_code: z.enum(LINK_ERROR_CODES).optional() })
   .strict();
 
 const productRefreshRequestSchema = z
@@ -110,7 +109,8 @@ export const webhookRoutes: Route[] = [
   },
   {
     // Body {state, error_code?}: the link takes the state (error_code only with state error, system_error if none)
-    // and its webhook hears link.state_changed. A deleted link may be brought back.
+    // and its webhook hears link.state_changed. A deleted link may be brought back. Like every control route's, the
+    // answer shows the link as stored, without drift: a test steering the sandbox sees what it set.
     method: "POST",
     template: "/_sandbox/links/{id}/state",
     control: true,
@@ -136,7 +136,7 @@ export const webhookRoutes: Route[] = [
     control: true,
     async handle(ctx) {
       const body = parseWith(productRefreshRequestSchema, await ctx.json());
-      const product = productSchema.safeParse(ctx.params.product);
+      const product = z.enum(PRODUCTS).safeParse(ctx.params.product);
       if (!product.success)
         throw apiErrors.validation([
           issue(["path", "product"], `product must be one of ${PRODUCTS.join(", ")}`, "enum"),

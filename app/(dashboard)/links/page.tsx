@@ -79,14 +79,25 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
         title={TITLE}
         description={DESCRIPTION}
         actions={
-          // A plain anchor: the export is a file download from a route handler, not a page to navigate to.
-          <a
-            href={exportQuery ? `/links/export?${exportQuery}` : "/links/export"}
-            download
-            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-          >
-            Export CSV
-          </a>
+          <>
+            {/* A campaign over this view: a preview of who is asked first, nothing sent from here. */}
+            {can(staff.role, "reconnectCampaign") ? (
+              <Link
+                href={exportQuery ? `/reconnect?${exportQuery}` : "/reconnect"}
+                className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+              >
+                Ask these users to reconnect…
+              </Link>
+            ) : null}
+            {/* A plain anchor: the export is a file download from a route handler, not a page to navigate to. */}
+            <a
+              href={exportQuery ? `/links/export?${exportQuery}` : "/links/export"}
+              download
+              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+            >
+              Export CSV
+            </a>
+          </>
         }
       />
       <div className="mb-4 flex flex-wrap items-start justify-between gap-4">

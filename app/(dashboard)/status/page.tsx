@@ -1,7 +1,14 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { syncFailingText } from "@/components/links/sync-status";
 import { Callout } from "@/components/ui/callout";
 import { PageHeader } from "@/components/ui/page-header";
+import { ReadNotices } from "@/components/status/read-notices";
+import { getDb } from "@/lib/db/client";
+import { logger } from "@/lib/logger";
+import { readNoticesForStatus } from "@/lib/read-notices/store";
+import { cachedSyncStatus } from "@/lib/sync/status";
+import type { SyncStatus } from "@/lib/sync/types";
 import { checkUpstream } from "@/lib/upstream/status";
 
 export const metadata: Metadata = { title: "Status" };
@@ -39,9 +46,46 @@ function CheckRow({
   );
 }
 
+/** The links sync as every instance sees it (sync_state): failing since when and why, or reading normally. */
+function syncCheck(sync: SyncStatus | null, now: Date): CheckView {
+  if (!sync)
+    return {
+      ok: false,
+      title: "The links sync's status cannot be read",
+      detail: "Linkdesk's database did not answer; the checks of the upstream above do not need it.",
+    };
+  if (sync.failing)
+    return {
+      ok: false,
+      title: "The links sync is failing",
+      detail: `${syncFailingText(sync.failing, now)} Links already read keep their last known state meanwhile; the sync reads at full pace again as soon as a read succeeds.`,
+    };
+  if (sync.running)
+    return {
+      ok: true,
+      text:
+        sync.phase === "details"
+          ? `A run is reading links: ${sync.done.toLocaleString("en")} of ${sync.total.toLocaleString("en")}.`
+          : "A run is listing links.",
+    };
+  return {
+    ok: true,
+    text: sync.runFinishedAt ? `The last run finished at ${utc(sync.runFinishedAt)}.` : "No run has finished yet.",
+  };
+}
+
 export default async function StatusPage({ searchParams }: { searchParams: Promise<{ refresh?: string }> }) {
   const { refresh } = await searchParams;
-  const status = await checkUpstream({ fresh: refresh !== undefined, read: true });
+  const [status, sync] = await Promise.all([
+    checkUpstream({ fresh: refresh !== undefined, read: true }),
+    // The page is about the upstream: a database that does not answer costs this row only.
+    getDb()
+      .then(({ db }) => cachedSyncStatus(db))
+      .catch((error: unknown) => {
+        logger().child({ component: "status" }).warn({ err: error }, "the links sync's status could not be read");
+        return null;
+      }),
+  ]);
   const { reachable, token, read } = status;
   return (
     <>
@@ -103,8 +147,15 @@ export default async function StatusPage({ searchParams }: { searchParams: Promi
             }
           />
         ) : null}
+        <CheckRow
+          label="Links sync"
+          okTitle="The links sync reads normally"
+          testId="status-sync"
+          check={syncCheck(sync, status.checkedAt)}
+        />
       </dl>
       <p className="mt-4 text-xs text-slate-500">Checked {utc(status.checkedAt)}.</p>
+      <ReadNotices rows={await readNoticesForStatus().catch(() => null)} />
     </>
   );
 }

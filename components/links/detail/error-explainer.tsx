@@ -1,5 +1,11 @@
 import { Callout } from "@/components/ui/callout";
-import { LINK_ERROR_INFO, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
+import {
+  UNKNOWN_ERROR_INFO,
+  WHO_ACTS_LABELS,
+  isKnownLinkState,
+  linkErrorInfo,
+  linkStateLabel,
+} from "@/lib/links/error-codes";
 import type { LinkDetails } from "@/lib/links/types";
 
 /**
@@ -22,9 +28,30 @@ export function ErrorExplainer({ link }: { link: LinkDetails }) {
         </Callout>
       );
     }
+    if (!isKnownLinkState(link.state)) {
+      return (
+        <Callout title={`State: ${linkStateLabel(link.state)}`} role="status">
+          The upstream reports a state added after this version of Linkdesk was written. Its products and their refresh
+          times below say whether data still flows; the linking service&rsquo;s documentation says what the state means.
+        </Callout>
+      );
+    }
     return null;
   }
-  const info = LINK_ERROR_INFO[link.error_code];
+  const info = linkErrorInfo(link.error_code);
+  if (!info) {
+    return (
+      <Callout tone="error" title={`${UNKNOWN_ERROR_INFO.label} (${link.error_code})`} role="status">
+        <div className="space-y-1" data-testid="error-meaning">
+          <p>{UNKNOWN_ERROR_INFO.meaning}</p>
+          <p>
+            <span className="font-medium">What to do: </span>
+            {UNKNOWN_ERROR_INFO.remedy}
+          </p>
+        </div>
+      </Callout>
+    );
+  }
   return (
     <Callout
       tone={info.whoActs === "wait" ? "warning" : "error"}
@@ -43,9 +70,9 @@ export function ErrorExplainer({ link }: { link: LinkDetails }) {
         </p>
         {info.whoActs === "user" ? (
           <p data-testid="relink-hint">
-            To relink, create a new link session with <code className="font-mono">existing_link_id</code> set to{" "}
-            <code className="break-all font-mono">{link.link_id}</code> and send the user through it: the link keeps its
-            id and its data.
+            To relink, the user goes through a new link session with <code className="font-mono">existing_link_id</code>{" "}
+            set to <code className="break-all font-mono">{link.link_id}</code>: the link keeps its id and its data.
+            Support can have Linkdesk make one and send it to the user under Reconnect requests below.
           </p>
         ) : null}
       </div>

@@ -59,6 +59,16 @@ describe("LinkFields", () => {
     expect(html).toContain('data-testid="avatar-placeholder"');
     expect(html).toContain("its logo address is not http(s): not loaded");
   });
+
+  it("shows a provider this version does not know as sent, marked as not known, and a known one plainly", () => {
+    const provider = (html: string) => html.slice(html.indexOf('data-testid="link-provider"')).split("</dd>")[0]!;
+    const unknown = provider(renderToStaticMarkup(<LinkFields link={wireLink({ provider: "truelayer" })} />));
+    expect(unknown).toContain("truelayer");
+    expect(unknown).toContain("not known to this version of Linkdesk");
+    const known = provider(renderToStaticMarkup(<LinkFields link={wireLink({ provider: "plaid" })} />));
+    expect(known).toContain("plaid");
+    expect(known).not.toContain("not known");
+  });
 });
 
 describe("ProductStatusTable", () => {

@@ -1,6 +1,6 @@
 import { CopyButton } from "@/components/ui/copy-button";
 import { EntityAvatar } from "@/components/ui/entity-avatar";
-import { LINK_ERROR_INFO, LINK_STATE_LABELS } from "@/lib/links/error-codes";
+import { NOT_KNOWN, isKnownProvider, linkErrorLabel, linkStateLabel } from "@/lib/links/error-codes";
 import type { LinkDetails } from "@/lib/links/types";
 import { Time } from "./format";
 import { httpUrl } from "@/lib/http/safe-url";
@@ -65,20 +65,21 @@ export function LinkFields({ link, createdAt }: { link: LinkDetails; createdAt?:
           <span className="font-mono">{link.institution_id}</span>
         </Field>
         <Field label="State" testId="link-state">
-          {LINK_STATE_LABELS[link.state]} <span className="font-mono text-xs text-slate-500">{link.state}</span>
+          {linkStateLabel(link.state)} <span className="font-mono text-xs text-slate-500">{link.state}</span>
         </Field>
         <Field label="Error code" testId="link-error-code">
           {link.error_code ? (
             <>
-              {LINK_ERROR_INFO[link.error_code].label}{" "}
+              {linkErrorLabel(link.error_code)}{" "}
               <span className="font-mono text-xs text-slate-500">{link.error_code}</span>
             </>
           ) : (
             none
           )}
         </Field>
-        <Field label="Provider">
+        <Field label="Provider" testId="link-provider">
           <span className="font-mono">{link.provider}</span>
+          {isKnownProvider(link.provider) ? null : <span className="text-xs text-slate-500"> ({NOT_KNOWN})</span>}
         </Field>
         <Field label="Link tags">{link.link_tags?.length ? chips(link.link_tags) : none}</Field>
         <Field label="Webhook">

@@ -1,3 +1,4 @@
+import { NOT_KNOWN, productErrorLabel } from "@/lib/links/error-codes";
 import { type LinkDetails, PRODUCTS, type ProductStatus } from "@/lib/links/types";
 import { ScrollTable } from "@/components/ui/scroll-table";
 import { Time } from "./format";
@@ -14,9 +15,11 @@ const COLUMNS = [
 
 /** Each granted product's refresh status, as the upstream reported it (its messages are text only). */
 export function ProductStatusTable({ products }: { products: LinkDetails["products"] }) {
-  const rows = PRODUCTS.flatMap((product) => {
+  // The spec's products in its order, then any the upstream added since, as sent.
+  const known: readonly string[] = PRODUCTS;
+  const rows = [...PRODUCTS, ...Object.keys(products).filter((p) => !known.includes(p))].flatMap((product) => {
     const status: ProductStatus | undefined = products[product];
-    return status ? [{ product, status }] : [];
+    return status ? [{ product, status, isKnown: known.includes(product) }] : [];
   });
   if (rows.length === 0) return <p className="text-sm text-slate-500">No product granted.</p>;
   return (
@@ -32,10 +35,11 @@ export function ProductStatusTable({ products }: { products: LinkDetails["produc
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
-          {rows.map(({ product, status }) => (
+          {rows.map(({ product, status, isKnown }) => (
             <tr key={product} className="align-top" data-testid={`product-${product}`}>
               <th scope="row" className="whitespace-nowrap px-3 py-2 font-mono text-xs font-medium text-slate-800">
                 {product}
+                {isKnown ? null : <span className="block font-sans font-normal text-slate-500">{NOT_KNOWN}</span>}
               </th>
               <td className="whitespace-nowrap px-3 py-2 text-xs">
                 <Time value={status.refreshed_at} none="never" />
@@ -45,8 +49,11 @@ export function ProductStatusTable({ products }: { products: LinkDetails["produc
               </td>
               <td className="px-3 py-2">
                 {status.error_code ? (
-                  <span className="rounded bg-red-50 px-1.5 py-0.5 font-mono text-xs text-red-800 ring-1 ring-inset ring-red-200">
-                    {status.error_code}
+                  <span
+                    className="rounded bg-red-50 px-1.5 py-0.5 text-xs text-red-800 ring-1 ring-inset ring-red-200"
+                    title={status.error_code}
+                  >
+                    {productErrorLabel(status.error_code)}
                   </span>
                 ) : (
                   <span className="text-slate-500">—</span>

@@ -3,7 +3,7 @@ import { formatAgo, RelativeTime, timeOf } from "@/components/data-table/relativ
 import { EntityAvatar } from "@/components/ui/entity-avatar";
 import { ShortId } from "@/components/ui/short-id";
 import { HintTrigger } from "@/components/ui/hint";
-import { LINK_STATE_MEANINGS, WHO_ACTS_LABELS } from "@/lib/links/error-codes";
+import { LINK_STATE_MEANINGS, WHO_ACTS_LABELS, isKnownLinkState, linkErrorLabel } from "@/lib/links/error-codes";
 import { LINK_SOURCE_LABELS, LINK_SOURCE_MEANINGS } from "@/lib/links/link-sources";
 import type { LinkSource } from "@/lib/db/schema";
 import type { LinkTableProduct } from "./rows";
@@ -48,6 +48,7 @@ export function StateCell({ state }: { state: string | null }) {
       </HintTrigger>
     );
   }
+  if (!isKnownLinkState(state)) return <NotKnownChip hint={`${STATE_HINT}${state}`} value={state} />;
   return (
     <HintTrigger hint={`${STATE_HINT}${state}`} className={`chip ${stateTone(state)}`}>
       {stateLabel(state)}
@@ -55,16 +56,20 @@ export function StateCell({ state }: { state: string | null }) {
   );
 }
 
+/** A value the upstream added since this version was written: shown as sent, marked in words (the hint says more). */
+function NotKnownChip({ hint, value }: { hint: string; value: string }) {
+  return (
+    <HintTrigger hint={hint} className="chip tone-plain max-w-60 border border-dashed border-slate-400 ring-0">
+      <span className="font-mono">{value}</span>
+      <span className="ml-1 font-normal text-slate-600">not known</span>
+    </HintTrigger>
+  );
+}
+
 export function ErrorCodeCell({ code }: { code: string | null }) {
   if (!code) return muted;
   const info = errorCodeInfo(code);
-  if (!info) {
-    return (
-      <HintTrigger hint={`${CODE_HINT}${code}`} className="chip tone-plain font-mono">
-        {code}
-      </HintTrigger>
-    );
-  }
+  if (!info) return <NotKnownChip hint={`${CODE_HINT}${code}`} value={code} />;
   return (
     <HintTrigger
       hint={`${CODE_HINT}${code}`}
@@ -157,7 +162,7 @@ export function linkCellHint(
     const state = key.slice(STATE_HINT.length);
     const meaning =
       (LINK_STATE_MEANINGS as Record<string, string | undefined>)[state] ??
-      "A state Linkdesk does not know: see the upstream's documentation.";
+      "The upstream added this state after this version of Linkdesk was written: see the upstream's documentation.";
     return (
       <>
         <span className="block font-semibold">{stateLabel(state)}</span>
@@ -168,7 +173,16 @@ export function linkCellHint(
   if (key.startsWith(CODE_HINT)) {
     const code = key.slice(CODE_HINT.length);
     const info = errorCodeInfo(code);
-    if (!info) return "Not a code Linkdesk knows: see the upstream's documentation.";
+    if (!info)
+      return (
+        <>
+          <span className="block font-semibold">{linkErrorLabel(code)}</span>
+          <span className="mt-1 block">
+            The upstream added this error code after this version of Linkdesk was written: see the upstream&rsquo;s
+            documentation of link errors. The link&rsquo;s page shows its products and what else is known.
+          </span>
+        </>
+      );
     return (
       <>
         <span className="block font-semibold">

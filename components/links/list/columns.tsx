@@ -1,4 +1,5 @@
 import { createDataTableColumnHelper } from "@/components/data-table/features";
+import { NOT_KNOWN, isKnownProvider } from "@/lib/links/error-codes";
 import type { LinkTableRow } from "./rows";
 import {
   ErrorCodeCell,
@@ -55,8 +56,17 @@ export const linkColumns = helper.columns([
     id: "provider",
     header: "Provider",
     sortDescFirst: false,
-    // Bare text (the cell's own colour): upstream text, rendered as text.
-    cell: ({ row }) => row.original.provider ?? <span className="text-slate-500">—</span>,
+    // Bare text (the cell's own colour): upstream text, rendered as text; one this version does not know, marked.
+    cell: ({ row }) => {
+      const provider = row.original.provider;
+      if (!provider) return <span className="text-slate-500">—</span>;
+      if (isKnownProvider(provider)) return provider;
+      return (
+        <span title={`${provider}: a provider ${NOT_KNOWN}`}>
+          {provider} <span className="text-xs text-slate-500">not known</span>
+        </span>
+      );
+    },
   }),
   helper.accessor("products", {
     id: "products",

@@ -3,7 +3,8 @@ import {
   DataTableIgnoredParams,
   DataTableToolbar,
 } from "@/components/data-table/data-table-toolbar";
-import type { LinkFacets } from "@/lib/links/list-facets";
+import { NOT_KNOWN, isKnownProvider, productErrorLabel } from "@/lib/links/error-codes";
+import type { LinkFacets, ValueOption } from "@/lib/links/list-facets";
 import type { DroppedLinkParam } from "@/lib/links/list-params";
 import type { LinkListParams } from "@/lib/schemas/links";
 import { ERROR_CODE_OPTIONS, PARAM_LABELS, STATE_OPTIONS, WHO_ACTS_OPTIONS } from "./options";
@@ -13,7 +14,10 @@ const count = (n: number) => n.toLocaleString("en");
 /** The links list's filter bar, from its facets (the dropdowns' options): the page streams it on its own while they
  * are read. */
 export function LinksFilterBar({ params, facets }: { params: LinkListParams; facets: LinkFacets }) {
-  const { institutions, providers, productErrors, tags } = facets;
+  const { otherStates, otherErrorCodes, institutions, providers, productErrors, tags } = facets;
+  // A value the upstream added since this version was written is listed too, as itself, so its links can be found.
+  const notKnown = (options: ValueOption[]) =>
+    options.map((o) => ({ value: o.value, label: `${o.value} (${NOT_KNOWN}) (${count(o.count)})` }));
   const filters: DataTableFilter[] = [
     {
       kind: "text",
@@ -29,7 +33,7 @@ export function LinksFilterBar({ params, facets }: { params: LinkListParams; fac
       name: "state",
       label: "State",
       value: params.state,
-      options: STATE_OPTIONS,
+      options: [...STATE_OPTIONS, ...notKnown(otherStates)],
       anyLabel: "Any state",
     },
     {
@@ -37,7 +41,7 @@ export function LinksFilterBar({ params, facets }: { params: LinkListParams; fac
       name: "error_code",
       label: "Error code",
       value: params.error_code,
-      options: ERROR_CODE_OPTIONS,
+      options: [...ERROR_CODE_OPTIONS, ...notKnown(otherErrorCodes)],
       anyLabel: "Any error code",
     },
     {
@@ -61,7 +65,12 @@ export function LinksFilterBar({ params, facets }: { params: LinkListParams; fac
       name: "provider",
       label: "Provider",
       value: params.provider,
-      options: providers.map((p) => ({ value: p.value, label: `${p.value} (${count(p.count)})` })),
+      options: providers.map((p) => ({
+        value: p.value,
+        label: isKnownProvider(p.value)
+          ? `${p.value} (${count(p.count)})`
+          : `${p.value} (${NOT_KNOWN}) (${count(p.count)})`,
+      })),
       anyLabel: "Any provider",
     },
     {
@@ -78,7 +87,10 @@ export function LinksFilterBar({ params, facets }: { params: LinkListParams; fac
       name: "product_error",
       label: "Product error",
       value: params.product_error,
-      options: productErrors.map((p) => ({ value: p.value, label: `${p.value} (${count(p.count)})` })),
+      options: productErrors.map((p) => ({
+        value: p.value,
+        label: `${productErrorLabel(p.value)} (${count(p.count)})`,
+      })),
       anyLabel: "Any product",
     },
     {

@@ -235,8 +235,9 @@ describe("LinksTable", () => {
     ]);
     expect(html).toContain("Not read yet");
     expect(html).toContain("brand_new_code");
+    expect(html).toMatch(/brand_new_code<\/span><span[^>]*>not known</);
     expect(renderToStaticMarkup(<>{linkCellHint("code:brand_new_code", () => undefined, NOW)}</>)).toContain(
-      "Not a code Linkdesk knows",
+      "brand_new_code (not known to this version of Linkdesk)",
     );
     expect(renderToStaticMarkup(<>{linkCellHint("unread", () => undefined, NOW)}</>)).toContain(
       "has not read its details yet",

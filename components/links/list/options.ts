@@ -1,20 +1,19 @@
 import type { FilterOption } from "@/components/data-table/data-table-toolbar";
 import type { LinkListParams } from "@/lib/schemas/links";
 import {
-  type ErrorCodeInfo,
   LINK_ERROR_INFO,
   LINK_STATE_LABELS,
   WHO_ACTS,
   WHO_ACTS_LABELS,
   type WhoActs,
+  isKnownLinkState,
+  linkErrorInfo,
+  linkStateLabel,
 } from "@/lib/links/error-codes";
-import { LINK_ERROR_CODES, LINK_STATES, type LinkErrorCode, type LinkState } from "@/lib/upstream/schemas";
+import { LINK_ERROR_CODES, LINK_STATES, type LinkState } from "@/lib/upstream/schemas";
 
 // The links list's option lists, shared by its cells and its filters: a state or an error code reads the same in the
 // table, in the filter dropdown and in the ignored-filter notice.
-
-const isState = (value: string): value is LinkState => (LINK_STATES as readonly string[]).includes(value);
-const isErrorCode = (value: string): value is LinkErrorCode => (LINK_ERROR_CODES as readonly string[]).includes(value);
 
 export const WHO_ACTS_OPTIONS: readonly FilterOption[] = WHO_ACTS.map((group) => ({
   value: group,
@@ -34,12 +33,11 @@ export const ERROR_CODE_OPTIONS: readonly FilterOption[] = (["user", "wait", "se
   })),
 );
 
-/** A state's label; a state the upstream added since (not in LINK_STATES) shows as sent. */
-export const stateLabel = (state: string) => (isState(state) ? LINK_STATE_LABELS[state] : state);
+/** A state's label; a state the upstream added since (not in LINK_STATES) shows as sent, marked as not known. */
+export const stateLabel = linkStateLabel;
 
 /** What an error code means and what to do, or undefined for a code Linkdesk does not know. */
-export const errorCodeInfo = (code: string): ErrorCodeInfo | undefined =>
-  isErrorCode(code) ? LINK_ERROR_INFO[code] : undefined;
+export const errorCodeInfo = linkErrorInfo;
 
 // A chip's colours are one class of globals.css (.tone-*), not three utilities: 50 rows carry two chips each.
 export const STATE_TONES: Record<LinkState, string> = {
@@ -50,7 +48,7 @@ export const STATE_TONES: Record<LinkState, string> = {
   deleted: "tone-slate",
 };
 
-export const stateTone = (state: string) => (isState(state) ? STATE_TONES[state] : "tone-plain");
+export const stateTone = (state: string) => (isKnownLinkState(state) ? STATE_TONES[state] : "tone-plain");
 
 /** An error code's chip, coloured by who must act (the same colours as Health's split). */
 export const WHO_ACTS_CHIP_TONES: Record<WhoActs, string> = {

@@ -13,6 +13,8 @@ export interface RawLink {
   position: number;
   /** Line where the link starts, from 1. */
   line: number;
+  /** Column where the link starts on its line, from 1 (0 when not found: an array's links, until asked for). */
+  column?: number;
   /** The parsed JSON, or undefined when this link's own line is not JSON (NDJSON only). */
   value: unknown;
   /** A syntax problem of this link alone (NDJSON: the other lines still count). */
@@ -80,12 +82,12 @@ function unwrap(value: Record<string, unknown>): { links: unknown[] } | { proble
 }
 
 /** Line (from 1) of each link of a wrapped file: the elements of the array under its one key. */
-function wrappedElementLines(text: string): number[] {
+function wrappedElementStarts(text: string): { line: number; column: number }[] {
   // The object has exactly one key, which reads "links" (however it is escaped, neither ":" nor "[" is in it): the
   // first ":" ends the key, the first "[" after it opens the array, and the last "]" closes it.
   const open = text.indexOf("[", text.indexOf(":"));
   const close = text.lastIndexOf("]");
-  return linesOf(text, scanJson(text, open, close + 1).elementStarts).map((at) => at.line);
+  return linesOf(text, scanJson(text, open, close + 1).elementStarts);
 }
 
 /**
@@ -122,6 +124,9 @@ export function guardValue(value: unknown): boolean {
   return true;
 }
 
+/** A \u escape of either half of a surrogate pair: the scanner checks that each stands in a whole pair. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 /** JSON.parse, when the text is plain JSON within the guards; undefined otherwise (the scanner then says why). */
 function parseFast(text: string): { value: unknown } | undefined {
   // A NUL character cannot be stored (PostgreSQL text); the scanner names where it is.
@@ -132,12 +137,40 @@ function parseFast(text: string): { value: unknown } | undefined {
   } catch {
     return undefined;
   }
-  return guardValue(value) ? { value } : undefined;
+  if (!guardValue(value)) return undefined;
+  // Nor can half of a surrogate pair (PostgreSQL's JSON): only a text with such an escape can hold one.
+  if (SURROGATE_ESCAPE.test(text) && !wellFormedDeep(value)) return undefined;
+  return { value };
+}
+
+/** Whether every string of a parsed value, keys included, is well-formed UTF-16 (no half of a surrogate pair). */
+function wellFormedDeep(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === "string") {
+      if (!current.isWellFormed()) return false;
+      continue;
+    }
+    if (current === null || typeof current !== "object") continue;
+    if (Array.isArray(current)) for (const item of current) stack.push(item);
+    else
+      for (const [key, item] of Object.entries(current)) {
+        if (!key.isWellFormed()) return false;
+        stack.push(item);
+      }
+  }
+  return true;
 }
 
 /** Line (from 1) of each element of a top-level JSON array, for naming a link by where it is in the file. */
 export function arrayElementLines(text: string): number[] {
-  return linesOf(text, scanJson(text).elementStarts).map((at) => at.line);
+  return arrayElementStarts(text).map((at) => at.line);
+}
+
+/** Where each element of a JSON array file starts: its line and column, from 1. */
+export function arrayElementStarts(text: string): { line: number; column: number }[] {
+  return linesOf(text, scanJson(text).elementStarts);
 }
 
 /**
@@ -166,13 +199,14 @@ export function parseImportText(text: string): ParsedFile {
       if (wrapper && "problem" in wrapper) return { ok: false, problem: wrapper.problem };
       if (wrapper) {
         if (wrapper.links.length > MAX_LINKS_PER_FILE) return { ok: false, problem: tooMany(wrapper.links.length) };
-        const lines = wrappedElementLines(text);
+        const starts = wrappedElementStarts(text);
         return {
           ok: true,
           format: "wrapped",
           links: wrapper.links.map((item: unknown, position) => ({
             position,
-            line: lines[position] ?? 0,
+            line: starts[position]?.line ?? 0,
+            column: starts[position]?.column ?? 0,
             value: item,
           })),
         };
@@ -180,7 +214,7 @@ export function parseImportText(text: string): ParsedFile {
       return {
         ok: true,
         format: "object",
-        links: [{ position: 0, line: linesOf(text, [firstNonSpace(text)])[0]!.line, value }],
+        links: [{ position: 0, ...linesOf(text, [firstNonSpace(text)])[0]!, value }],
       };
     }
     return { ok: false, problem: NOT_LINKS };

@@ -11,7 +11,8 @@ import {
   type LinkProblem,
   validateImportLink,
 } from "../validate";
-import { arrayElementLines, type ImportFormat, parseImportText } from "./formats";
+import { arrayElementStarts, type ImportFormat, parseImportText } from "./formats";
+import { linkPath } from "../positions";
 import { decodeUtf8 } from "./utf8";
 
 // The import reader: a whole file, from its bytes to what the Import page previews and the server plans. The same
@@ -26,6 +27,10 @@ export type { FileProblem, ImportFormat };
 export interface LinkReport {
   position: number;
   line: number;
+  /** Column where the link starts on its line, from 1; 0 when not known. In a minified file every link is on line 1. */
+  column: number;
+  /** The link's JSON path in the file: `$[3]`, `$.links[3]`, or `$` (a file of one link, an NDJSON line). */
+  path: string;
   /** Who and what the link is (lib/import/identity.ts); null when it has none (then it is invalid). */
   identityKey: string | null;
   /** The file's own link_tags, for matching rows back to the old system. */
@@ -49,6 +54,16 @@ export interface LinkReport {
   warnings: ImportWarning[];
 }
 
+/** A legacy category no mapping reaches: the file's text, in how many links, and the first transaction carrying it. */
+export interface UnmappedCategory {
+  value: string;
+  links: number;
+  example: { position: number; line: number; path: string };
+}
+
+/** Distinct unmapped legacy categories a file's report lists at most. */
+const UNMAPPED_LISTED = 50;
+
 export interface FileReport {
   /** Set when the file as a whole cannot be read: nothing else is filled in. */
   fileProblem: FileProblem | null;
@@ -71,7 +86,11 @@ export interface FileReport {
    * (POST /links/{id}/transactions/{txn_id}/enrichment) if ops choose to carry the categories over. `links`: links with
    * at least one that maps.
    */
-  legacyCategories: LegacyCategoryCount & { links: number };
+  legacyCategories: LegacyCategoryCount & {
+    links: number;
+    /** Legacy categories that cannot be carried over, each with how many transactions carry it and the first. */
+    unmappedList: UnmappedCategory[];
+  };
 }
 
 /** A transaction's legacy category in the upstream's taxonomy, by the transaction's index in its link. */
@@ -124,7 +143,7 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
       transactions: 0,
       calls: { imports: 0, batches: 0 },
       warnings: [],
-      legacyCategories: { mappable: 0, unmapped: 0, links: 0 },
+      legacyCategories: { mappable: 0, unmapped: 0, links: 0, unmappedList: [] },
     },
     plans: new Map(),
   });
@@ -137,7 +156,12 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
   if (!parsed.ok) return empty(parsed.problem, sha256);
   // Every link is named by its line (in the reconciliation report, for duplicates and problems): an array's lines are
   // found by one more pass over the text.
-  const arrayLines = parsed.format === "array" ? arrayElementLines(decoded.text) : null;
+  const arrayStarts = parsed.format === "array" ? arrayElementStarts(decoded.text) : null;
+  // A column is worth saying only where a line holds more than one link (a minified file).
+  const startLines = arrayStarts ? arrayStarts.map((at) => at.line) : parsed.links.map((raw) => raw.line);
+  const seenLines = new Set<number>();
+  const sharedLines = new Set<number>();
+  for (const line of startLines) (seenLines.has(line) ? sharedLines : seenLines).add(line);
   const identityRule = opts.identity ?? DEFAULT_IDENTITY;
   /** The first valid link of each identity. */
   const firstOf = new Map<string, { position: number; line: number }>();
@@ -148,7 +172,8 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
   let transactions = 0;
   let duplicates = 0;
   const warnings = new FileWarnings();
-  const legacyCategories = { mappable: 0, unmapped: 0, links: 0 };
+  const legacyCategories = { mappable: 0, unmapped: 0, links: 0, unmappedList: [] as UnmappedCategory[] };
+  const unmappedByValue = new Map<string, UnmappedCategory>();
   for (const raw of parsed.links) {
     const value = raw.value as Record<string, unknown> | undefined;
     const customer =
@@ -156,7 +181,11 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
     const identity = raw.syntax ? null : identityOf(value, identityRule);
     const report: LinkReport = {
       position: raw.position,
-      line: arrayLines ? (arrayLines[raw.position] ?? 0) : raw.line,
+      line: startLines[raw.position] ?? 0,
+      column: sharedLines.has(startLines[raw.position] ?? 0)
+        ? ((arrayStarts ? arrayStarts[raw.position]?.column : raw.column) ?? 0)
+        : 0,
+      path: linkPath(parsed.format, raw.position),
       identityKey: identity?.ok ? identity.key : null,
       tags: Array.isArray(value?.link_tags) ? value.link_tags.filter((t): t is string => typeof t === "string") : [],
       duplicateOf: null,
@@ -223,6 +252,12 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
     legacyCategories.mappable += checked.legacyCategories.mappable;
     legacyCategories.unmapped += checked.legacyCategories.unmapped;
     if (checked.legacyCategories.mappable > 0) legacyCategories.links++;
+    for (const { value, path } of checked.legacyCategories.unmappedValues ?? []) {
+      const known = unmappedByValue.get(value);
+      if (known) known.links++;
+      else if (unmappedByValue.size < UNMAPPED_LISTED)
+        unmappedByValue.set(value, { value, links: 1, example: { position: raw.position, line: report.line, path } });
+    }
     if (opts.keepPlans) plans.set(raw.position, plan);
     if (opts.onPlan) await opts.onPlan(raw.position, plan, report, legacy);
   }
@@ -241,7 +276,7 @@ export async function analyzeImportFile(bytes: Uint8Array, opts: AnalyzeOptions 
       transactions,
       calls,
       warnings: warnings.list(),
-      legacyCategories,
+      legacyCategories: { ...legacyCategories, unmappedList: [...unmappedByValue.values()] },
     },
     plans,
   };

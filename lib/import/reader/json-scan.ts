@@ -91,6 +91,26 @@ export function scanJson(text: string, from = 0, to = text.length, opts: { allow
             if (!isHex(text.charCodeAt(i + k))) fail(i, "a \\u escape needs four hex digits");
           if (text.startsWith("0000", i + 2))
             fail(i, "a NUL character (\\u0000) inside a string, which cannot be stored");
+          // PostgreSQL's JSON refuses half of a surrogate pair: a high half (\ud800–\udbff) must be followed at once
+          // by an escaped low half (\udc00–\udfff), and a low half may not stand alone.
+          const unit = Number.parseInt(text.slice(i + 2, i + 6), 16);
+          if (unit >= 0xdc00 && unit <= 0xdfff)
+            fail(
+              i,
+              "half of a surrogate pair (a \\udc00–\\udfff escape without the half before it), which cannot be stored",
+            );
+          if (unit >= 0xd800 && unit <= 0xdbff) {
+            const low =
+              text.charCodeAt(i + 6) === 0x5c && text.charCodeAt(i + 7) === 0x75 ? text.slice(i + 8, i + 12) : "";
+            const lowUnit = /^[0-9a-fA-F]{4}$/.test(low) ? Number.parseInt(low, 16) : -1;
+            if (lowUnit < 0xdc00 || lowUnit > 0xdfff)
+              fail(
+                i,
+                "half of a surrogate pair (a \\ud800–\\udbff escape without the half after it), which cannot be stored",
+              );
+            i += 12;
+            continue;
+          }
           i += 6;
           continue;
         }

@@ -3,12 +3,34 @@ import { checkFileSize, MAX_LINKS_PER_FILE, MAX_NESTING_DEPTH, UPLOAD_MAX_BYTES 
 import { arrayElementLines, parseImportText } from "./formats";
 import { analyzeImportFile } from "./index";
 import { decodeUtf8 } from "./utf8";
+import { whereInFile } from "../positions";
 
 // Reading an uploaded file: formats, syntax errors named by line and column, and the guards (size, encoding, nesting,
 // __proto__) that stop a hostile or broken file before anything is built from it.
 
 const link = (id: string) => ({ customer_user: { id }, institution_id: "chase" });
 const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe("where each link is", () => {
+  it("names a minified file's links by position, JSON path, line and column, and a pretty one's without the column", async () => {
+    const links = [link("a"), link("b"), link("c")];
+    const minified = JSON.stringify(links);
+    const { report } = await analyzeImportFile(bytes(minified));
+    const third = report.links[2]!;
+    const column = minified.indexOf(JSON.stringify(link("c"))) + 1;
+    expect(third).toMatchObject({ position: 2, line: 1, path: "$[2]", column });
+    expect(whereInFile(third)).toBe(`#3 ($[2], line 1, column ${column})`);
+
+    const pretty = await analyzeImportFile(bytes(JSON.stringify({ links }, null, 2)));
+    expect(pretty.report.links.map(whereInFile)).toEqual([
+      "#1 ($.links[0], line 3)",
+      "#2 ($.links[1], line 9)",
+      "#3 ($.links[2], line 15)",
+    ]);
+    const ndjson = await analyzeImportFile(bytes(links.map((l) => JSON.stringify(l)).join("\n")));
+    expect(ndjson.report.links.map(whereInFile)).toEqual(["#1 (line 1)", "#2 (line 2)", "#3 (line 3)"]);
+  });
+});
 
 describe("formats", () => {
   it("reads one Import Link body, an array of them, and NDJSON, naming the line each link starts on", () => {
@@ -249,6 +271,26 @@ describe("guards", () => {
     }
     // As a value it is only text.
     expect(parseImportText('{"customer_user": {"id": "__proto__"}}').ok).toBe(true);
+  });
+
+  it("refuses half of a surrogate pair, which PostgreSQL's JSON cannot store, naming where; a whole pair reads", () => {
+    for (const [escape, half] of [
+      ["\\ud800", "after it"],
+      ["\\udc00", "before it"],
+      ["\\ud800\\u0041", "after it"],
+    ] as const) {
+      const parsed = parseImportText(`{"customer_user": {"id": "a"},\n "institution_id": "x${escape}y"}`);
+      expect(parsed.ok, escape).toBe(false);
+      if (!parsed.ok) {
+        expect(parsed.problem.message).toContain(`half of a surrogate pair`);
+        expect(parsed.problem.message).toContain(half);
+        expect(parsed.problem.message).toContain("which cannot be stored");
+        expect(parsed.problem.message).toMatch(/line 2/);
+      }
+    }
+    const whole = parseImportText('{"customer_user": {"id": "\\ud83d\\ude00"}, "institution_id": "chase"}');
+    expect(whole.ok).toBe(true);
+    if (whole.ok) expect(JSON.stringify(whole.links)).toContain("😀");
   });
 
   it("refuses what is not links: a number, an empty array", () => {

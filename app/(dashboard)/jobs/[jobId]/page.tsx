@@ -11,6 +11,9 @@ import { jobItemStates } from "@/lib/db/schema";
 import { getDb } from "@/lib/db/client";
 import { jobKind } from "@/lib/jobs/kind-registry";
 import { ITEMS_PAGE_SIZE, isItemState, listJobItems, readJobView } from "@/lib/jobs/view";
+import { RECONNECT_KIND } from "@/lib/jobs/reconnect";
+import { campaignSummary } from "@/lib/reconnect/campaign";
+import { CampaignOutcome } from "@/components/reconnect/campaign-outcome";
 
 export const metadata: Metadata = { title: "Job" };
 
@@ -125,6 +128,7 @@ export default async function JobPage({
         </dl>
         <JobControls initial={job} canControl={canControl} canUndo={can(staff.role, "correct")} />
       </section>
+      {job.kind === RECONNECT_KIND ? <CampaignOutcome summary={await campaignSummary(db, job.id)} /> : null}
       <nav aria-label="Filter items by state" className="mb-2 flex flex-wrap gap-2">
         <Link
           href={href({ state: undefined, after: undefined })}

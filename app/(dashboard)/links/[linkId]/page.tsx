@@ -8,6 +8,7 @@ import { LinkAccounts, LinkAccountsSkeleton } from "@/components/links/detail/li
 import { LinkAuditHistory, LinkAuditHistorySkeleton } from "@/components/links/detail/link-audit-history";
 import { LinkFields } from "@/components/links/detail/link-fields";
 import { LinkOperations } from "@/components/links/detail/link-operations";
+import { LinkReconnect } from "@/components/links/detail/link-reconnect";
 import { ProductStatusTable } from "@/components/links/detail/product-status-table";
 import { RefreshLinkButton } from "@/components/links/refresh-buttons";
 import { TransactionsDesk } from "@/components/transactions/transactions-desk";
@@ -162,6 +163,7 @@ export default async function LinkPage({
         )}
         {deleted ? <DeletedNotice deletedSeenAt={stored?.deletedSeenAt} /> : null}
         <ErrorExplainer link={shown} />
+        <LinkReconnect link={shown} role={staff.role} deleted={deleted} />
 
         <section aria-labelledby="link-fields-heading" className="space-y-2">
           <h2 id="link-fields-heading" className="text-lg font-semibold">

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type Database, createDatabase } from "@/lib/db/client";
-import { auditLog, links } from "@/lib/db/schema";
+import { auditLog, linkCustomers, links } from "@/lib/db/schema";
 import { REGISTER_CALLS_PER_MINUTE } from "@/lib/links/service-registration";
 import { REGISTER_REQUEST_MAX_IDS } from "@/lib/schemas/discovery";
 
@@ -139,9 +139,12 @@ describe("POST /api/links/register", () => {
 
     for (const [body, words] of [
       ["[]", 'the body must be a JSON object: {"link_ids": ["mk_…", …]}'],
-      ['{"ids": []}', 'link_ids is missing; unknown field "ids": the body holds link_ids only'],
+      ['{"ids": []}', 'link_ids is missing; unknown field "ids": the body holds link_ids and, optionally, customers'],
       ['{"link_ids": "mk_eqkWN34UEoa2NxyALG8pcV"}', "link_ids must be a list of link ids"],
-      ['{"link_ids": [], "more": 1, "else": 2}', 'unknown fields "more", "else": the body holds link_ids only'],
+      [
+        '{"link_ids": [], "more": 1, "else": 2}',
+        'unknown fields "more", "else": the body holds link_ids and, optionally, customers',
+      ],
       ["", "Refused: the request body is empty; JSON was expected."],
       [
         `{"link_ids": ${"[".repeat(5000)}${"]".repeat(5000)}}`,
@@ -214,6 +217,35 @@ describe("POST /api/links/register", () => {
     const again = await answer(await send(JSON.stringify({ link_ids: [id(10), id(13)] })));
     expect(again).toMatchObject({ status: 200, body: { registered: 1, alreadyKnown: 1, duplicates: 0, invalid: [] } });
     expect(again.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("keeps whose each registered link is, for valid ids of the call only, and refuses a customer that is not text", async () => {
+    const send = caller();
+    const given = await answer(
+      await send(
+        JSON.stringify({
+          link_ids: [id(30), id(31), "not-a-link"],
+          customers: {
+            [id(30)]: "user_back_end_1",
+            [id(31)]: "user_back_end_1",
+            "not-a-link": "user_x",
+            [id(39)]: "user_y",
+          },
+        }),
+      ),
+    );
+    expect(given).toMatchObject({ status: 200, body: { registered: 2, customers: 2 } });
+    const known = await database.db
+      .select()
+      .from(linkCustomers)
+      .where(inArray(linkCustomers.linkId, [id(30), id(31), id(39)]));
+    expect(known.map((k) => [k.linkId, k.customerUserId, k.learnedFrom]).sort()).toEqual([
+      [id(30), "user_back_end_1", "registration"],
+      [id(31), "user_back_end_1", "registration"],
+    ]);
+    const bad = await answer(await send(JSON.stringify({ link_ids: [id(32)], customers: { [id(32)]: 7 } })));
+    expect(bad.status).toBe(400);
+    expect(String(bad.body.error)).toContain("a customer user id is text");
   });
 
   it(`slows one address down after ${REGISTER_CALLS_PER_MINUTE} calls a minute (429 with Retry-After), not the others`, async () => {

@@ -1,0 +1,3 @@
+ALTER TABLE "import_file_rows" DROP CONSTRAINT "import_file_rows_planned_check";--> statement-breakpoint
+ALTER TABLE "import_file_rows" ADD COLUMN "start_column" integer;--> statement-breakpoint
+ALTER TABLE "import_file_rows" ADD CONSTRAINT "import_file_rows_planned_check" CHECK ("import_file_rows"."planned" in ('planned', 'duplicate', 'already_imported', 'invalid', 'at_upstream', 'updating', 'possible_match', 'ambiguous', 'deleted_upstream', 'unchecked'));

@@ -1,0 +1,2 @@
+ALTER TABLE "link_customers" DROP CONSTRAINT "link_customers_learned_from_check";--> statement-breakpoint
+ALTER TABLE "link_customers" ADD CONSTRAINT "link_customers_learned_from_check" CHECK ("link_customers"."learned_from" in ('customer_lookup', 'link_session', 'registration'));

@@ -1,0 +1,194 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { and, eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSandbox } from "../../sandbox/server";
+import type { Db } from "../db/client";
+import { jobItems, jobs, links, reconnectRequests } from "../db/schema";
+import { JobRunner } from "../jobs/engine";
+import { RECONNECT_KIND, campaignRequestKey, createReconnectKind } from "../jobs/reconnect";
+import { readJob } from "../jobs/store";
+import { rememberLinkCustomers } from "../links/customers";
+import { OutboundWorker } from "../outbound/worker";
+import { withTestDatabases } from "../testing/databases";
+import { type ProductReceiver, startProductReceiver } from "../testing/product-receiver";
+import { campaignSummary, planCampaign, startCampaign } from "./campaign";
+import { reconnectSetupFrom } from "./setup";
+
+// A reconnect campaign on the real engine against the sandbox and a product receiver that verifies each message's
+// signature: the view's links that need their user are each asked once, the others are skipped for a reason in the
+// plan, an item tried again after a lost answer makes no second session, and the same view asked again at once asks
+// nobody twice.
+
+const databases = withTestDatabases();
+const database = databases[databases.length - 1]!;
+const sandbox = createSandbox({ rateLimits: false, importDelayMs: 0 });
+const dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-campaign-"));
+let receiver: ProductReceiver;
+
+beforeAll(async () => {
+  const sandboxUrl = await sandbox.listen(0);
+  receiver = await startProductReceiver();
+  Object.assign(process.env, {
+    UPSTREAM_BASE_URL: sandboxUrl,
+    UPSTREAM_CLIENT_ID: sandbox.state.options.clientId,
+    UPSTREAM_CLIENT_SECRET: sandbox.state.options.clientSecret,
+    UPSTREAM_SANDBOX: "1",
+    AUTH_SECRET: "reconnect-campaign-secret-0123456789abcdef01",
+    LOG_LEVEL: "silent",
+    LINKDESK_DATA_DIR: dataDir,
+  });
+});
+
+const runners: JobRunner[] = [];
+afterEach(async () => {
+  await Promise.all(runners.splice(0).map((r) => r.stop(100)));
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  await receiver?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const { upstream } = await import("../upstream");
+const db = (): Db => database.database.db;
+const ops = { id: randomUUID(), email: "ops@campaign.test", role: "ops" };
+const setup = () =>
+  reconnectSetupFrom({
+    PRODUCT_WEBHOOK_URL: receiver.url,
+    PRODUCT_WEBHOOK_SECRET: receiver.secret,
+    LINK_SESSION_REDIRECT_URI: "https://app.product.example/return",
+    OUTBOUND_TIMEOUT_MS: 2_000,
+  });
+
+/** A link the sandbox holds in error (imported without credentials), in the read model with this test's tag. */
+async function brokenLink(customerUserId: string, tag: string): Promise<string> {
+  const link = await upstream().importLink({
+    customer_user: { id: customerUserId },
+    institution_id: "ally",
+    link_tags: [tag, "plan:basic"],
+  });
+  await db()
+    .insert(links)
+    .values({
+      linkId: link.link_id,
+      state: link.state,
+      errorCode: link.error_code ?? null,
+      institutionId: "ally",
+      linkTags: [tag, "plan:basic"],
+    })
+    .onConflictDoUpdate({ target: links.linkId, set: { linkTags: [tag, "plan:basic"] } });
+  return link.link_id;
+}
+
+function run(jobId: string) {
+  const runner = new JobRunner({
+    db: db(),
+    api: upstream(),
+    kinds: new Map([[RECONNECT_KIND, createReconnectKind({ setup })]]),
+    pollMs: 50,
+    leaseMs: 5_000,
+    heartbeatMs: 1_000,
+  });
+  runners.push(runner);
+  runner.start();
+  return until(jobId);
+}
+
+async function until(jobId: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await readJob(db(), jobId);
+    if (job?.finishedAt) return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job?.state}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const sessions = () => sandbox.state.stats.snapshot().applied["POST /link-session"] ?? 0;
+
+describe(`a reconnect campaign, on ${database.kind}`, () => {
+  it("asks each link of the view that needs its user once, skips the rest for a reason, and never twice", async () => {
+    const tag = `campaign:${randomUUID().slice(0, 8)}`;
+    const customers = ["user_c1", "user_c2", "user_c3"].map((c) => `${c}_${randomUUID().slice(0, 6)}`);
+    const asked = await Promise.all(customers.map((c) => brokenLink(c, tag)));
+    const unknown = await brokenLink(`user_nobody_${randomUUID().slice(0, 6)}`, tag);
+    for (const [i, linkId] of asked.entries())
+      await rememberLinkCustomers(db(), customers[i]!, [linkId], "customer_lookup");
+    // A link of the view that works: not asked.
+    const working = `mk_ok${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    await db()
+      .insert(links)
+      .values({ linkId: working, state: "connected", institutionId: "ally", linkTags: [tag] });
+
+    const plan = await planCampaign(db(), { tag }, { askedWithinDays: 7 });
+    expect(plan.links).toBe(5);
+    expect(plan.targets.map((t) => t.linkId).sort()).toEqual([...asked].sort());
+    expect(plan.skipped).toMatchObject({ no_customer: 1, not_user_error: 1, asked_recently: 0 });
+    expect(plan.users).toBe(3);
+    expect(plan.targets.map((t) => t.linkId)).not.toContain(unknown);
+
+    const before = sessions();
+    const keptBefore = receiver.kept().length;
+    const job = await startCampaign(db(), ops, { tag }, plan, 7);
+    expect((await run(job.id)).state).toBe("done");
+    expect(sessions() - before).toBe(3);
+    // The dashboard's outbound worker hands the queued messages to the product.
+    const outbound = new OutboundWorker({ db: db(), config: () => setup().outbound, pollMs: 50 });
+    outbound.start();
+    try {
+      await receiver.waitForKept(keptBefore + 3, 15_000);
+    } finally {
+      await outbound.stop(1_000);
+    }
+    const messages = receiver.kept().filter((m) => asked.includes(String(m.body.data.link_id)));
+    expect(messages.map((m) => m.body.data.link_id).sort()).toEqual([...asked].sort());
+    // The message carries the session's token, never the client's credentials.
+    for (const m of messages) {
+      expect(m.body.data.link_session_token).toEqual(expect.any(String));
+      expect(m.raw).not.toContain(sandbox.state.options.clientSecret);
+    }
+    const summary = await campaignSummary(db(), job.id);
+    expect(summary).toMatchObject({ requested: 3, sent: 3, failed: 0, delivered: 3, reconnected: 0, stillBroken: 3 });
+
+    // An item whose answer was lost is checked, not asked again: its request is found by the campaign's key.
+    const [item] = await db()
+      .select()
+      .from(jobItems)
+      .where(and(eq(jobItems.jobId, job.id), eq(jobItems.linkId, asked[0]!)));
+    const [request] = await db()
+      .select()
+      .from(reconnectRequests)
+      .where(eq(reconnectRequests.requestKey, campaignRequestKey(job.id, asked[0]!)));
+    expect(request?.jobId).toBe(job.id);
+    await db()
+      .update(jobItems)
+      .set({ state: "sent", sentAt: new Date(), leaseOwner: null, leaseUntil: null, finishedAt: null })
+      .where(eq(jobItems.id, item!.id));
+    await db().update(jobs).set({ state: "running", finishedAt: null }).where(eq(jobs.id, job.id));
+    expect((await run(job.id)).state).toBe("done");
+    expect(sessions() - before).toBe(3);
+
+    // The same view at once: every link was just asked, so nobody is asked again.
+    const again = await planCampaign(db(), { tag }, { askedWithinDays: 7 });
+    expect(again.targets).toEqual([]);
+    expect(again.skipped.asked_recently).toBe(3);
+    // Even a campaign planned before the first's requests existed asks nobody twice: each link is refused in words.
+    const second = await startCampaign(db(), ops, { tag }, plan, 0);
+    expect((await run(second.id)).state).toBe("done");
+    expect(sessions() - before).toBe(3);
+    const reasons = await db()
+      .select({ reason: jobItems.reason, state: jobItems.state })
+      .from(jobItems)
+      .where(eq(jobItems.jobId, second.id));
+    expect(reasons.map((r) => r.state)).toEqual(["skipped", "skipped", "skipped"]);
+    for (const r of reasons) expect(r.reason).toMatch(/asked this link's user to reconnect \d+ min ago/);
+
+    // A link comes back (the read model sees it connected): the campaign counts it reconnected.
+    await db().update(links).set({ state: "connected", errorCode: null }).where(eq(links.linkId, asked[1]!));
+    expect(await campaignSummary(db(), job.id)).toMatchObject({ reconnected: 1, stillBroken: 2 });
+  });
+});
