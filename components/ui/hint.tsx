@@ -91,11 +91,24 @@ export function HintHost({ hint, children }: { hint: (key: string) => ReactNode;
 
   useEffect(() => () => clearTimeout(closing.current), []);
 
+  // A pointer that came to rest on a trigger (or a focus that reached one) before React hydrated the page fired its
+  // events with no listener: look once, now that the host listens, so the explanation opens without a second move.
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const root = host.current;
+    if (!root) return;
+    const focused = triggerOf(document.activeElement);
+    const hovered = root.querySelector<HTMLElement>("[data-hint]:hover");
+    const early = focused && root.contains(focused) ? focused : hovered;
+    if (early) setOpen({ anchor: early, key: early.dataset.hint! });
+  }, []);
+
   const insideOpen = (node: EventTarget | null) =>
     node instanceof Node && (open?.anchor.contains(node) || tip.current?.contains(node));
 
   return (
     <div
+      ref={host}
       onPointerOver={(event) => {
         if (tip.current?.contains(event.target as Node)) return clearTimeout(closing.current);
         const trigger = triggerOf(event.target);
