@@ -18,8 +18,10 @@ export default defineConfig({
   testMatch: "**/*.spec.ts",
   globalSetup: "./e2e/global-setup.ts",
   // Each worker owns a sandbox and a dashboard (e2e/fixtures.ts), so specs that switch the sandbox's faults on meet
-  // only their own worker's traffic. The tests of one file run in order, in one worker.
-  workers: Number(process.env.E2E_WORKERS ?? 2),
+  // only their own worker's traffic. The tests of one file run in order, in one worker. Three workers on two cores:
+  // much of a spec's time is waiting (on a rate window, a job, a webhook), and a third worker fills it (560 s for the
+  // specs instead of 808-884 s with two; docs/benchmarks.md, "The suite").
+  workers: Number(process.env.E2E_WORKERS ?? 3),
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,

@@ -182,4 +182,16 @@ test("ops ask every broken link of a view to reconnect as a campaign: each asked
   }).toPass({ timeout: 30_000 });
   await expect(page.getByTestId("campaign-still-broken")).toHaveText("2 (67 %)");
   expect(await sandboxRequests("POST /link-session")).toBe(sessions + 3);
+
+  // The two still broken are a view of their own in the links list, and asking them again is the same preview.
+  await page.getByRole("link", { name: "See the 2 still broken in the links list" }).click();
+  await expect(page.getByTestId("campaign-filter")).toContainText("this reconnect campaign asked that are not back");
+  const listed = page.getByRole("table", { name: "Links" }).getByRole("link", { name: /^mk_/ });
+  await expect(listed).toHaveCount(2);
+  const hrefs = await listed.evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+  expect(hrefs.sort()).toEqual([broken[1]!.link_id, broken[2]!.link_id].map((id) => `/links/${id}`).sort());
+  await page.goto(campaignPage);
+  await page.getByRole("link", { name: "Ask the still broken again…" }).click();
+  await expect(plan).toContainText("holds 2 links");
+  await expect(page.getByTestId("campaign-targets")).toContainText("2 links to ask (1 end user)");
 });

@@ -44,6 +44,11 @@ export interface SandboxOptions {
    */
   linksListing: LinksListing;
   /**
+   * The redirect URIs registered for the app, as the service's dashboard keeps them: a link session asked for with
+   * another is refused 403 link_session_error.forbidden_config. Null (the default) registers every URI.
+   */
+  redirectUris: string[] | null;
+  /**
    * The webhook of every seeded link when set (demo mode: the dashboard's receiver), instead of the display addresses
    * under hooks.acme.example that about a third of them carry and that are never contacted (default null).
    */
@@ -80,6 +85,7 @@ export type SandboxOverrides = Partial<Omit<SandboxOptions, "drift">> & { drift?
 /** Behaviour a test may switch while the sandbox runs (POST /_sandbox/settings); a reset restores the options'. */
 export interface SandboxSettings {
   linksListing: LinksListing;
+  redirectUris: string[] | null;
 }
 
 export interface SandboxWorld {

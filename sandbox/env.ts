@@ -116,6 +116,11 @@ export function parseSandboxEnv(env: Env): ConfigResult {
     amountsAsStrings,
     importDelayMs: integer("SANDBOX_IMPORT_DELAY_MS", 0, 60_000),
     linksListing: linksListing as LinksListing | undefined,
+    // Comma-separated; unset registers every URI.
+    redirectUris: text("SANDBOX_REDIRECT_URIS")
+      ?.split(",")
+      .map((u) => u.trim())
+      .filter((u) => u.length > 0),
     seedWebhookUrl,
     webhookRetryBaseMs: integer("SANDBOX_WEBHOOK_RETRY_BASE_MS", 0, 3_600_000),
     webhookTimeoutMs: integer("SANDBOX_WEBHOOK_TIMEOUT_MS", 1, 120_000),

@@ -115,6 +115,27 @@ describe("link session → complete → exchange token", () => {
     expect(validationLocations(emptyToken)).toEqual(["body.exchangeable_token"]);
   });
 
+  it("refuses a session whose redirect URI the app has not registered: 403 forbidden_config", async () => {
+    const register = (redirectUris: string[] | null) =>
+      t.raw("POST", "/_sandbox/settings", {
+        body: JSON.stringify({ redirectUris }),
+        headers: { "Content-Type": "application/json" },
+      });
+    expect((await register(["https://linkdesk.example/callback"])).status).toBe(200);
+    try {
+      const before = t.sandbox.state.store.sessions.size;
+      const refused = await t.api("POST", "/link-session", {
+        body: sessionBody({ redirect_uri: "https://elsewhere.example/return" }),
+      });
+      expectError(refused, 403, "link_session_error.forbidden_config");
+      expect(t.sandbox.state.store.sessions.size).toBe(before);
+      // The registered one is served.
+      expect((await t.api("POST", "/link-session", { body: sessionBody() })).status).toBe(201);
+    } finally {
+      await register(null);
+    }
+  });
+
   it("completes a session once; unknown sessions are 404", async () => {
     const token = await createSession();
     await complete(token);

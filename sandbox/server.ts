@@ -84,6 +84,7 @@ function resolveOptions(overrides: SandboxOverrides): SandboxOptions {
     anchorDate: DEFAULT_ANCHOR_DATE,
     // As the upstream lists: active links only (upstream-facts §2). "all" is a switch for tests about the listing.
     linksListing: "active",
+    redirectUris: null,
     seedWebhookUrl: null,
     webhookRetryBaseMs: 1000,
     webhookMaxAttempts: 5,
@@ -161,7 +162,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const drift = new Drift(options.drift);
   const world: SandboxWorld = {
     options,
-    settings: { linksListing: options.linksListing },
+    settings: { linksListing: options.linksListing, redirectUris: options.redirectUris },
     appId: `app_${options.clientId}`,
     store: new Store({
       seed: options.seed,

@@ -63,9 +63,13 @@ async function main(): Promise<void> {
     };
     console.log(`Using the upstream at ${new URL(env.UPSTREAM_BASE_URL).origin} (no sandbox started).`);
   } else {
+    // The product's page the end user returns to after a relink, registered with the sandbox's app as it would be
+    // with the real service's: a link session for another is refused (403 forbidden_config).
+    const redirectUri = process.env.LINK_SESSION_REDIRECT_URI ?? `http://${loopbackFor(env.HOST)}:${env.PORT}/links`;
     const sandbox = await startSandbox({
       port: env.SANDBOX_PORT,
       env: {
+        SANDBOX_REDIRECT_URIS: redirectUri,
         SANDBOX_CLIENT_ID: SANDBOX_DEFAULTS.clientId,
         SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
         // The seeded links' webhooks reach the dashboard's receiver, whose port is known before it starts.
@@ -88,9 +92,7 @@ async function main(): Promise<void> {
             PRODUCT_WEBHOOK_URL: `${sandbox.url}/_sandbox/demo-product/webhook`,
             PRODUCT_WEBHOOK_SECRET: SANDBOX_DEFAULTS.demoProductSecret,
           }),
-      ...(process.env.LINK_SESSION_REDIRECT_URI
-        ? {}
-        : { LINK_SESSION_REDIRECT_URI: `http://${loopbackFor(env.HOST)}:${env.PORT}/links` }),
+      LINK_SESSION_REDIRECT_URI: redirectUri,
     };
     watchExit(sandbox, "sandbox");
   }

@@ -1,12 +1,24 @@
+import Link from "next/link";
 import type { CampaignSummary } from "@/lib/reconnect/campaign";
 
 // What became of a campaign's requests, on its job's page: asked, delivered to the product (or by email), delivery
-// failed, reconnected since (the link back to connected, learned from webhooks or the sync), still broken.
+// failed, reconnected since (the link back to connected, learned from webhooks or the sync), still broken. The still
+// broken are a links-list view of their own (`campaign=`), and asking them again is a campaign over that view: the
+// same preview, the same skips (a link back since, or no longer the user's to fix, is not asked), one new job.
 
 const figure = (n: number) => n.toLocaleString("en-US");
 const share = (n: number, of: number) => (of === 0 ? "" : ` (${Math.round((100 * n) / of)} %)`);
 
-export function CampaignOutcome({ summary }: { summary: CampaignSummary }) {
+export function CampaignOutcome({
+  jobId,
+  summary,
+  canAskAgain,
+}: {
+  jobId: string;
+  summary: CampaignSummary;
+  /** The person may start campaigns, and this one has finished. */
+  canAskAgain: boolean;
+}) {
   const rows: [string, number, string][] = [
     ["Asked", summary.sent, "a relink session made and its message queued"],
     ["Delivered", summary.delivered, "the product's back end (or the mail server) took the message"],
@@ -38,6 +50,18 @@ export function CampaignOutcome({ summary }: { summary: CampaignSummary }) {
           </div>
         ))}
       </dl>
+      {summary.stillBroken > 0 ? (
+        <p className="mt-3 flex flex-wrap gap-x-4 gap-y-1 text-sm">
+          <Link href={`/links?campaign=${jobId}`} className="text-sky-700 underline">
+            See the {figure(summary.stillBroken)} still broken in the links list
+          </Link>
+          {canAskAgain ? (
+            <Link href={`/reconnect?campaign=${jobId}&asked=0`} className="text-sky-700 underline">
+              Ask the still broken again…
+            </Link>
+          ) : null}
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -351,6 +351,31 @@ describe("requestReconnect", () => {
     expect((await requestReconnect({ linkId: link.link_id, requestKey: randomUUID() }))?.data?.state).toBe("sent");
   });
 
+  it("records a session the upstream's configuration forbids (403 forbidden_config) in words that name the setting", async () => {
+    const customer = `user_forbidden_${randomUUID().slice(0, 8)}`;
+    const link = await brokenLink(customer);
+    await lookUp(customer);
+    const register = (redirectUris: string[] | null) =>
+      fetch(`${sandboxUrl}/_sandbox/settings`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirectUris }),
+      });
+    await register(["https://registered.product.example/return"]);
+    try {
+      const before = await requests("POST /link-session");
+      const result = await requestReconnect({ linkId: link.link_id, requestKey: randomUUID() });
+      expect(result?.serverError).toMatch(/configuration for this app forbids this link session/);
+      expect(result?.serverError).toContain("LINK_SESSION_REDIRECT_URI");
+      expect(await requests("POST /link-session")).toBe(before + 1);
+      const [shown] = await linkReconnectRequests(database.db, link.link_id);
+      expect(shown).toMatchObject({ state: "failed", deliveries: [] });
+      expect((await auditRows(link.link_id))[0]).toMatchObject({ outcome: "upstream_error", upstreamStatus: 403 });
+    } finally {
+      await register(null);
+    }
+  });
+
   it("refuses when delivery is not configured", async () => {
     const { askToReconnect } = await import("../reconnect/request");
     const { reconnectSetupFrom } = await import("../reconnect/setup");

@@ -73,6 +73,7 @@ const FILTER_PARAMS = [
   "product_error",
   "stale",
   "q",
+  "campaign",
 ] as const satisfies readonly LinkListParam[];
 
 /** Whether any filter (not sort or page) is set. */

@@ -22,7 +22,7 @@ import { type LinkSort, linkListSearchParams, resolveLinkSort, type SortDir } fr
 import { readModelVersion } from "./read-model-version";
 import { cachedReadBy } from "../db/cached-read";
 import type { Db } from "../db/client";
-import { type LinkSource, links } from "../db/schema";
+import { type LinkSource, links, reconnectRequests } from "../db/schema";
 import type { LinkListParams } from "../schemas/links";
 import { PRODUCTS } from "../upstream/schemas";
 
@@ -96,6 +96,9 @@ async function whereOf(db: Db, params: LinkListParams, now: Date): Promise<SQL |
   }
   if (params.q)
     conditions.push(or(sql`${links.linkId} like ${likePrefix(params.q)}`, arrayContains(links.linkTags, [params.q])));
+  if (params.campaign)
+    conditions.push(sql`exists (select 1 from ${reconnectRequests} r where r.link_id = ${links.linkId}
+      and r.job_id = ${params.campaign} and r.state = 'sent' and r.reconnected_at is null)`);
   return and(...conditions);
 }
 

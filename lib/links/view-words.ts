@@ -15,5 +15,6 @@ export function describeLinkView(params: LinkListParams): string {
   if (params.product_error) parts.push(`Product error: ${linkErrorLabel(params.product_error)}`);
   if (params.stale) parts.push(`Not refreshed for ${params.stale} day${params.stale === 1 ? "" : "s"}`);
   if (params.q) parts.push(`Matching “${params.q}”`);
+  if (params.campaign) parts.push("Asked by an earlier campaign and not back");
   return parts.length === 0 ? "Every link" : parts.join(" · ");
 }

@@ -190,5 +190,13 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
     // A link comes back (the read model sees it connected): the campaign counts it reconnected.
     await db().update(links).set({ state: "connected", errorCode: null }).where(eq(links.linkId, asked[1]!));
     expect(await campaignSummary(db(), job.id)).toMatchObject({ reconnected: 1, stillBroken: 2 });
+
+    // Asking the still broken again is a campaign over the view of the campaign's links not back: the two others.
+    const stillBroken = await planCampaign(db(), { campaign: job.id }, { askedWithinDays: 0 });
+    expect(stillBroken.links).toBe(2);
+    expect(stillBroken.targets.map((t) => t.linkId).sort()).toEqual([asked[0]!, asked[2]!].sort());
+    // With the usual skip they were all asked within the week, so nobody would be.
+    const skippedAll = await planCampaign(db(), { campaign: job.id }, { askedWithinDays: 7 });
+    expect(skippedAll).toMatchObject({ links: 2, targets: [], skipped: { asked_recently: 2 } });
   });
 });

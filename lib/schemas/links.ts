@@ -47,6 +47,8 @@ export const linkListParamsSchema = z.object({
   stale: z.coerce.number().int().min(1).max(3650).optional(),
   /** Link id (prefix) or tag. */
   q: z.string().trim().min(1).max(200).optional(),
+  /** Links a reconnect campaign (its job id) asked whose request has not seen them back. */
+  campaign: z.uuid().optional(),
   sort: z.enum(LINK_SORTS).optional(),
   dir: z.enum(["asc", "desc"]).optional(),
   page: z.coerce.number().int().min(1).max(100_000).optional(),

@@ -126,6 +126,8 @@ const codeTitles: Record<string, string> = {
   "link_error.bad_state": "The link is in a state that does not allow this",
   "link_error.unauthorized_access": "Linkdesk's credentials may not access this link",
   "link_session_error.invalid_token_exchange": "The token cannot be exchanged",
+  "link_session_error.forbidden_config":
+    "The upstream's configuration for this app forbids this link session (check LINK_SESSION_REDIRECT_URI against the app's registered redirect URIs)",
 };
 
 function describeHttp(error: UpstreamError): { title: string; detail: string } {

@@ -8,7 +8,12 @@ import { ApiError, ERROR_CATALOG, parseWith } from "../http";
 import { logoSvg } from "../logos";
 import { LINKS_LISTINGS } from "../store";
 
-const settingsSchema = z.object({ linksListing: z.enum(LINKS_LISTINGS).optional() }).strict();
+const settingsSchema = z
+  .object({
+    linksListing: z.enum(LINKS_LISTINGS).optional(),
+    redirectUris: z.array(z.string().min(1)).nullable().optional(),
+  })
+  .strict();
 
 export const controlRoutes: Route[] = [
   {
@@ -35,6 +40,7 @@ export const controlRoutes: Route[] = [
       // Access tokens survive a reset on purpose: a test's client keeps working across it.
       world.store.reset();
       world.settings.linksListing = world.options.linksListing;
+      world.settings.redirectUris = world.options.redirectUris;
       world.drift.set(world.options.drift);
       world.faults.clear();
       world.limiter.reset();

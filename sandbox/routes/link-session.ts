@@ -53,7 +53,15 @@ export const linkSessionRoutes: Route[] = [
     },
     async handle(ctx) {
       const body = parseWith(linkSessionRequestSchema, await ctx.json());
-      const { store } = ctx.world;
+      const { store, settings } = ctx.world;
+      // The app's configuration is checked before the session's contents: an unregistered redirect is a 403.
+      if (settings.redirectUris !== null && !settings.redirectUris.includes(body.redirect_uri)) {
+        throw new ApiError(
+          403,
+          "link_session_error.forbidden_config",
+          "The redirect_uri is not one of the redirect URIs registered for this app.",
+        );
+      }
       let products = SESSION_PRODUCTS;
       if (body.existing_link_id !== undefined) {
         const existing = requireLink(store, body.existing_link_id);

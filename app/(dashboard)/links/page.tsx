@@ -128,6 +128,21 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
         {(read) => <LinksFilterBar params={params} facets={read} />}
       </AtHand>
       <IgnoredLinkParams dropped={dropped} />
+      {params.campaign ? (
+        <p className="mb-3 text-sm text-slate-700" data-testid="campaign-filter">
+          Only the links{" "}
+          <Link href={`/jobs/${params.campaign}`} className="text-sky-700 underline">
+            this reconnect campaign
+          </Link>{" "}
+          asked that are not back yet.{" "}
+          <Link
+            href={`/links?${linkListSearchParams(params, { campaign: undefined, page: undefined })}`}
+            className="text-sky-700 underline"
+          >
+            Show them all
+          </Link>
+        </p>
+      ) : null}
       {list.rows.length > 0 ? (
         <>
           <LinksTable

@@ -109,7 +109,7 @@ export function LinksFilterBar({ params, facets }: { params: LinkListParams; fac
       action="/links"
       label="Filter the links"
       filters={filters}
-      keep={{ sort: params.sort, dir: params.dir }}
+      keep={{ sort: params.sort, dir: params.dir, campaign: params.campaign }}
       clearHref={
         params.sort
           ? `/links?${new URLSearchParams({ sort: params.sort, ...(params.dir ? { dir: params.dir } : {}) })}`

@@ -68,6 +68,7 @@ export const PARAM_LABELS = {
   product_error: "Product error",
   stale: "Stale",
   q: "Search",
+  campaign: "Campaign",
   sort: "Sort",
   dir: "Direction",
   page: "Page",

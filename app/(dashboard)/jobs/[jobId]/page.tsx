@@ -128,7 +128,13 @@ export default async function JobPage({
         </dl>
         <JobControls initial={job} canControl={canControl} canUndo={can(staff.role, "correct")} />
       </section>
-      {job.kind === RECONNECT_KIND ? <CampaignOutcome summary={await campaignSummary(db, job.id)} /> : null}
+      {job.kind === RECONNECT_KIND ? (
+        <CampaignOutcome
+          jobId={job.id}
+          summary={await campaignSummary(db, job.id)}
+          canAskAgain={can(staff.role, "reconnectCampaign") && (job.state === "done" || job.state === "cancelled")}
+        />
+      ) : null}
       <nav aria-label="Filter items by state" className="mb-2 flex flex-wrap gap-2">
         <Link
           href={href({ state: undefined, after: undefined })}
