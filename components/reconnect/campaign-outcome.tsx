@@ -26,6 +26,11 @@ export function CampaignOutcome({
     ["Not asked", summary.failed, "no session was made: the item says why"],
     ["Reconnected", summary.reconnected, "the link is connected again since"],
     ["Still broken", summary.stillBroken, "asked, not back yet"],
+    [
+      "Waiting for an outage",
+      summary.waiting,
+      "not asked yet: the link, its institution or its provider is in an outage",
+    ],
   ];
   return (
     <section
@@ -36,7 +41,7 @@ export function CampaignOutcome({
       <h2 id="campaign-outcome" className="mb-2 text-base font-semibold text-slate-900">
         What became of the requests
       </h2>
-      <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm sm:grid-cols-3 lg:grid-cols-6">
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-2 text-sm sm:grid-cols-3 lg:grid-cols-7">
         {rows.map(([label, n, hint]) => (
           <div key={label} title={hint}>
             <dt className="text-slate-500">{label}</dt>

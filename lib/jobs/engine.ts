@@ -9,7 +9,7 @@ import { HEARTBEAT_MS, LEASE_TTL_MS, TAKEOVER_POLL_MS } from "../leases/timing";
 import type { UpstreamApi } from "../upstream";
 import type { BudgetWait } from "../upstream/client";
 import { type UpstreamError, describeUpstreamError, isUpstreamError } from "../upstream/errors";
-import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem } from "./kind-contract";
+import { FailItem, type ItemContext, type JobKind, NotSettledYet, SkipItem, WaitItem } from "./kind-contract";
 import { readWaitReason, waitReason } from "./waits";
 import {
   type ItemSettlement,
@@ -444,6 +444,12 @@ export class JobRunner {
     } catch (error) {
       if (error instanceof SkipItem) {
         await this.settle(job, kind, item, { state: "skipped", reason: error.reason }, undefined, input);
+      } else if (error instanceof WaitItem && !sent) {
+        await this.release(item, {
+          state: "pending",
+          retryInMs: signal.aborted ? 0 : error.retryInMs,
+          reason: error.reason,
+        });
       } else if (error instanceof FailItem) {
         await this.settle(
           job,

@@ -65,6 +65,21 @@ export class NotSettledYet extends Error {
 }
 
 /**
+ * Not yet, decided by the kind before its call (e.g. a reconnect request held while the link's institution is in an
+ * outage): nothing is sent, the item stays pending and comes up again after `retryInMs`, its reason saying why
+ * meanwhile. It costs no attempt.
+ */
+export class WaitItem extends Error {
+  constructor(
+    readonly reason: string,
+    readonly retryInMs: number,
+  ) {
+    super(reason);
+    this.name = "WaitItem";
+  }
+}
+
+/**
  * A definite end decided by the kind, when sending or checking shows the item can never succeed (e.g. its link was
  * deleted upstream): the item fails with this reason in words instead of being checked or retried again.
  */

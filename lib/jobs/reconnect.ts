@@ -4,14 +4,17 @@ import { z } from "zod";
 import { type ReconnectSetup, reconnectSetup } from "../reconnect/setup";
 import { askToReconnect, isReconnectRefused, requestByKey, settleFailed } from "../reconnect/request";
 import type { OutboundChannel } from "../db/schema";
-import { FailItem, type JobKind, SkipItem, type Verification } from "./kind-contract";
+import { OUTAGE_RECHECK_MS, OUTAGE_WAIT_MAX_MS, outageHolding } from "../reconnect/outage";
+import { FailItem, type JobKind, SkipItem, type Verification, WaitItem } from "./kind-contract";
 
 // A reconnect campaign as a job (lib/reconnect/campaign.ts plans it): one item per link of a view whose error needs its
 // end user. Each item is the link page's own request (lib/reconnect/request.ts: the link read fresh, a relink session
 // carrying its webhook and tags over, the token handed to the product and optionally emailed), made in queued mode
 // through the rate budget. One session per link per campaign, whatever the retries, tabs or instances: the request's
 // key is made from the campaign and the link, so a second try of an item finds the first's request instead of asking
-// again, and a request recorded as being made when its holder died is settled as cut short, never made twice.
+// again, and a request recorded as being made when its holder died is settled as cut short, never made twice. While
+// the link, its institution or its provider is in an outage, the item waits (nothing sent) and looks again each minute,
+// for a week at most (lib/reconnect/outage.ts).
 
 export const RECONNECT_KIND = "reconnect";
 export const LINK_SESSION_ENDPOINT = "POST /link-session";
@@ -39,9 +42,10 @@ const CUT_SHORT =
 
 /** The kind, reading its configuration from the environment (tests pass their own). */
 export function createReconnectKind(
-  opts: { setup?: () => ReconnectSetup } = {},
+  opts: { setup?: () => ReconnectSetup; outageRecheckMs?: number } = {},
 ): JobKind<ReconnectItem, ReconnectItemResult> {
   const setupOf = opts.setup ?? reconnectSetup;
+  const recheckMs = opts.outageRecheckMs ?? OUTAGE_RECHECK_MS;
   return {
     kind: RECONNECT_KIND,
     label: "Reconnect campaign",
@@ -50,6 +54,14 @@ export function createReconnectKind(
     endpoint: LINK_SESSION_ENDPOINT,
     inputSchema: reconnectItemSchema,
     async execute(input, ctx) {
+      const held = await outageHolding(ctx.db, input.linkId);
+      if (held) {
+        if (Date.now() - ctx.job.createdAt.getTime() > OUTAGE_WAIT_MAX_MS)
+          throw new SkipItem(
+            `Not asked: the outage lasted longer than the campaign waits (${OUTAGE_WAIT_MAX_MS / 86_400_000} days). ${held}`,
+          );
+        throw new WaitItem(held, recheckMs);
+      }
       const requestKey = campaignRequestKey(ctx.job.id, input.linkId);
       const correlationId = ctx.callOptions.correlationId;
       try {

@@ -27,9 +27,10 @@ const database = databases[databases.length - 1]!;
 const sandbox = createSandbox({ rateLimits: false, importDelayMs: 0 });
 const dataDir = mkdtempSync(path.join(tmpdir(), "linkdesk-campaign-"));
 let receiver: ProductReceiver;
+let sandboxUrl: string;
 
 beforeAll(async () => {
-  const sandboxUrl = await sandbox.listen(0);
+  sandboxUrl = await sandbox.listen(0);
   receiver = await startProductReceiver();
   Object.assign(process.env, {
     UPSTREAM_BASE_URL: sandboxUrl,
@@ -65,10 +66,10 @@ const setup = () =>
   });
 
 /** A link the sandbox holds in error (imported without credentials), in the read model with this test's tag. */
-async function brokenLink(customerUserId: string, tag: string): Promise<string> {
+async function brokenLink(customerUserId: string, tag: string, institutionId = "ally"): Promise<string> {
   const link = await upstream().importLink({
     customer_user: { id: customerUserId },
-    institution_id: "ally",
+    institution_id: institutionId,
     link_tags: [tag, "plan:basic"],
   });
   await db()
@@ -77,7 +78,7 @@ async function brokenLink(customerUserId: string, tag: string): Promise<string> 
       linkId: link.link_id,
       state: link.state,
       errorCode: link.error_code ?? null,
-      institutionId: "ally",
+      institutionId,
       linkTags: [tag, "plan:basic"],
     })
     .onConflictDoUpdate({ target: links.linkId, set: { linkTags: [tag, "plan:basic"] } });
@@ -85,17 +86,21 @@ async function brokenLink(customerUserId: string, tag: string): Promise<string> 
 }
 
 function run(jobId: string) {
+  startRunner();
+  return until(jobId);
+}
+
+function startRunner(outageRecheckMs = 60_000) {
   const runner = new JobRunner({
     db: db(),
     api: upstream(),
-    kinds: new Map([[RECONNECT_KIND, createReconnectKind({ setup })]]),
+    kinds: new Map([[RECONNECT_KIND, createReconnectKind({ setup, outageRecheckMs })]]),
     pollMs: 50,
     leaseMs: 5_000,
     heartbeatMs: 1_000,
   });
   runners.push(runner);
   runner.start();
-  return until(jobId);
 }
 
 async function until(jobId: string, timeoutMs = 30_000) {
@@ -199,4 +204,75 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
     const skippedAll = await planCampaign(db(), { campaign: job.id }, { askedWithinDays: 7 });
     expect(skippedAll).toMatchObject({ links: 2, targets: [], skipped: { asked_recently: 2 } });
   });
+
+  it("holds a link's request while it, or its institution, is in an outage, and asks it once the outage clears", async () => {
+    const tag = `outage:${randomUUID().slice(0, 8)}`;
+    const customer = `user_outage_${randomUUID().slice(0, 6)}`;
+    // Two links needing their user at Chase, and a third in Chase's outage itself; another Chase link, not in the
+    // view, is in the outage too.
+    const [first, second, inOutage] = await Promise.all([0, 1, 2].map(() => brokenLink(customer, tag, "chase")));
+    await rememberLinkCustomers(db(), customer, [first!, second!, inOutage!], "customer_lookup");
+    const setState = async (linkId: string, state: string, errorCode: string | null) => {
+      const answer = await fetch(`${sandboxUrl}/_sandbox/links/${linkId}/state`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(errorCode ? { state, error_code: errorCode } : { state }),
+      });
+      expect(answer.status).toBe(200);
+      await db().update(links).set({ state, errorCode }).where(eq(links.linkId, linkId));
+    };
+    await setState(inOutage!, "error", "institution_error");
+    const elsewhere = `mk_out${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    await db()
+      .insert(links)
+      .values({ linkId: elsewhere, state: "error", errorCode: "institution_error", institutionId: "chase" });
+
+    const plan = await planCampaign(db(), { tag }, { askedWithinDays: 7 });
+    expect(plan.targets).toHaveLength(3);
+    expect(plan.waiting).toBe(3);
+    expect(plan.targets.find((t) => t.linkId === inOutage)!.held).toMatch(/the link itself is in .*'s outage/);
+    expect(plan.targets.find((t) => t.linkId === first)!.held).toMatch(/is in an outage \(2 links there/);
+
+    const before = sessions();
+    const job = await startCampaign(db(), ops, { tag }, plan, 7);
+    startRunner(200);
+    // Held: nothing is sent while the outage lasts, and the campaign's page counts them waiting.
+    await expectSoon(async () => expect((await campaignSummary(db(), job.id)).waiting).toBe(3));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(sessions() - before).toBe(0);
+    expect((await readJob(db(), job.id))?.state).toBe("running");
+
+    // The outage clears: the other link is back, and the one in the outage came back by itself.
+    await db().update(links).set({ state: "connected", errorCode: null }).where(eq(links.linkId, elsewhere));
+    await setState(inOutage!, "connected", null);
+    const done = await until(job.id);
+    expect(done.state).toBe("done");
+    expect(sessions() - before).toBe(2);
+    const items = await db()
+      .select({ linkId: jobItems.linkId, state: jobItems.state, reason: jobItems.reason })
+      .from(jobItems)
+      .where(eq(jobItems.jobId, job.id));
+    expect(
+      items
+        .filter((i) => i.state === "done")
+        .map((i) => i.linkId)
+        .sort(),
+    ).toEqual([first, second].sort());
+    expect(items.find((i) => i.linkId === inOutage)).toMatchObject({ state: "skipped" });
+    expect(items.find((i) => i.linkId === inOutage)!.reason).toMatch(/does not need its user/);
+    expect((await campaignSummary(db(), job.id)).waiting).toBe(0);
+    await db().delete(links).where(eq(links.linkId, elsewhere));
+  });
 });
+
+async function expectSoon(check: () => Promise<void>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

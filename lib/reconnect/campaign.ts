@@ -11,17 +11,19 @@ import { linkErrorLabel } from "../links/error-codes";
 import { linkListSearchParams } from "../links/list-params";
 import { describeLinkView } from "../links/view-words";
 import type { LinkListParams } from "../schemas/links";
+import { OUTAGE_CODES, OUTAGE_HOLD_PREFIX, holdingWords, outagesAt } from "./outage";
 import { whyNoReconnect } from "./reasons";
 
 // A reconnect campaign: every link of a links-list view whose error needs its end user gets one reconnect request, as
 // a durable job (lib/jobs/reconnect.ts). Planned from Linkdesk's read model (what the list shows), then each link is
 // read fresh again right before its request. The plan says how many are asked, how many are skipped and why, and the
 // calls and time within Linkdesk's share of the upstream's limits on POST /link-session (20 a minute per user, 1,200
-// per app, 12 per link for relinks).
+// per app, 12 per link for relinks). A link in an outage, or at an institution (or through a provider) in one, is not
+// asked during it: its item waits and is asked once the outage clears, if it still needs its user (./outage.ts).
 
 /** Why a link of the view is not asked. */
 export const CAMPAIGN_SKIPS = {
-  not_user_error: "Its error is not one the end user fixes (or it is not in error)",
+  not_user_error: "Not in error, or in an error the service must fix",
   deleted: "Deleted",
   not_read: "Its state is not read yet",
   no_customer: "No customer user known for it",
@@ -38,12 +40,16 @@ export interface CampaignTarget {
   customerUserId: string;
   errorCode: string;
   institution: string | null;
+  /** Why it waits for an outage to clear before it is asked, in words; null when it is asked at once. */
+  held: string | null;
 }
 
 export interface CampaignPlan {
   /** Links in the view. */
   links: number;
   targets: CampaignTarget[];
+  /** Of the targets, those held until an outage clears. */
+  waiting: number;
   skipped: Record<CampaignSkip, number>;
   /** Distinct end users asked. */
   users: number;
@@ -65,7 +71,14 @@ export async function planCampaign(
   opts: { askedWithinDays: number; budget?: Budget },
 ): Promise<CampaignPlan> {
   const skipped = Object.fromEntries(Object.keys(CAMPAIGN_SKIPS).map((k) => [k, 0])) as Record<CampaignSkip, number>;
-  const candidates: { linkId: string; errorCode: string; institution: string | null }[] = [];
+  const candidates: {
+    linkId: string;
+    errorCode: string;
+    institution: string | null;
+    institutionId: string | null;
+    provider: string | null;
+  }[] = [];
+  const outageCodes: readonly string[] = Object.values(OUTAGE_CODES);
   let links = 0;
   for await (const batch of linkViewBatches(db, params)) {
     for (const link of batch) {
@@ -73,12 +86,18 @@ export async function planCampaign(
       if (links > CAMPAIGN_MAX_LINKS) break;
       if (link.state === null) skipped.not_read++;
       else if (link.state === "deleted") skipped.deleted++;
-      else if (whyNoReconnect({ state: link.state, error_code: link.errorCode })) skipped.not_user_error++;
+      else if (
+        whyNoReconnect({ state: link.state, error_code: link.errorCode }) &&
+        !(link.state === "error" && outageCodes.includes(link.errorCode ?? ""))
+      )
+        skipped.not_user_error++;
       else
         candidates.push({
           linkId: link.linkId,
           errorCode: link.errorCode!,
           institution: link.institutionName ?? link.institutionId,
+          institutionId: link.institutionId,
+          provider: link.provider,
         });
     }
     if (links > CAMPAIGN_MAX_LINKS) break;
@@ -86,6 +105,7 @@ export async function planCampaign(
   const empty: CampaignPlan = {
     links,
     targets: [],
+    waiting: 0,
     skipped,
     users: 0,
     byErrorCode: {},
@@ -105,12 +125,22 @@ export async function planCampaign(
     candidates.map((c) => c.linkId),
     opts.askedWithinDays,
   );
+  const outages = await outagesAt(db, {
+    institutionIds: candidates.flatMap((c) => (c.institutionId ? [c.institutionId] : [])),
+    providers: candidates.flatMap((c) => (c.provider ? [c.provider] : [])),
+  });
   const targets: CampaignTarget[] = [];
-  for (const c of candidates) {
+  for (const { institutionId, provider, ...c } of candidates) {
     const customerUserId = customers.get(c.linkId);
     if (!customerUserId) skipped.no_customer++;
     else if (asked.has(c.linkId)) skipped.asked_recently++;
-    else targets.push({ ...c, customerUserId });
+    else {
+      const held = holdingWords(
+        { institutionId, institutionName: c.institution, provider, errorCode: c.errorCode, state: "error" },
+        outages,
+      );
+      targets.push({ ...c, customerUserId, held });
+    }
   }
   if (targets.length === 0) return { ...empty, skipped };
 
@@ -147,6 +177,7 @@ export async function planCampaign(
   return {
     links,
     targets,
+    waiting: targets.filter((t) => t.held !== null).length,
     skipped,
     users: perUser.size,
     byErrorCode,
@@ -236,6 +267,8 @@ export interface CampaignSummary {
   deliveryFailed: number;
   reconnected: number;
   stillBroken: number;
+  /** Not asked yet: held until an outage clears. */
+  waiting: number;
 }
 
 /** What became of a campaign's requests: made, delivered, failed, and the links back since. */
@@ -257,7 +290,12 @@ export async function campaignSummary(db: Db, jobId: string): Promise<CampaignSu
     from reconnect_requests r where r.job_id = ${jobId}
   `);
   const r = rows[0]!;
+  const { rows: held } = await db.execute<{ waiting: number }>(sql`
+    select count(*)::int as waiting from job_items
+    where job_id = ${jobId} and state = 'pending' and reason like ${`${OUTAGE_HOLD_PREFIX}%`}
+  `);
   return {
+    waiting: Number(held[0]?.waiting ?? 0),
     requested: Number(r.requested),
     sent: Number(r.sent),
     failed: Number(r.failed),

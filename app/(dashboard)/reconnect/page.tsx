@@ -117,6 +117,14 @@ export default async function ReconnectCampaignPage({ searchParams }: { searchPa
                   .join(", ")}.`
               : "."}
           </p>
+          {plan.waiting > 0 ? (
+            <p className="text-sm text-slate-700" data-testid="campaign-waiting">
+              <span className="font-semibold">{count(plan.waiting, "of them wait", "of them wait")}</span> for an outage
+              to clear (the link&apos;s own, or its institution&apos;s or provider&apos;s): each is asked once it is
+              back, if it still needs its user; a link that comes back by itself is not asked. A campaign waits a week
+              at most.
+            </p>
+          ) : null}
           {skipped.length > 0 ? (
             <table className="text-sm" aria-label="Links not asked" data-testid="campaign-skipped">
               <thead className="text-left text-xs font-medium uppercase tracking-wide text-slate-600">
@@ -181,6 +189,7 @@ export default async function ReconnectCampaignPage({ searchParams }: { searchPa
                   <th className="px-3 py-2 text-right">Delivered</th>
                   <th className="px-3 py-2 text-right">Reconnected</th>
                   <th className="px-3 py-2 text-right">Still broken</th>
+                  <th className="px-3 py-2 text-right">Waiting for an outage</th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -200,6 +209,7 @@ export default async function ReconnectCampaignPage({ searchParams }: { searchPa
                       <td className="px-3 py-2 text-right tabular-nums">{s.delivered.toLocaleString("en-US")}</td>
                       <td className="px-3 py-2 text-right tabular-nums">{s.reconnected.toLocaleString("en-US")}</td>
                       <td className="px-3 py-2 text-right tabular-nums">{s.stillBroken.toLocaleString("en-US")}</td>
+                      <td className="px-3 py-2 text-right tabular-nums">{s.waiting.toLocaleString("en-US")}</td>
                     </tr>
                   );
                 })}
