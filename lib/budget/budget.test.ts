@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { Budget, BudgetExceeded, BudgetUnavailable, type BudgetWait } from "./budget";
 import { createMemoryStore } from "./memory-store";
@@ -18,6 +19,21 @@ describe("Budget", () => {
       ["link", "mk_1", 30],
       ["app", "client_1", 1000],
     ]);
+  });
+
+  it("leaves no listener on the caller's signal once a queued call's waits are over", async () => {
+    const b = new Budget({
+      store: createMemoryStore(),
+      clientId: "c",
+      appId: "c",
+      shares: { ...shares, link: 0.1 },
+      interactiveMaxWaitMs: 0,
+      windowMs: 150,
+    });
+    const signal = new AbortController().signal;
+    // PATCH /links/{id}: 10 % of 4 a window is 1. Each later call waits for the window to pass, sleeping on the signal.
+    for (let i = 0; i < 4; i++) await b.reserve("PATCH /links/{id}", { linkId: "mk_l" }, { mode: "queued", signal });
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
   });
 
   it("refuses an interactive call at once with the time of the next slot", async () => {

@@ -180,15 +180,16 @@ export class Budget {
   private sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (this.options.sleep) return this.options.sleep(ms, signal);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(timer);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
+      // The listener goes when the sleep ends: a call that waits for many slots sleeps many times on one signal.
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 }
