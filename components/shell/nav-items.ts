@@ -31,6 +31,12 @@ export const NAV_ITEMS: readonly NavItem[] = [
   },
   { href: "/import", label: "Import", description: "Import legacy links from JSON", permission: "import" },
   {
+    href: "/reconnect",
+    label: "Reconnect",
+    description: "Ask broken links' end users to reconnect, and what became of each campaign",
+    permission: "reconnectCampaign",
+  },
+  {
     href: "/exchange",
     label: "Exchange token",
     description: "Turn a front end's exchangeable token into a link",

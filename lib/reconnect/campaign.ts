@@ -31,6 +31,9 @@ export const CAMPAIGN_SKIPS = {
 } as const;
 export type CampaignSkip = keyof typeof CAMPAIGN_SKIPS;
 
+/** The read each request makes of its link first. */
+const LINK_READ_ENDPOINT = "GET /links/{id}";
+
 /** At most this many links in one campaign: a view larger than that is narrowed first. */
 export const CAMPAIGN_MAX_LINKS = 20_000;
 export const DEFAULT_ASKED_WITHIN_DAYS = 7;
@@ -166,12 +169,26 @@ export async function planCampaign(
       Math.max(...perUser.values()),
       headroom.filter((h) => h.key.scope === "user"),
     );
-    const worst = [app, user]
-      .filter((e): e is NonNullable<typeof e> => e !== null)
-      .reduce<typeof app>((a, b) => (a === null || b.seconds > a.seconds ? b : a), null);
+    // Each request reads its link fresh first (GET /links/{id}): at 1,000 a minute per app that read, not the session's
+    // 1,200, binds a large campaign.
+    const readHeadroom = await callHeadroom(opts.budget, LINK_READ_ENDPOINT, { linkId: "·" });
+    const read = estimateCost(
+      targets.length,
+      readHeadroom.filter((h) => h.key.scope === "app"),
+    );
+    const worst = [
+      app && { ...app, endpoint: LINK_SESSION_ENDPOINT },
+      user && { ...user, endpoint: LINK_SESSION_ENDPOINT },
+      read && { ...read, endpoint: LINK_READ_ENDPOINT },
+    ]
+      .filter((e) => e !== null)
+      .reduce<(NonNullable<typeof app> & { endpoint: string }) | null>(
+        (a, b) => (a === null || b.seconds > a.seconds ? b : a),
+        null,
+      );
     if (worst) {
       seconds = worst.seconds;
-      binding = `${worst.limit.toLocaleString("en-US")} a minute per ${worst.scope} at Linkdesk's share`;
+      binding = `${worst.endpoint}'s ${worst.limit.toLocaleString("en-US")} a minute per ${worst.scope} at Linkdesk's share`;
     }
   }
   return {

@@ -56,7 +56,26 @@ export function reconnectLink(reconnectUrl: string, token: string): string {
   return url.toString();
 }
 
-function reconnectEmail(input: ReconnectMessageInput, email: { to: string; reconnectUrl: string }): OutboundEmail {
+/** Stands for the session's token in a preview: each email carries its own. */
+export const PREVIEW_TOKEN = "TOKEN";
+
+/** The email an end user reads, for staff to preview before a campaign: the token is a placeholder. */
+export function previewReconnectEmail(opts: {
+  errorCode: string;
+  institutionName: string | null;
+  reconnectUrl: string;
+}): Pick<OutboundEmail, "subject" | "text"> {
+  const { subject, text } = reconnectEmail(
+    { errorCode: opts.errorCode, institutionName: opts.institutionName, linkSessionToken: PREVIEW_TOKEN },
+    { to: "", reconnectUrl: opts.reconnectUrl },
+  );
+  return { subject, text };
+}
+
+function reconnectEmail(
+  input: Pick<ReconnectMessageInput, "errorCode" | "institutionName" | "linkSessionToken">,
+  email: { to: string; reconnectUrl: string },
+): OutboundEmail {
   const bank = input.institutionName ?? "your bank";
   return {
     to: email.to,
