@@ -19,6 +19,7 @@ import { benchJobs } from "./bench/jobs";
 import { benchLinksList } from "./bench/links-list";
 import { benchLoad } from "./bench/load";
 import { benchPageCost } from "./bench/page-cost";
+import { benchReconnect } from "./bench/reconnect";
 import {
   type SuiteReport,
   type SuiteResult,
@@ -52,6 +53,7 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   "links-list": () => benchLinksList(),
   load: () => benchLoad({ port: port + 6 }),
   "page-cost": () => benchPageCost({ port: port + 9 }),
+  reconnect: () => benchReconnect(),
   sync: () => benchSync(),
   webhooks: () => benchWebhooks({ port: port + 8 }),
   sandbox: async () => {

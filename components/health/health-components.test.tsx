@@ -57,6 +57,10 @@ describe("Health widgets", () => {
       ]),
     );
     expect(html).toContain("60%");
+    // Only a person who may start campaigns is offered one over the user's links.
+    expect(html).not.toContain("/reconnect");
+    const ops = renderToStaticMarkup(<WhoActsSplit groups={groups} withErrorCode={5} canCampaign />);
+    expect(hrefsIn(ops)).toContain("/reconnect?who_acts=user");
   });
 
   it("render institution names from the upstream as text, linking the error count to that institution's error links", () => {

@@ -36,7 +36,7 @@ const STATE_DISPLAY_ORDER: readonly LinkState[] = [
   "deleted",
 ];
 
-export function HealthNow({ summary }: { summary: HealthSummary }) {
+export function HealthNow({ summary, canCampaign = false }: { summary: HealthSummary; canCampaign?: boolean }) {
   if (summary.total === 0) {
     return (
       <Callout title="No links in Linkdesk's read model yet">
@@ -86,7 +86,7 @@ export function HealthNow({ summary }: { summary: HealthSummary }) {
             : ""
         }`}
       >
-        <WhoActsSplit groups={summary.whoActs} withErrorCode={summary.withErrorCode} />
+        <WhoActsSplit groups={summary.whoActs} withErrorCode={summary.withErrorCode} canCampaign={canCampaign} />
       </HealthCard>
       <div className="grid gap-6 lg:grid-cols-2">
         <HealthCard title="Links by state">

@@ -17,7 +17,16 @@ function groupHref(group: WhoActs): string {
 }
 
 /** Who must act on the links in error: the user, a wait on an institution or provider, or the service itself. */
-export function WhoActsSplit({ groups, withErrorCode }: { groups: WhoActsShare[]; withErrorCode: number }) {
+export function WhoActsSplit({
+  groups,
+  withErrorCode,
+  canCampaign = false,
+}: {
+  groups: WhoActsShare[];
+  withErrorCode: number;
+  /** The viewer may start reconnect campaigns: the user's group offers one over its links. */
+  canCampaign?: boolean;
+}) {
   if (withErrorCode === 0) return <p className="text-sm text-slate-500">No link has an error code.</p>;
   return (
     <div className="space-y-4">
@@ -58,6 +67,14 @@ export function WhoActsSplit({ groups, withErrorCode }: { groups: WhoActsShare[]
                 )}
               </p>
               <p className="mt-1 text-xs text-slate-500">{WHO_ACTS_HINTS[g.whoActs]}</p>
+              {canCampaign && g.whoActs === "user" && g.count > 0 ? (
+                <Link
+                  href="/reconnect?who_acts=user"
+                  className="mt-1 inline-block text-sm font-medium text-indigo-700 underline"
+                >
+                  Ask them to reconnect…
+                </Link>
+              ) : null}
               {g.codes.length > 0 ? (
                 <ul className="mt-2 space-y-0.5 text-sm">
                   {g.codes.map((c) => (

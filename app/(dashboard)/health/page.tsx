@@ -72,7 +72,7 @@ export default async function HealthPage({ searchParams }: { searchParams: Promi
           {(freshness) => <Freshness freshness={freshness} />}
         </AtHand>
         <AtHand value={summary} load={loadSummary} fallback={<NowSkeleton />}>
-          {(read) => <HealthNow summary={read} />}
+          {(read) => <HealthNow summary={read} canCampaign={can(staff.role, "reconnectCampaign")} />}
         </AtHand>
         <HealthCard
           title="Over time"
