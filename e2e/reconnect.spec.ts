@@ -193,5 +193,7 @@ test("ops ask every broken link of a view to reconnect as a campaign: each asked
   await page.goto(campaignPage);
   await page.getByRole("link", { name: "Ask the still broken again…" }).click();
   await expect(plan).toContainText("holds 2 links");
-  await expect(page.getByTestId("campaign-targets")).toContainText("2 links to ask (1 end user)");
+  // Asked minutes ago: the preview says they would not be asked yet, rather than offering to send what is refused.
+  await expect(page.getByTestId("campaign-targets")).toContainText("0 links to ask");
+  await expect(page.getByTestId("campaign-skipped")).toContainText("never twice within 10 minutes");
 });

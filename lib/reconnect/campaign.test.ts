@@ -196,7 +196,14 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
     await db().update(links).set({ state: "connected", errorCode: null }).where(eq(links.linkId, asked[1]!));
     expect(await campaignSummary(db(), job.id)).toMatchObject({ reconnected: 1, stillBroken: 2 });
 
-    // Asking the still broken again is a campaign over the view of the campaign's links not back: the two others.
+    // Asking the still broken again is a campaign over the view of the campaign's links not back: the two others. Not
+    // within ten minutes of their request, even with "never skip": the preview counts what would be sent.
+    const tooSoon = await planCampaign(db(), { campaign: job.id }, { askedWithinDays: 0 });
+    expect(tooSoon).toMatchObject({ links: 2, targets: [], skipped: { asked_recently: 2 } });
+    await db()
+      .update(reconnectRequests)
+      .set({ requestedAt: new Date(Date.now() - 60 * 60_000) })
+      .where(eq(reconnectRequests.jobId, job.id));
     const stillBroken = await planCampaign(db(), { campaign: job.id }, { askedWithinDays: 0 });
     expect(stillBroken.links).toBe(2);
     expect(stillBroken.targets.map((t) => t.linkId).sort()).toEqual([asked[0]!, asked[2]!].sort());

@@ -11,6 +11,7 @@ import { linkErrorLabel } from "../links/error-codes";
 import { linkListSearchParams } from "../links/list-params";
 import { describeLinkView } from "../links/view-words";
 import type { LinkListParams } from "../schemas/links";
+import { REPEAT_AFTER_MS } from "./request";
 import { OUTAGE_CODES, OUTAGE_HOLD_PREFIX, holdingWords, outagesAt } from "./outage";
 import { whyNoReconnect } from "./reasons";
 
@@ -27,7 +28,7 @@ export const CAMPAIGN_SKIPS = {
   deleted: "Deleted",
   not_read: "Its state is not read yet",
   no_customer: "No customer user known for it",
-  asked_recently: "Asked already within the chosen days and not back yet",
+  asked_recently: "Asked already within the chosen days (and never twice within 10 minutes) and not back yet",
 } as const;
 export type CampaignSkip = keyof typeof CAMPAIGN_SKIPS;
 
@@ -224,10 +225,13 @@ async function customersOf(db: Db, linkIds: string[]): Promise<Map<string, strin
   return out;
 }
 
-/** Links asked within `days` whose request did not fail and that have not come back since. */
+/**
+ * Links asked within `days` whose request did not fail and that have not come back since. Never less than the time
+ * within which a request is refused as a repeat (request.ts): the preview counts what would be sent.
+ */
 async function askedSince(db: Db, linkIds: string[], days: number): Promise<Set<string>> {
   const out = new Set<string>();
-  if (days <= 0) return out;
+  const seconds = Math.max(days * 86_400, REPEAT_AFTER_MS / 1000);
   for (let i = 0; i < linkIds.length; i += 1_000) {
     const rows = await db
       .selectDistinct({ linkId: reconnectRequests.linkId })
@@ -237,7 +241,7 @@ async function askedSince(db: Db, linkIds: string[], days: number): Promise<Set<
           inArray(reconnectRequests.linkId, linkIds.slice(i, i + 1_000)),
           sql`${reconnectRequests.state} <> 'failed'`,
           sql`${reconnectRequests.reconnectedAt} is null`,
-          sql`${reconnectRequests.requestedAt} > now() - make_interval(days => ${days})`,
+          sql`${reconnectRequests.requestedAt} > now() - make_interval(secs => ${seconds})`,
         ),
       );
     for (const r of rows) out.add(r.linkId);
