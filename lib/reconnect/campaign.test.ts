@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { Db } from "../db/client";
@@ -215,8 +215,8 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
   it("holds a link's request while it, or its institution, is in an outage, and asks it once the outage clears", async () => {
     const tag = `outage:${randomUUID().slice(0, 8)}`;
     const customer = `user_outage_${randomUUID().slice(0, 6)}`;
-    // Two links needing their user at Chase, and a third in Chase's outage itself; another Chase link, not in the
-    // view, is in the outage too.
+    // Two links needing their user at Chase, and a third in Chase's outage itself; two other Chase links, not in the
+    // view, are in the outage too.
     const [first, second, inOutage] = await Promise.all([0, 1, 2].map(() => brokenLink(customer, tag, "chase")));
     await rememberLinkCustomers(db(), customer, [first!, second!, inOutage!], "customer_lookup");
     const setState = async (linkId: string, state: string, errorCode: string | null) => {
@@ -229,16 +229,18 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
       await db().update(links).set({ state, errorCode }).where(eq(links.linkId, linkId));
     };
     await setState(inOutage!, "error", "institution_error");
-    const elsewhere = `mk_out${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    const elsewhere = [0, 1].map(() => `mk_out${randomUUID().replace(/-/g, "").slice(0, 16)}`);
     await db()
       .insert(links)
-      .values({ linkId: elsewhere, state: "error", errorCode: "institution_error", institutionId: "chase" });
+      .values(
+        elsewhere.map((linkId) => ({ linkId, state: "error", errorCode: "institution_error", institutionId: "chase" })),
+      );
 
     const plan = await planCampaign(db(), { tag }, { askedWithinDays: 7 });
     expect(plan.targets).toHaveLength(3);
     expect(plan.waiting).toBe(3);
     expect(plan.targets.find((t) => t.linkId === inOutage)!.held).toMatch(/the link itself is in .*'s outage/);
-    expect(plan.targets.find((t) => t.linkId === first)!.held).toMatch(/is in an outage \(2 links there/);
+    expect(plan.targets.find((t) => t.linkId === first)!.held).toMatch(/is in an outage \(3 of 5 links there/);
 
     const before = sessions();
     const job = await startCampaign(db(), ops, { tag }, plan, 7);
@@ -250,7 +252,7 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
     expect((await readJob(db(), job.id))?.state).toBe("running");
 
     // The outage clears: the other link is back, and the one in the outage came back by itself.
-    await db().update(links).set({ state: "connected", errorCode: null }).where(eq(links.linkId, elsewhere));
+    await db().update(links).set({ state: "connected", errorCode: null }).where(inArray(links.linkId, elsewhere));
     await setState(inOutage!, "connected", null);
     const done = await until(job.id);
     expect(done.state).toBe("done");
@@ -268,7 +270,32 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
     expect(items.find((i) => i.linkId === inOutage)).toMatchObject({ state: "skipped" });
     expect(items.find((i) => i.linkId === inOutage)!.reason).toMatch(/does not need its user/);
     expect((await campaignSummary(db(), job.id)).waiting).toBe(0);
-    await db().delete(links).where(eq(links.linkId, elsewhere));
+    await db().delete(links).where(inArray(links.linkId, elsewhere));
+  });
+});
+
+describe(`what counts as an outage, on ${database.kind}`, () => {
+  it("is a tenth or more of an institution's links in Institution outage, not one link left in it", async () => {
+    const { outageHolding } = await import("./outage");
+    const institutionId = `bank_${randomUUID().slice(0, 6)}`;
+    const id = () => `mk_t${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    const broken = id();
+    const lone = id();
+    await db()
+      .insert(links)
+      .values([
+        { linkId: broken, state: "error", errorCode: "auth_expired", institutionId },
+        { linkId: lone, state: "error", errorCode: "institution_error", institutionId },
+        ...Array.from({ length: 18 }, () => ({ linkId: id(), state: "connected", institutionId })),
+      ]);
+    // 1 of 20: that link's own trouble. Its own request waits; the others' do not.
+    expect(await outageHolding(db(), broken)).toBeNull();
+    expect(await outageHolding(db(), lone)).toMatch(/the link itself is in/);
+    // Two more make it 3 of 22, over a tenth: an outage.
+    await db()
+      .insert(links)
+      .values([0, 1].map(() => ({ linkId: id(), state: "error", errorCode: "institution_error", institutionId })));
+    expect(await outageHolding(db(), broken)).toMatch(/is in an outage \(3 of 22 links there in Institution outage\)/);
   });
 });
 

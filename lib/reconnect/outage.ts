@@ -1,12 +1,12 @@
 import "server-only";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { links } from "../db/schema";
 
 // An outage holds a campaign's request back: asking an end user to reconnect while their bank (or the provider that
 // reaches it) is down sends them into a failure and spends the one message they will read. A link is held while its
-// own error is an outage (institution_error, provider_error), or while another link at its institution (or through
-// its provider) is in one, as Linkdesk's read model knows them (the sync and the webhooks keep it current). When the
+// own error is an outage (institution_error, provider_error), or while a tenth or more of the links at its institution
+// (or through its provider), and at least three, are in one, as Linkdesk's read model knows them (the sync and the webhooks keep it current). When the
 // outage clears the link is asked, if it still needs its user; one that came back by itself is not.
 
 export const OUTAGE_CODES = { institution: "institution_error", provider: "provider_error" } as const;
@@ -24,39 +24,59 @@ export interface LinkPlace {
   errorCode: string | null;
 }
 
-/** The institutions and providers in an outage now, of those given: each with how many links show it. */
+/**
+ * An institution (or provider) is in an outage when at least this share of its links Linkdesk has read show it: an
+ * outage takes most of an institution's links down at once, while a link or two left in institution_error for weeks
+ * are that link's trouble, not a reason to hold everyone's requests.
+ */
+export const OUTAGE_SHARE = 0.1;
+/** …and at least this many: a share of a handful of links read so far (a sync under way) says nothing. */
+export const OUTAGE_MIN_LINKS = 3;
+
+export interface Outage {
+  /** Links showing the outage's error code. */
+  inOutage: number;
+  /** Links read there (not deleted). */
+  read: number;
+}
+
+/** The institutions and providers in an outage now, of those given, with the links that show it. */
 export async function outagesAt(
   db: Db,
   places: { institutionIds: string[]; providers: string[] },
-): Promise<{ institutions: Map<string, number>; providers: Map<string, number> }> {
-  const institutions = new Map<string, number>();
-  const providers = new Map<string, number>();
+): Promise<{ institutions: Map<string, Outage>; providers: Map<string, Outage> }> {
+  const institutions = new Map<string, Outage>();
+  const providers = new Map<string, Outage>();
+  const count = (code: string) =>
+    sql<number>`(count(*) filter (where ${links.state} = 'error' and ${links.errorCode} = ${code}))::int`;
+  const read = and(isNotNull(links.state), ne(links.state, "deleted"));
   const ids = [...new Set(places.institutionIds)];
   for (let i = 0; i < ids.length; i += 1_000) {
     const rows = await db
-      .select({ id: links.institutionId, n: sql<number>`count(*)::int` })
+      .select({ id: links.institutionId, inOutage: count(OUTAGE_CODES.institution), read: sql<number>`count(*)::int` })
       .from(links)
-      .where(
-        and(
-          inArray(links.institutionId, ids.slice(i, i + 1_000)),
-          eq(links.state, "error"),
-          eq(links.errorCode, OUTAGE_CODES.institution),
-        ),
-      )
+      .where(and(inArray(links.institutionId, ids.slice(i, i + 1_000)), read))
       .groupBy(links.institutionId);
-    for (const r of rows) if (r.id) institutions.set(r.id, Number(r.n));
+    for (const r of rows) if (r.id && isOutage(r)) institutions.set(r.id, outageOf(r));
   }
   const names = [...new Set(places.providers)];
-  if (names.length > 0) {
+  for (let i = 0; i < names.length; i += 1_000) {
     const rows = await db
-      .select({ provider: links.provider, n: sql<number>`count(*)::int` })
+      .select({ provider: links.provider, inOutage: count(OUTAGE_CODES.provider), read: sql<number>`count(*)::int` })
       .from(links)
-      .where(and(inArray(links.provider, names), eq(links.state, "error"), eq(links.errorCode, OUTAGE_CODES.provider)))
+      .where(and(inArray(links.provider, names.slice(i, i + 1_000)), read))
       .groupBy(links.provider);
-    for (const r of rows) if (r.provider) providers.set(r.provider, Number(r.n));
+    for (const r of rows) if (r.provider && isOutage(r)) providers.set(r.provider, outageOf(r));
   }
   return { institutions, providers };
 }
+
+const outageOf = (r: { inOutage: number; read: number }): Outage => ({
+  inOutage: Number(r.inOutage),
+  read: Number(r.read),
+});
+const isOutage = (r: { inOutage: number; read: number }) =>
+  Number(r.inOutage) >= OUTAGE_MIN_LINKS && Number(r.inOutage) >= OUTAGE_SHARE * Number(r.read);
 
 /** Why this link's request waits now, in words; null when nothing holds it. */
 export async function outageHolding(db: Db, linkId: string): Promise<string | null> {
@@ -82,7 +102,7 @@ export async function outageHolding(db: Db, linkId: string): Promise<string | nu
 /** The words of a hold, from what outagesAt found; null when nothing holds the link. */
 export function holdingWords(
   link: LinkPlace & { state?: string | null },
-  outages: { institutions: Map<string, number>; providers: Map<string, number> },
+  outages: { institutions: Map<string, Outage>; providers: Map<string, Outage> },
 ): string | null {
   const institution = link.institutionName ?? link.institutionId ?? "its institution";
   if (link.state === "error" && link.errorCode === OUTAGE_CODES.institution)
@@ -91,9 +111,12 @@ export function holdingWords(
     return `${OUTAGE_HOLD_PREFIX}: the link itself is in its provider's outage${link.provider ? ` (${link.provider})` : ""}. Asked once it is back, if it still needs its user.`;
   const atInstitution = link.institutionId ? outages.institutions.get(link.institutionId) : undefined;
   if (atInstitution)
-    return `${OUTAGE_HOLD_PREFIX}: ${institution} is in an outage (${atInstitution.toLocaleString("en-US")} link${atInstitution === 1 ? "" : "s"} there in Institution outage). Asked once it is back.`;
+    return `${OUTAGE_HOLD_PREFIX}: ${institution} is in an outage (${share(atInstitution)} there in Institution outage). Asked once it is back.`;
   const atProvider = link.provider ? outages.providers.get(link.provider) : undefined;
   if (atProvider)
-    return `${OUTAGE_HOLD_PREFIX}: the provider ${link.provider} is in an outage (${atProvider.toLocaleString("en-US")} link${atProvider === 1 ? "" : "s"} in Provider outage). Asked once it is back.`;
+    return `${OUTAGE_HOLD_PREFIX}: the provider ${link.provider} is in an outage (${share(atProvider)} through it in Provider outage). Asked once it is back.`;
   return null;
 }
+
+const share = (o: Outage) =>
+  `${o.inOutage.toLocaleString("en-US")} of ${o.read.toLocaleString("en-US")} link${o.read === 1 ? "" : "s"}`;
