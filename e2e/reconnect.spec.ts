@@ -181,6 +181,10 @@ test("ops ask every broken link of a view to reconnect as a campaign: each asked
     await expect(page.getByTestId("campaign-reconnected")).toHaveText("1 (33 %)", { timeout: 1_000 });
   }).toPass({ timeout: 30_000 });
   await expect(page.getByTestId("campaign-still-broken")).toHaveText("2 (67 %)");
+  // The share reconnected over days: on its first day, one of the three.
+  await expect(page.getByRole("table", { name: "Reconnected over days" }).getByRole("row").nth(1)).toHaveText(
+    /First day\s*1\s*33 %/,
+  );
   expect(await sandboxRequests("POST /link-session")).toBe(sessions + 3);
 
   // The two still broken are a view of their own in the links list, and asking them again is the same preview.

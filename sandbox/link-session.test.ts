@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseSandboxEnv } from "./env";
 import { expectError, startSandbox, validationLocations, type TestSandbox } from "./test-support";
 import { exchangeShape, linkSessionShape, linkShape, linksPageShape, transactionsPageShape } from "./wire-shapes";
 
@@ -131,6 +132,9 @@ describe("link session → complete → exchange token", () => {
       expect(t.sandbox.state.store.sessions.size).toBe(before);
       // The registered one is served.
       expect((await t.api("POST", "/link-session", { body: sessionBody() })).status).toBe(201);
+      // As a program, the sandbox takes the registered URIs from SANDBOX_REDIRECT_URIS.
+      const parsed = parseSandboxEnv({ SANDBOX_REDIRECT_URIS: "https://a.example/r, https://b.example/r" });
+      expect(parsed.ok && parsed.config.options.redirectUris).toEqual(["https://a.example/r", "https://b.example/r"]);
     } finally {
       await register(null);
     }

@@ -119,7 +119,7 @@ describe("GET /links, active listing", () => {
     expect(active).toContain(withCredentials.link_id);
     expect(active).toContain(first(seeded, "plain"));
 
-    expect((await setListing(t, "all")).json).toEqual({ linksListing: "all" });
+    expect((await setListing(t, "all")).json).toEqual({ linksListing: "all", redirectUris: null });
     try {
       const all = await allPages(t, 500);
       expect(new Set(all).size).toBe(all.length);
@@ -150,15 +150,15 @@ describe("the listing setting", () => {
   it("is `active` unless asked otherwise, is shown and switched at /_sandbox/settings without credentials, and a reset restores the configured value", async () => {
     const s = await startSandbox({ links: 64 });
     try {
-      expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active" });
+      expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active", redirectUris: null });
       const active = await allPages(s, 500);
-      expect((await setListing(s, "all")).json).toEqual({ linksListing: "all" });
+      expect((await setListing(s, "all")).json).toEqual({ linksListing: "all", redirectUris: null });
       const everything = await allPages(s, 500);
       expect(active.length).toBeLessThan(everything.length);
       expect(everything).toEqual(expect.arrayContaining(active));
-      expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "all" });
+      expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "all", redirectUris: null });
       expect((await s.raw("POST", "/_sandbox/reset")).status).toBe(200);
-      expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active" });
+      expect((await s.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active", redirectUris: null });
       expect(await allPages(s, 500)).toEqual(active);
       const notDeleted = seedSkeletons(1, 64, Date.parse(`${DEFAULT_ANCHOR_DATE}T00:00:00Z`)).filter(
         (skeleton) => !isDeletedSlot(skeleton.slot),
@@ -178,7 +178,7 @@ describe("the listing setting", () => {
       headers: { "Content-Type": "application/json" },
     });
     expectError(unknown, 422, "api_error.request.validation_failed");
-    expect((await t.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active" });
+    expect((await t.raw("GET", "/_sandbox/settings")).json).toEqual({ linksListing: "active", redirectUris: null });
   });
 
   it("comes from SANDBOX_LINKS_LISTING (a bad value names the variable) or createSandbox({ linksListing })", () => {
@@ -186,8 +186,8 @@ describe("the listing setting", () => {
     expect(parsed.ok && parsed.config.options.linksListing).toBe("active");
     const unset = parseSandboxEnv({});
     expect(unset.ok && unset.config.options.linksListing).toBeUndefined();
-    expect(createSandbox().state.settings).toEqual({ linksListing: "active" });
-    expect(createSandbox({ linksListing: "all" }).state.settings).toEqual({ linksListing: "all" });
+    expect(createSandbox().state.settings).toEqual({ linksListing: "active", redirectUris: null });
+    expect(createSandbox({ linksListing: "all" }).state.settings).toEqual({ linksListing: "all", redirectUris: null });
     const bad = parseSandboxEnv({ SANDBOX_LINKS_LISTING: "some" });
     expect(bad.ok).toBe(false);
     expect(bad.ok ? [] : bad.errors).toEqual([expect.stringContaining("SANDBOX_LINKS_LISTING")]);

@@ -55,6 +55,41 @@ export function CampaignOutcome({
           </div>
         ))}
       </dl>
+      {summary.failures.length > 0 ? (
+        <div className="mt-3 text-sm" data-testid="campaign-failures">
+          <h3 className="font-medium text-slate-800">Why deliveries failed</h3>
+          <ul className="mt-1 space-y-0.5 text-slate-700">
+            {summary.failures.map((f) => (
+              <li key={f.outcome} className="flex justify-between gap-4">
+                <span className="min-w-0 break-words">{f.outcome}</span>
+                <span className="tabular-nums">{figure(f.count)}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {summary.byDay.length > 0 ? (
+        <table className="mt-3 text-sm" aria-label="Reconnected over days" data-testid="campaign-by-day">
+          <thead className="text-left text-xs font-medium uppercase tracking-wide text-slate-600">
+            <tr>
+              <th className="py-1 pr-4">Day</th>
+              <th className="py-1 pr-4 text-right">Reconnected by its end</th>
+              <th className="py-1 text-right">Of those asked</th>
+            </tr>
+          </thead>
+          <tbody>
+            {summary.byDay.map((d) => (
+              <tr key={d.day}>
+                <td className="py-0.5 pr-4 text-slate-700">{d.day === 0 ? "First day" : `Day ${d.day + 1}`}</td>
+                <td className="py-0.5 pr-4 text-right tabular-nums">{figure(d.reconnected)}</td>
+                <td className="py-0.5 text-right tabular-nums">
+                  {summary.sent === 0 ? "" : `${Math.round((100 * d.reconnected) / summary.sent)} %`}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
       {summary.stillBroken > 0 ? (
         <p className="mt-3 flex flex-wrap gap-x-4 gap-y-1 text-sm">
           <Link href={`/links?campaign=${jobId}`} className="text-sky-700 underline">

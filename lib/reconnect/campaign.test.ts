@@ -6,7 +6,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../sandbox/server";
 import type { Db } from "../db/client";
-import { jobItems, jobs, links, reconnectRequests } from "../db/schema";
+import { jobItems, jobs, links, outboundDeliveries, reconnectRequests } from "../db/schema";
 import { JobRunner } from "../jobs/engine";
 import { RECONNECT_KIND, campaignRequestKey, createReconnectKind } from "../jobs/reconnect";
 import { readJob } from "../jobs/store";
@@ -194,7 +194,25 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
 
     // A link comes back (the read model sees it connected): the campaign counts it reconnected.
     await db().update(links).set({ state: "connected", errorCode: null }).where(eq(links.linkId, asked[1]!));
-    expect(await campaignSummary(db(), job.id)).toMatchObject({ reconnected: 1, stillBroken: 2 });
+    expect(await campaignSummary(db(), job.id)).toMatchObject({
+      reconnected: 1,
+      stillBroken: 2,
+      byDay: [{ day: 0, reconnected: 1 }],
+      failures: [],
+    });
+    // A delivery that failed for good is counted, with its last outcome in words.
+    const [third] = await db()
+      .select({ messageId: reconnectRequests.messageId })
+      .from(reconnectRequests)
+      .where(eq(reconnectRequests.requestKey, campaignRequestKey(job.id, asked[2]!)));
+    await db()
+      .update(outboundDeliveries)
+      .set({ state: "failed", lastOutcome: "The product answered HTTP 500" })
+      .where(eq(outboundDeliveries.messageId, third!.messageId!));
+    expect(await campaignSummary(db(), job.id)).toMatchObject({
+      deliveryFailed: 1,
+      failures: [{ outcome: "The product answered HTTP 500", count: 1 }],
+    });
 
     // Asking the still broken again is a campaign over the view of the campaign's links not back: the two others. Not
     // within ten minutes of their request, even with "never skip": the preview counts what would be sent.

@@ -290,6 +290,13 @@ export interface CampaignSummary {
   stillBroken: number;
   /** Not asked yet: held until an outage clears. */
   waiting: number;
+  /** Why deliveries failed: each last outcome in words, most frequent first (at most five). */
+  failures: { outcome: string; count: number }[];
+  /**
+   * Links reconnected by the end of each day since the campaign started (day 0 is its first 24 hours), up to now or
+   * the 30th day: the share reconnected over days.
+   */
+  byDay: { day: number; reconnected: number }[];
 }
 
 /** What became of a campaign's requests: made, delivered, failed, and the links back since. */
@@ -315,7 +322,29 @@ export async function campaignSummary(db: Db, jobId: string): Promise<CampaignSu
     select count(*)::int as waiting from job_items
     where job_id = ${jobId} and state = 'pending' and reason like ${`${OUTAGE_HOLD_PREFIX}%`}
   `);
+  const { rows: failures } = await db.execute<{ outcome: string | null; count: number }>(sql`
+    select d.last_outcome as outcome, count(*)::int as count
+    from reconnect_requests r join outbound_deliveries d on d.message_id = r.message_id
+    where r.job_id = ${jobId} and d.state = 'failed'
+    group by d.last_outcome order by count(*) desc, d.last_outcome limit 5
+  `);
+  const { rows: days } = await db.execute<{ day: number; count: number; today: number }>(sql`
+    select floor(extract(epoch from (r.reconnected_at - j.created_at)) / 86400)::int as day, count(*)::int as count,
+      floor(extract(epoch from (now() - j.created_at)) / 86400)::int as today
+    from reconnect_requests r join jobs j on j.id = r.job_id
+    where r.job_id = ${jobId} and r.reconnected_at is not null
+    group by 1, 3 order by 1
+  `);
+  const today = Math.min(30, Math.max(0, ...days.map((d) => Number(d.today))));
+  const byDay: CampaignSummary["byDay"] = [];
+  let reconnectedSoFar = 0;
+  for (let day = 0; day <= today && days.length > 0; day++) {
+    reconnectedSoFar += days.filter((d) => Math.max(0, Number(d.day)) === day).reduce((n, d) => n + Number(d.count), 0);
+    byDay.push({ day, reconnected: reconnectedSoFar });
+  }
   return {
+    failures: failures.map((f) => ({ outcome: f.outcome ?? "No outcome recorded", count: Number(f.count) })),
+    byDay,
     waiting: Number(held[0]?.waiting ?? 0),
     requested: Number(r.requested),
     sent: Number(r.sent),
