@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { signed } from "@/lib/links/health-change";
 import { formatCount } from "./format";
 
 export interface Bar {
@@ -11,6 +12,8 @@ export interface Bar {
   href: string;
   /** A Tailwind background class for the bar. */
   color?: string;
+  /** The change over Health's window, where one is shown; up is worse for a count of problems. */
+  change?: number;
 }
 
 /**
@@ -43,7 +46,14 @@ export function BarList({ bars, max, empty = "None" }: { bars: Bar[]; max?: numb
                 style={{ width: bar.count > 0 ? `max(3px, ${((bar.count / top) * 100).toFixed(2)}%)` : 0 }}
               />
             </span>
-            <span className="bar-count">{formatCount(bar.count)}</span>
+            <span className="bar-count">
+              {formatCount(bar.count)}
+              {bar.change ? (
+                <span className={`ml-1 text-xs font-medium ${bar.change > 0 ? "text-red-700" : "text-emerald-700"}`}>
+                  {signed(bar.change)}
+                </span>
+              ) : null}
+            </span>
           </Link>
         </li>
       ))}

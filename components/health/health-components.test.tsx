@@ -2,11 +2,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it, vi } from "vitest";
-import type { WhoActsShare } from "@/lib/links/health-summary";
+import type { HealthSummary, WhoActsShare } from "@/lib/links/health-summary";
 import type { HealthTrend } from "@/lib/links/health-trend";
 import { parseLinkListParams } from "@/lib/links/list-params";
 import { BarList } from "./bar-list";
 import { InstitutionErrorsTable } from "./error-sources";
+import { HealthNow } from "./health-now";
 import { linksHref } from "./links-href";
 import { ChartNumbers, niceCeiling, StackedAreaChart, valueAxis } from "./stacked-area-chart";
 import { errorCodesOverTime, statesOverTime, TrendCharts, whoActsSeries } from "./trend-charts";
@@ -286,5 +287,71 @@ describe("StackedAreaChart", () => {
       ["auth_expired", [1, 2, 3]],
       ["system_error", [1, 1, 1]],
     ]);
+  });
+});
+
+describe("HealthNow, what changed and a fleet still being read", () => {
+  const NOW = new Date("2026-11-28T12:00:00.000Z");
+  const base = {
+    otherStates: [],
+    otherErrorCodes: [],
+    whoActs: [],
+    topInstitutions: [],
+    topProviders: [],
+    productErrors: [],
+    otherProductErrors: 0,
+    asOf: NOW,
+    readAt: NOW,
+  };
+  const summaryOf = (connected: number, error: number, unread: number, authExpired: number): HealthSummary =>
+    ({
+      ...base,
+      total: connected + error + unread,
+      unread,
+      byState: [
+        { state: "connected", count: connected },
+        { state: "error", count: error },
+      ],
+      byErrorCode: [{ errorCode: "auth_expired", count: authExpired }],
+      withErrorCode: authExpired,
+      stale: [{ days: 7, count: unread + 3 }],
+    }) as unknown as HealthSummary;
+  const baseline = {
+    window: "24h" as const,
+    baseline: {
+      at: new Date(NOW.getTime() - 24 * 60 * 60_000),
+      total: 100,
+      byState: { connected: 95, error: 5 },
+      byErrorCode: { auth_expired: 5 },
+    },
+    oldest: null,
+  };
+
+  it("shows each tile's and error code's change since the snapshot, worse in red, and what moved most", () => {
+    const html = renderToStaticMarkup(<HealthNow summary={summaryOf(88, 12, 0, 12)} baseline={baseline} />);
+    expect(html).toContain("+7 vs 24 h ago");
+    expect(html).toContain("−7 vs 24 h ago");
+    expect(html).toMatch(/Moved most vs 24 h ago:.*Authorization expired.*\+7/);
+    expect(html).not.toContain("Still reading");
+  });
+
+  it("says the fleet is still being read instead of counts that look like an outage, and compares nothing yet", () => {
+    const html = renderToStaticMarkup(<HealthNow summary={summaryOf(0, 3, 950, 3)} baseline={baseline} />);
+    expect(html).toContain("Still reading the fleet");
+    expect(html).toContain("3 of 953 links read (0 %)");
+    expect(html).toContain("of 3 read so far");
+    // No stale tile (every unread link would count as never refreshed), and no change against a partial count.
+    expect(html).not.toContain("Not refreshed in 7 days");
+    expect(html).not.toContain(" vs ");
+  });
+
+  it("says when there is nothing to compare with yet", () => {
+    const html = renderToStaticMarkup(
+      <HealthNow
+        summary={summaryOf(88, 12, 0, 12)}
+        baseline={{ window: "7d", baseline: null, oldest: new Date(NOW.getTime() - 2 * 60 * 60_000) }}
+      />,
+    );
+    expect(html).toContain("No snapshot of the whole fleet from 7 days ago yet: the oldest is from 2 h ago");
   });
 });

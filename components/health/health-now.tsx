@@ -1,13 +1,24 @@
 "use client";
 
+import Link from "next/link";
 import { Callout } from "@/components/ui/callout";
 import {
   LINK_ERROR_INFO,
   LINK_STATE_LABELS,
   NOT_KNOWN,
   WHO_ACTS_LABELS,
+  isKnownLinkErrorCode,
   productErrorLabel,
 } from "@/lib/links/error-codes";
+import {
+  CHANGE_WINDOW_WORDS,
+  type ChangeWindow,
+  type HealthBaseline,
+  type HealthChange,
+  healthChange,
+  isWhole,
+  signed,
+} from "@/lib/links/health-change";
 import type { HealthSummary } from "@/lib/links/health-summary";
 import type { LinkState } from "@/lib/upstream/schemas";
 import { BarList } from "./bar-list";
@@ -36,7 +47,22 @@ const STATE_DISPLAY_ORDER: readonly LinkState[] = [
   "deleted",
 ];
 
-export function HealthNow({ summary, canCampaign = false }: { summary: HealthSummary; canCampaign?: boolean }) {
+/** What Health's changes are measured from: the window picked, and the snapshot found for it (or the oldest one). */
+export interface ChangeBaseline {
+  window: ChangeWindow;
+  baseline: HealthBaseline | null;
+  oldest: Date | null;
+}
+
+export function HealthNow({
+  summary,
+  canCampaign = false,
+  baseline = null,
+}: {
+  summary: HealthSummary;
+  canCampaign?: boolean;
+  baseline?: ChangeBaseline | null;
+}) {
   if (summary.total === 0) {
     return (
       <Callout title="No links in Linkdesk's read model yet">
@@ -49,35 +75,70 @@ export function HealthNow({ summary, canCampaign = false }: { summary: HealthSum
   }
   const stateCount = (state: LinkState) => summary.byState.find((s) => s.state === state)?.count ?? 0;
   const otherErrors = summary.otherErrorCodes.reduce((sum, e) => sum + e.count, 0);
+  const read = summary.total - summary.unread;
+  // While the first sync (or a sync after many new links) reads, the counts are of the links read so far: a fleet of
+  // 2,000 shows "Connected 0" and "Not refreshed in 7 days 1,995" and reads as an outage. Say so instead.
+  const reading = !isWhole(summary.total, read);
+  const change = !reading && baseline?.baseline ? healthChange(baseline.window, summary, baseline.baseline) : null;
+  const since = change ? timeAgo(change.since, summary.readAt) : "";
+  const readNote = reading ? `of ${formatCount(read)} read so far` : undefined;
   return (
     <>
       <AsOf summary={summary} />
+      {reading ? (
+        <Callout title="Still reading the fleet" tone="info">
+          <p data-testid="health-reading">
+            {formatCount(read)} of {formatCount(summary.total)} links read ({Math.floor((100 * read) / summary.total)}{" "}
+            %). The counts below are of the links read so far, not of the fleet: a link not read yet is in no state, so
+            &ldquo;Connected&rdquo; is low and nothing is stale until it is read. The sync line above says how long is
+            left.
+          </p>
+        </Callout>
+      ) : null}
       <div className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" data-testid="health-tiles">
-        <StatTile label="Links" count={summary.total} href={linksHref()} />
+        <StatTile
+          label="Links"
+          count={summary.total}
+          href={linksHref()}
+          change={change ? { delta: change.total, since } : undefined}
+        />
         <StatTile
           label={LINK_STATE_LABELS.connected}
           count={stateCount("connected")}
           href={linksHref({ state: "connected" })}
-          tone="good"
+          tone={reading ? "neutral" : "good"}
+          hint={readNote}
+          change={change ? { delta: change.byState.connected ?? 0, since, worse: "down" } : undefined}
         />
-        <StatTile label="In error" count={stateCount("error")} href={linksHref({ state: "error" })} tone="bad" />
+        <StatTile
+          label="In error"
+          count={stateCount("error")}
+          href={linksHref({ state: "error" })}
+          tone={reading ? "neutral" : "bad"}
+          hint={readNote}
+          change={change ? { delta: change.byState.error ?? 0, since, worse: "up" } : undefined}
+        />
         <StatTile
           label={LINK_STATE_LABELS.deleted}
           count={stateCount("deleted")}
           href={linksHref({ state: "deleted" })}
-          hint="Removed upstream 90 days after deletion"
+          hint={readNote ?? "Removed upstream 90 days after deletion"}
+          change={change ? { delta: change.byState.deleted ?? 0, since } : undefined}
         />
-        {summary.stale.map((s) => (
-          <StatTile
-            key={s.days}
-            label={`Not refreshed in ${s.days} days`}
-            count={s.count}
-            href={linksHref({ stale: s.days })}
-            tone="warn"
-            hint="Never refreshed included"
-          />
-        ))}
+        {reading
+          ? null
+          : summary.stale.map((s) => (
+              <StatTile
+                key={s.days}
+                label={`Not refreshed in ${s.days} days`}
+                count={s.count}
+                href={linksHref({ stale: s.days })}
+                tone="warn"
+                hint="Never refreshed included"
+              />
+            ))}
       </div>
+      {reading ? null : <WhatChanged baseline={baseline} change={change} since={since} readAt={summary.readAt} />}
       <HealthCard
         title="Who must act"
         description={`Links with an error code (${formatCount(summary.withErrorCode)}), by who can fix them.${
@@ -130,6 +191,7 @@ export function HealthNow({ summary, canCampaign = false }: { summary: HealthSum
                 count,
                 href: linksHref({ error_code: errorCode }),
                 color: WHO_ACTS_COLORS[LINK_ERROR_INFO[errorCode].whoActs].bar,
+                change: change?.byErrorCode[errorCode],
               })),
               ...summary.otherErrorCodes.map(({ value, count }) => ({
                 key: value,
@@ -138,6 +200,7 @@ export function HealthNow({ summary, canCampaign = false }: { summary: HealthSum
                 count,
                 href: linksHref({ error_code: value }),
                 color: NOT_KNOWN_COLOR,
+                change: change?.byErrorCode[value],
               })),
             ]}
           />
@@ -214,6 +277,47 @@ export function HealthProblems({ summary, top }: { summary: HealthSummary; top: 
           </p>
         ) : null}
       </HealthCard>
+    </div>
+  );
+}
+
+/** The error codes that moved most over the window, or why there is nothing to compare with yet. */
+function WhatChanged({
+  baseline,
+  change,
+  since,
+  readAt,
+}: {
+  baseline: ChangeBaseline | null;
+  change: HealthChange | null;
+  since: string;
+  /** The clock the summary was read by: the page's HTML and the hydrated page say the same. */
+  readAt: Date;
+}) {
+  if (!baseline) return null;
+  const window = CHANGE_WINDOW_WORDS[baseline.window];
+  if (!change)
+    return (
+      <p className="text-sm text-slate-600" data-testid="health-no-change">
+        No snapshot of the whole fleet from {window} ago yet
+        {baseline.oldest ? `: the oldest is from ${timeAgo(baseline.oldest, readAt)}` : ""}. Changes show once Linkdesk
+        has read the fleet that long.
+      </p>
+    );
+  return (
+    <div className="text-sm text-slate-700" data-testid="health-movers">
+      <span className="font-medium text-slate-900">Moved most vs {since}:</span>{" "}
+      {change.movers.length === 0
+        ? "no error code moved."
+        : change.movers.map((m, i) => (
+            <span key={m.errorCode}>
+              {i > 0 ? ", " : ""}
+              <Link href={linksHref({ error_code: m.errorCode })} className="underline hover:text-indigo-700">
+                {isKnownLinkErrorCode(m.errorCode) ? LINK_ERROR_INFO[m.errorCode].label : m.errorCode}
+              </Link>{" "}
+              <span className={m.delta > 0 ? "text-red-700" : "text-emerald-700"}>{signed(m.delta)}</span>
+            </span>
+          ))}
     </div>
   );
 }

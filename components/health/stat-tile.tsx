@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { signed } from "@/lib/links/health-change";
 import { formatCount } from "./format";
 
 const tones = {
@@ -15,12 +16,15 @@ export function StatTile({
   href,
   hint,
   tone = "neutral",
+  change,
 }: {
   label: string;
   count: number;
   href: string;
   hint?: string;
   tone?: keyof typeof tones;
+  /** The change over the window Health shows ("vs 1 day ago"), and which way is worse (none: neither). */
+  change?: { delta: number; since: string; worse?: "up" | "down" };
 }) {
   return (
     <Link
@@ -31,7 +35,17 @@ export function StatTile({
       <span className={`mt-1 block text-3xl font-semibold tabular-nums group-hover:underline ${tones[tone]}`}>
         {formatCount(count)}
       </span>
+      {change ? (
+        <span className={`mt-0.5 block text-xs font-medium ${changeTone(change)}`} data-testid="tile-change">
+          {signed(change.delta)} vs {change.since}
+        </span>
+      ) : null}
       {hint ? <span className="mt-0.5 block text-xs text-slate-500">{hint}</span> : null}
     </Link>
   );
+}
+
+function changeTone({ delta, worse }: { delta: number; worse?: "up" | "down" }): string {
+  if (delta === 0 || !worse) return "text-slate-600";
+  return delta > 0 === (worse === "up") ? "text-red-700" : "text-emerald-700";
 }
