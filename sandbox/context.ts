@@ -1,5 +1,6 @@
 // What a route handler sees: the request, the sandbox's state, and the reply it gives back. Handlers return data or
 // throw an ApiError; the server turns either into bytes, which keeps faults (e.g. a truncated body) in one place.
+import type { Outages } from "./outages";
 import type { IncomingMessage } from "node:http";
 import type { RateLimitScope } from "./limits";
 import type { TokenStore } from "./auth";
@@ -102,6 +103,8 @@ export interface SandboxWorld {
   signingKeys: SigningKeys;
   /** Sends webhooks in the background and records every delivery (GET /_sandbox/webhooks). */
   webhooks: WebhookDispatcher;
+  /** Staged outages (GET/POST /_sandbox/outages, outages.ts). */
+  outages: Outages;
   /** Which objects drift, and how (GET/POST/DELETE /_sandbox/drift). */
   drift: Drift;
   /** Writes records to the wire, drift applied: every answer and webhook that carries a link goes through it. */

@@ -17,6 +17,8 @@ import { accountRoutes } from "./routes/accounts";
 import { authRoutes } from "./routes/auth-token";
 import { controlRoutes } from "./routes/control";
 import { demoProductRoutes } from "./routes/demo-product";
+import { outageRoutes } from "./routes/outages";
+import { Outages } from "./outages";
 import { driftRoutes } from "./routes/drift";
 import { importRoutes } from "./routes/import";
 import { institutionRoutes } from "./routes/institutions";
@@ -64,6 +66,7 @@ const ROUTES: Route[] = [
   ...webhookRoutes,
   ...controlRoutes,
   ...demoProductRoutes,
+  ...outageRoutes,
   ...driftRoutes,
 ];
 
@@ -179,6 +182,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     signingKeys,
     webhooks,
     drift,
+    outages: new Outages(() => world),
     wire: new Wire(drift, options.amountsAsStrings),
     later(ms, work) {
       const timer = setTimeout(() => {

@@ -90,6 +90,8 @@ export class WebhookDispatcher {
   private readonly requests = new Set<AbortController>();
   /** Bumped by reset() and close(): work of an older generation stops at its next step. */
   private generation = 0;
+  /** No attempt starts before this (a staged webhook pause, outages.ts); 0: none. */
+  private pausedUntilMs = 0;
   /** Deliveries whose retries re-send the first attempt's signature, and that signature once made. */
   private readonly firstSignatures = new WeakMap<Delivery, { kid: string; signature: string } | null>();
 
@@ -206,8 +208,28 @@ export class WebhookDispatcher {
     if (generation === this.generation && this.queues.get(linkId) === queue) this.queues.delete(linkId);
   }
 
+  /** Holds every attempt until `untilMs` (the sandbox's clock); 0 (or a time past) lifts a pause. */
+  pause(untilMs: number): void {
+    this.pausedUntilMs = untilMs;
+    // Senders already waiting look again: a lifted pause lets them go at once.
+    for (const wait of this.pauseWaits) wait();
+    this.pauseWaits.clear();
+  }
+
+  private readonly pauseWaits = new Set<() => void>();
+
   private async deliver(delivery: Delivery, generation: number): Promise<void> {
     for (let attempt = delivery.attempts + 1; attempt <= this.options.maxAttempts; attempt++) {
+      while (this.now() < this.pausedUntilMs && generation === this.generation) {
+        await new Promise<void>((resolve) => {
+          this.pauseWaits.add(resolve);
+          void this.wait(Math.min(1_000, this.pausedUntilMs - this.now())).then(() => {
+            this.pauseWaits.delete(resolve);
+            resolve();
+          });
+        });
+      }
+      if (generation !== this.generation) return;
       await this.acquireSlot();
       if (generation !== this.generation) {
         this.releaseSlot();

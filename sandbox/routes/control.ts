@@ -48,6 +48,7 @@ export const controlRoutes: Route[] = [
       // Deliveries and refreshes under way belonged to the links just reset. Signing keys stay, as tokens do.
       world.cancelLater();
       world.webhooks.reset();
+      world.outages.clear();
       return { status: 200, body: { reset: true, links: world.store.linkCount } };
     },
   },
