@@ -290,6 +290,7 @@ const samples: Record<string, () => Record<string, unknown>> = {
   reprocessWebhookEvent: () => ({ eventId: randomUUID() }),
   requestReconnect: () => ({ linkId, requestKey: randomUUID() }),
   startReconnectCampaign: () => ({ view: "error_code=auth_expired", askedWithinDays: 7, expectedLinks: 1 }),
+  acknowledgeAlert: () => ({ alertId: randomUUID() }),
   saveTableView: () => ({ table: "links", hidden: ["created_at"], density: "compact" }),
 };
 

@@ -306,6 +306,12 @@ const guarded: Record<string, GuardedAction> = {
         expectedLinks: 1,
       }) as never,
   },
+  // Acknowledging an open alert (support and up); an unknown alert is refused in words past the gate.
+  acknowledgeAlert: {
+    audit: "alert.acknowledge",
+    permission: "acknowledgeAlerts",
+    call: () => action("acknowledgeAlert")({ alertId: randomUUID() }) as never,
+  },
   // A file of link ids the product's back end knows: admins only.
   registerLinkIdsFile: {
     audit: "link.register",

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = {
   "link.lookup_customer": "Customer's links looked up",
   "link.request_reconnect": "End user asked to reconnect",
   "reconnect.campaign_start": "Reconnect campaign started",
+  "alert.acknowledge": "Alert acknowledged",
   "link.register": "Link ids registered",
   "webhook.reprocess": "Webhook event processed again",
   "staff.add": "Staff added",

@@ -8,7 +8,16 @@ describe("roles", () => {
     );
     expect(table).toEqual({
       viewer: ["read", "ownAccount"],
-      support: ["read", "correct", "refreshAll", "operateLink", "lookupCustomer", "requestReconnect", "ownAccount"],
+      support: [
+        "read",
+        "correct",
+        "refreshAll",
+        "operateLink",
+        "lookupCustomer",
+        "requestReconnect",
+        "acknowledgeAlerts",
+        "ownAccount",
+      ],
       ops: [
         "read",
         "correct",
@@ -17,6 +26,7 @@ describe("roles", () => {
         "lookupCustomer",
         "requestReconnect",
         "reconnectCampaign",
+        "acknowledgeAlerts",
         "import",
         "exchange",
         "reprocessWebhook",
@@ -30,6 +40,7 @@ describe("roles", () => {
         "lookupCustomer",
         "requestReconnect",
         "reconnectCampaign",
+        "acknowledgeAlerts",
         "import",
         "exchange",
         "reprocessWebhook",

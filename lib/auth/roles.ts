@@ -32,6 +32,8 @@ export const PERMISSIONS = {
   requestReconnect: ["support", "ops", "admin"],
   /** A reconnect request to every end user of a view's broken links, as a job (a campaign). */
   reconnectCampaign: ["ops", "admin"],
+  /** Saying of an open alert that someone is on it. */
+  acknowledgeAlerts: ["support", "ops", "admin"],
   import: ["ops", "admin"],
   exchange: ["ops", "admin"],
   /** Processing a stored webhook event again. */
@@ -53,6 +55,7 @@ export const PERMISSION_LABELS: Record<Permission, string> = {
   lookupCustomer: "look up a customer's links",
   requestReconnect: "ask an end user to reconnect a link",
   reconnectCampaign: "ask every end user of a view's broken links to reconnect",
+  acknowledgeAlerts: "acknowledge alerts",
   import: "import links",
   exchange: "exchange tokens",
   reprocessWebhook: "process webhook events again",

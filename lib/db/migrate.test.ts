@@ -57,9 +57,11 @@ describe.each(databases)("$kind", (target) => {
       "0021_reconnected_links",
       "0022_reconnect_campaigns",
       "0023_registered_customers",
+      "0024_alerts",
     ]);
     expect(await appliedMigrations(database.db)).toEqual(journal.entries.map((e) => e.when));
     expect(await tableNames(database.db)).toEqual([
+      "alerts",
       "audit_log",
       "budget_closures",
       "budget_events",

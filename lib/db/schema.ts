@@ -755,3 +755,49 @@ export const reconnectRequests = pgTable(
 );
 
 export type ReconnectRequest = typeof reconnectRequests.$inferSelect;
+
+export const alertStates = ["open", "resolved"] as const;
+export type AlertState = (typeof alertStates)[number];
+export const alertSeverities = ["critical", "warning", "info"] as const;
+export type AlertSeverity = (typeof alertSeverities)[number];
+
+/**
+ * Alerts (lib/alerts): one row per time a rule's condition held for a subject (an institution, a provider, the whole
+ * fleet), from when it opened to when it resolved, with its peak. At most one open row per rule and subject, whatever
+ * the instances evaluating: the partial unique index makes a second opening a no-op. Kept 90 days after resolving.
+ */
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    rule: text("rule").notNull(),
+    /** What it is about: an institution id, a provider, or "" for the fleet. */
+    subject: text("subject").notNull().default(""),
+    /** The subject as people know it (an institution's name). Upstream text: rendered as text only. */
+    subjectLabel: text("subject_label"),
+    severity: text("severity", { enum: alertSeverities }).notNull(),
+    state: text("state", { enum: alertStates }).notNull().default("open"),
+    /** What it says now (or said last), in words. */
+    summary: text("summary").notNull(),
+    /** The links it concerns: a links-list query string. */
+    linksQuery: text("links_query").notNull().default(""),
+    value: integer("value").notNull(),
+    peak: integer("peak").notNull(),
+    threshold: integer("threshold").notNull(),
+    openedAt: timestamptz("opened_at").notNull().defaultNow(),
+    lastSeenAt: timestamptz("last_seen_at").notNull().defaultNow(),
+    resolvedAt: timestamptz("resolved_at"),
+    acknowledgedByEmail: text("acknowledged_by_email"),
+    acknowledgedAt: timestamptz("acknowledged_at"),
+  },
+  (t) => [
+    check("alerts_state_check", sql`${t.state} in (${quotedList(alertStates)})`),
+    check("alerts_severity_check", sql`${t.severity} in (${quotedList(alertSeverities)})`),
+    uniqueIndex("alerts_open_idx")
+      .on(t.rule, t.subject)
+      .where(sql`${t.state} = 'open'`),
+    index("alerts_opened_at_idx").on(t.openedAt.desc().nullsFirst()),
+  ],
+);
+
+export type Alert = typeof alerts.$inferSelect;

@@ -7,6 +7,7 @@ import { HEARTBEAT_MS } from "../leases/timing";
 import { purgeDeletedLinks } from "../links/discovery";
 import { recordLinks } from "../links/read-model";
 import { type LinkSnapshot, writeLinkSnapshot } from "../links/trend-snapshots";
+import { evaluateAlerts } from "../alerts/evaluate";
 import { type UpstreamError, isUpstreamError } from "../upstream/errors";
 import type { UpstreamApi } from "../upstream/index";
 import {
@@ -229,6 +230,11 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
 
     counts.purged = await purgeDeletedLinks(db);
     const snapshot = await writeLinkSnapshot(db);
+    // The alert catalogue, against the read model just brought up to date: once per run, on the instance syncing.
+    const alerting = await evaluateAlerts(db).catch((error: unknown) => {
+      log.warn({ err: error }, "alerts: evaluation failed; the next run tries again");
+      return null;
+    });
     const problems = counts.failed + counts.notFound;
     const lastError =
       problems > 0
@@ -242,7 +248,10 @@ export async function runSync(deps: SyncDeps): Promise<SyncRunResult> {
       lastError,
       ...failingColumns(progress.failing),
     });
-    log.info({ ...counts, total: progress.total, snapshotTotal: snapshot.total }, "links sync completed");
+    log.info(
+      { ...counts, total: progress.total, snapshotTotal: snapshot.total, alerts: alerting },
+      "links sync completed",
+    );
     return { outcome: "completed", resumed, snapshot, ...counts };
   } catch (error) {
     await progress.stop();
