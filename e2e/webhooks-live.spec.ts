@@ -11,7 +11,8 @@ import { signInAs } from "./session";
 // Every link live, by webhooks alone: a dashboard of its own whose sync is switched off (SYNC_INTERVAL_MINUTES=0)
 // and whose read model starts empty, beside a sandbox of its own that lists active links only, as the real service
 // does. A link the dashboard never listed or read is learned from its first signed webhook, and each state change the
-// sandbox makes shows on /links, on the link's page and on Health within seconds.
+// sandbox makes shows on /links, on the link's page and on Health within seconds. A staged institution outage, heard
+// link by link, opens one alert the bell counts; support acknowledges it; it resolves when the outage ends.
 
 test.describe.configure({ mode: "serial" });
 
@@ -49,6 +50,8 @@ test.beforeAll(async () => {
       SANDBOX_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
       SANDBOX_LINKS: "80",
       SANDBOX_LINKS_LISTING: "active",
+      // Every seeded link's webhook is this dashboard's receiver: a staged outage reaches it link by link.
+      SANDBOX_SEED_WEBHOOK_URL: `http://127.0.0.1:${dashboardPort}/api/webhooks/upstream`,
     },
   });
   dashboard = await startDashboard({
@@ -61,6 +64,7 @@ test.beforeAll(async () => {
       UPSTREAM_CLIENT_SECRET: SANDBOX_DEFAULTS.clientSecret,
       UPSTREAM_SANDBOX: "1",
       SYNC_INTERVAL_MINUTES: "0",
+      ALERTS_EVALUATE_SECONDS: "1",
       LINKDESK_DATA_DIR: path.join(dataRoot, "data"),
       DATABASE_URL: "",
       AUTH_SECRET: "webhooks-live-secret-0123456789abcdef",
@@ -150,4 +154,71 @@ test("a request without the upstream's signature changes nothing and is answered
   await page.goto(`${dashboard.url}/links?q=${encodeURIComponent(linkId)}`);
   await expect(page.getByRole("heading", { name: "Links" })).toBeVisible();
   await expect(page.getByRole("table").getByRole("row").filter({ hasText: linkId })).toHaveCount(0);
+});
+
+test("a staged institution outage opens one alert, counted by the bell until support acknowledges it, and it resolves when the outage ends", async ({
+  page,
+}) => {
+  test.setTimeout(150_000);
+  // The institution with the most active links at the sandbox.
+  const listed = await sandboxCall<{ links: { link_id: string }[] }>("GET", "/links?limit=500");
+  const counts = new Map<string, number>();
+  for (const { link_id } of listed.links) {
+    const { institution_id } = await sandboxCall<{ institution_id: string }>("GET", `/links/${link_id}`);
+    counts.set(institution_id, (counts.get(institution_id) ?? 0) + 1);
+  }
+  const [institution] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
+
+  await signInAs(page, "support", { baseURL: dashboard.url });
+  // A webhook names a link and its state, not its institution: the links are read once first, as the sync would have
+  // read them (it is off here), through Health's "Refresh all".
+  await page.goto(`${dashboard.url}/health`);
+  await page.getByRole("button", { name: "Refresh all" }).click();
+  await expect(async () => {
+    await page.goto(`${dashboard.url}/health`);
+    await expect(page.getByText(/^Synced /)).toBeVisible({ timeout: 500 });
+  }).toPass({ timeout: 45_000, intervals: [1000] });
+  const staged = await fetch(`${sandbox.url}/_sandbox/outages`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ kind: "institution", institution_id: institution, duration_s: 600 }),
+  });
+  expect(staged.status, await staged.clone().text()).toBe(201);
+  const { outage } = (await staged.json()) as { outage: { id: string; link_ids: string[] } };
+  expect(outage.link_ids.length).toBeGreaterThanOrEqual(3);
+  const bell = page.getByTestId("alerts-bell");
+  const alertRow = page.getByTestId("open-alert");
+  await expect(async () => {
+    await page.goto(`${dashboard.url}/alerts`);
+    await expect(alertRow).toHaveCount(1, { timeout: 500 });
+  }).toPass({ timeout: 30_000, intervals: [500, 1000] });
+  await expect(alertRow).toContainText("Critical");
+  // Of the links Linkdesk has read at that institution (a webhook alone does not say where a link is).
+  await expect(alertRow).toContainText(/: \d+ of \d+ links in Institution outage \(\d+ %\)/);
+  // The bell's count is kept a few seconds: it says so at the next page within them.
+  await expect(async () => {
+    await page.reload();
+    await expect(bell).toHaveAccessibleName("Alerts: 1 open, not acknowledged", { timeout: 500 });
+  }).toPass({ timeout: 15_000 });
+  // Its links: the list filtered to that institution's outage.
+  await expect(alertRow.getByRole("link", { name: "its links" })).toHaveAttribute(
+    "href",
+    `/links?error_code=institution_error&institution=${institution}`,
+  );
+
+  await alertRow.getByRole("button", { name: /^Acknowledge: / }).click();
+  await expect(alertRow).toContainText("support@demo.linkdesk.test");
+  await expect(async () => {
+    await page.reload();
+    await expect(bell).toHaveAccessibleName("Alerts: none open unacknowledged", { timeout: 500 });
+  }).toPass({ timeout: 15_000 });
+
+  // The outage ends: each link heard back connected, and the alert resolves, its peak kept.
+  await fetch(`${sandbox.url}/_sandbox/outages/${outage.id}/end`, { method: "POST" });
+  await expect(async () => {
+    await page.goto(`${dashboard.url}/alerts`);
+    await expect(page.getByTestId("resolved-alert")).toHaveCount(1, { timeout: 500 });
+  }).toPass({ timeout: 30_000, intervals: [500, 1000] });
+  await expect(alertRow).toHaveCount(0);
+  await expect(page.getByTestId("resolved-alert")).toContainText("support@demo.linkdesk.test");
 });

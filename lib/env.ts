@@ -142,6 +142,8 @@ const syncSchema = {
    * people's clicks (a detail view, "refresh now").
    */
   SYNC_SHARE: share.default(0.8),
+  /** Seconds between evaluations of the alert rules, besides the one after each sync run; 0 = after syncs only. */
+  ALERTS_EVALUATE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
 };
 
 const webhookSchema = {

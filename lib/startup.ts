@@ -69,6 +69,8 @@ export async function startServer(): Promise<void> {
     logger().warn({ err: error }, "could not take the start-up snapshot of the links read model");
   }
   (await import("./sync/scheduler")).startSyncScheduler();
+  // Alerts follow the read model between syncs too (webhooks change it).
+  (await import("./alerts")).startAlertEvaluator();
   // Webhook events stored by any instance are applied to the read model by whichever processor takes them first.
   (await import("./webhooks/processor")).startWebhookProcessor();
   // Unfinished jobs resume on their own: this instance takes over items whose leases lapse (all of them, on the

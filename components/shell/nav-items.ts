@@ -18,6 +18,12 @@ export const NAV_ITEMS: readonly NavItem[] = [
   },
   { href: "/health", label: "Health", description: "Links by state and error over time", permission: "read" },
   {
+    href: "/alerts",
+    label: "Alerts",
+    description: "What needs attention across the fleet, and what did",
+    permission: "read",
+  },
+  {
     href: "/jobs",
     label: "Jobs",
     description: "Bulk corrections, undos and imports running on the server",

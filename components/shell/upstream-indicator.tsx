@@ -5,15 +5,15 @@ import { checkUpstream, upstreamMode } from "@/lib/upstream/status";
 export function UpstreamTarget() {
   const { mode, displayUrl } = upstreamMode();
   return (
-    <span className="flex items-center gap-2 text-sm text-slate-600">
+    <span className="flex min-w-0 items-center gap-2 text-sm text-slate-600">
       <span
-        className={`rounded px-1.5 py-0.5 text-xs font-semibold uppercase tracking-wide ${
+        className={`shrink-0 rounded px-1.5 py-0.5 text-xs font-semibold uppercase tracking-wide ${
           mode === "sandbox" ? "bg-amber-100 text-amber-800" : "bg-indigo-100 text-indigo-800"
         }`}
       >
         {mode === "sandbox" ? "Sandbox" : "Live"}
       </span>
-      <span className="font-mono text-xs" data-testid="upstream-url">
+      <span className="truncate font-mono text-xs" title={displayUrl} data-testid="upstream-url">
         {displayUrl}
       </span>
     </span>

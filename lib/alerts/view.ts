@@ -1,7 +1,7 @@
 import "server-only";
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { cachedRead } from "../db/cached-read";
-import type { Db } from "../db/client";
+import { type Db, getDb } from "../db/client";
 import { type Alert, alerts } from "../db/schema";
 
 // What the alerts page and the header's bell read: the open alerts, most severe and newest first; the history of the
@@ -30,3 +30,14 @@ export const cachedUnacknowledged = cachedRead(async (db: Db) => {
     .where(and(eq(alerts.state, "open"), isNull(alerts.acknowledgedAt)));
   return Number(row?.n ?? 0);
 }, 5_000);
+
+/** The bell's number, for the header (which reads through lib/, never the database client). */
+export async function unacknowledgedAlerts(): Promise<number> {
+  return cachedUnacknowledged((await getDb()).db);
+}
+
+/** The alerts page's reads, and the clock they were read by (its relative times count back from it). */
+export async function readAlerts(db: Db): Promise<{ open: Alert[]; history: Alert[]; readAt: Date }> {
+  const [open, history] = await Promise.all([openAlerts(db), alertHistory(db)]);
+  return { open, history, readAt: new Date() };
+}
