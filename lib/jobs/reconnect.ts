@@ -21,6 +21,8 @@ export const LINK_SESSION_ENDPOINT = "POST /link-session";
 
 export const reconnectItemSchema = z.object({
   linkId: z.string().min(1),
+  /** Why it is asked, in words, when planned ("Authorization expired at Chase"): the item's name on the job's page. */
+  about: z.string().max(300).optional(),
 });
 export type ReconnectItem = z.infer<typeof reconnectItemSchema>;
 

@@ -19,6 +19,7 @@ import { csvRecord } from "../http/csv";
 import { formatAmount } from "../transactions/rows";
 import { CORRECTION_KIND } from "./correction";
 import { IMPORT_KIND } from "./import-items";
+import { RECONNECT_KIND } from "./reconnect";
 import { jobKind } from "./kind-registry";
 import type { JobListQuery } from "./filters";
 import { type JobControl, controlsFor } from "./store";
@@ -422,7 +423,13 @@ export function itemLabel(
 ): string {
   const input = item.input !== null && typeof item.input === "object" ? (item.input as Record<string, unknown>) : {};
   const label =
-    kind === CORRECTION_KIND ? correctionLabel(input) : kind === IMPORT_KIND ? importLabel(input, file) : undefined;
+    kind === CORRECTION_KIND
+      ? correctionLabel(input)
+      : kind === IMPORT_KIND
+        ? importLabel(input, file)
+        : kind === RECONNECT_KIND
+          ? text(input.about)
+          : undefined;
   return label ?? text(item.targetId) ?? `Item ${item.seq + 1}`;
 }
 

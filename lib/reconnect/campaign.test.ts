@@ -10,6 +10,7 @@ import { jobItems, jobs, links, outboundDeliveries, reconnectRequests } from "..
 import { JobRunner } from "../jobs/engine";
 import { RECONNECT_KIND, campaignRequestKey, createReconnectKind } from "../jobs/reconnect";
 import { readJob } from "../jobs/store";
+import { itemLabel } from "../jobs/view";
 import { rememberLinkCustomers } from "../links/customers";
 import { OutboundWorker } from "../outbound/worker";
 import { withTestDatabases } from "../testing/databases";
@@ -139,6 +140,10 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
     const before = sessions();
     const keptBefore = receiver.kept().length;
     const job = await startCampaign(db(), ops, { tag }, plan, 7);
+    // Each item is its link, named on the job's page by why it is asked.
+    const planned = await db().select().from(jobItems).where(eq(jobItems.jobId, job.id));
+    expect(planned.map((i) => i.targetId).sort()).toEqual([...asked].sort());
+    expect(itemLabel(RECONNECT_KIND, planned[0]!)).toBe("Authorization expired at ally");
     expect((await run(job.id)).state).toBe("done");
     expect(sessions() - before).toBe(3);
     // The dashboard's outbound worker hands the queued messages to the product.

@@ -273,8 +273,11 @@ export async function startCampaign(
     createdBy: actor,
     items: plan.targets.map((t) => ({
       linkId: t.linkId,
-      targetId: `${linkErrorLabel(t.errorCode)}${t.institution ? ` at ${t.institution}` : ""}`,
-      input: { linkId: t.linkId } satisfies ReconnectItem,
+      targetId: t.linkId,
+      input: {
+        linkId: t.linkId,
+        about: `${linkErrorLabel(t.errorCode)}${t.institution ? ` at ${t.institution}` : ""}`,
+      } satisfies ReconnectItem,
     })),
   });
 }
