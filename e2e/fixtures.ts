@@ -221,12 +221,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   syncListed: [
     async ({ playwright, roleSessions, stack }, provide) => {
-      await waitForLinksPage(
-        playwright,
-        stack,
-        await roleSessions.of("viewer"),
-        /aria-label="Links sync progress"|>Synced /,
-      );
+      await waitForLinksPage(playwright, stack, roleSessions, /aria-label="Links sync progress"|>Synced /);
       await provide();
     },
     { scope: "worker", auto: true, timeout: 120_000 },
@@ -236,7 +231,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({ playwright, roleSessions, stack, syncListed }, provide) => {
       void syncListed;
       // "Not synced yet" until the first run ends, "Synced 5 s ago" from then on.
-      await waitForLinksPage(playwright, stack, await roleSessions.of("viewer"), />Synced /, 280_000);
+      await waitForLinksPage(playwright, stack, roleSessions, />Synced /, 280_000);
       await provide();
     },
     { scope: "worker", timeout: 300_000 },
@@ -267,18 +262,31 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   },
 });
 
-/** Reloads the links page as `session` until its HTML matches `wanted` (the sync status line, the progress bar). */
+/**
+ * Reloads the links page as the worker's viewer until its HTML matches `wanted` (the sync status line, the progress
+ * bar). A spec that signed the viewer out ended the saved session (auth.spec, staff.spec): then a fresh one is made.
+ */
 async function waitForLinksPage(
   playwright: PlaywrightWorkerArgs["playwright"],
   stack: Stack,
-  session: StorageState,
+  roleSessions: WorkerFixtures["roleSessions"],
   wanted: RegExp,
   timeout = 100_000,
 ) {
-  const request = await playwright.request.newContext({ baseURL: stack.dashboardUrl, storageState: session });
+  let session = roleSessions.of("viewer");
+  const contextOf = async () =>
+    playwright.request.newContext({ baseURL: stack.dashboardUrl, storageState: await session });
+  let request = await contextOf();
   try {
     await expect(async () => {
-      expect(await (await request.get("/links")).text()).toMatch(wanted);
+      const response = await request.get("/links");
+      if (new URL(response.url()).pathname.startsWith("/sign-in")) {
+        await request.dispose();
+        session = roleSessions.renew("viewer", session);
+        request = await contextOf();
+        throw new Error("the viewer's saved session had ended: signed in afresh");
+      }
+      expect(await response.text()).toMatch(wanted);
     }).toPass({ timeout, intervals: [1_000] });
   } finally {
     await request.dispose();
