@@ -18,7 +18,7 @@ import { planImportUndo, startImportUndo } from "../jobs/import-undo";
 import { ActionRefused, actionClient } from "./safe-action";
 import { upstream } from "../upstream";
 import { type UpstreamCheck, checkFileWithUpstream, recordedLinks } from "../jobs/import-upstream";
-import { countMatch } from "../jobs/import-start";
+import { countMatch, emptySummary } from "../jobs/import-start";
 import type { UpstreamPlanSummary } from "../jobs/import-items";
 import { IMPORT_MAX_TRANSACTIONS } from "../import/limits";
 import { whereInFile } from "../import/positions";
@@ -321,19 +321,7 @@ function upstreamPreview(
   decisions: UpstreamDecisions,
   recorded: ReadonlyMap<number, string>,
 ): { view: UpstreamPreview; importing: number[] } {
-  const counts: UpstreamPlanSummary = {
-    customers: check.customers,
-    checked: check.checked,
-    calls: check.calls,
-    same: 0,
-    possible: 0,
-    ambiguous: 0,
-    deleted: 0,
-    unchecked: 0,
-    updating: 0,
-    newTransactions: 0,
-    updates: 0,
-  };
+  const counts = emptySummary(check);
   const rows: UpstreamMatchRow[] = [];
   const importing: number[] = [];
   const updateCalls = { batches: 0, updates: 0 };

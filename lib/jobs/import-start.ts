@@ -281,23 +281,7 @@ async function planImportJob(
           report.links.slice(i, i + ROWS_CHUNK).map((link) => {
             const holder = held.get(link.position);
             const upstreamSaid = decided.get(link.position);
-            if (upstreamSaid)
-              return {
-                jobId,
-                position: link.position,
-                line: link.line,
-                column: link.column || null,
-                identityKey: link.identityKey,
-                customerUserId: link.customerUserId,
-                institutionId: link.institutionId,
-                tags: link.tags,
-                planned: upstreamSaid.outcome,
-                linkId: upstreamSaid.linkId,
-                reason: upstreamSaid.reason,
-              };
-            const row = validationRow(link, holder ? { linkId: holder.linkId, reason: heldReason(holder) } : undefined);
-            const replaces = row.outcome === "to_import" ? replacing.get(link.position) : undefined;
-            return {
+            const where = {
               jobId,
               position: link.position,
               line: link.line,
@@ -306,6 +290,18 @@ async function planImportJob(
               customerUserId: link.customerUserId,
               institutionId: link.institutionId,
               tags: link.tags,
+            };
+            if (upstreamSaid)
+              return {
+                ...where,
+                planned: upstreamSaid.outcome,
+                linkId: upstreamSaid.linkId,
+                reason: upstreamSaid.reason,
+              };
+            const row = validationRow(link, holder ? { linkId: holder.linkId, reason: heldReason(holder) } : undefined);
+            const replaces = row.outcome === "to_import" ? replacing.get(link.position) : undefined;
+            return {
+              ...where,
               planned: (row.outcome === "to_import" ? "planned" : row.outcome) as ImportRowOutcome,
               linkId: row.linkId,
               reason: replaces ?? row.reason,
@@ -430,7 +426,8 @@ export function updateItemsOf(
   return items;
 }
 
-function emptySummary(check: UpstreamCheck): UpstreamPlanSummary {
+/** An upstream plan's counts before any link is counted: the check's own figures, the rest zero. */
+export function emptySummary(check: UpstreamCheck): UpstreamPlanSummary {
   return {
     customers: check.customers,
     checked: check.checked,

@@ -17,7 +17,7 @@ import { IMPORT_KIND, type ImportJobParams } from "./import-items";
 import { readImportOutcomes } from "./import-outcomes";
 import { startImportJob } from "./import-start";
 import { checkFileWithUpstream, forgetUpstreamChecks } from "./import-upstream";
-import { readJob } from "./store";
+import { untilJobFinished } from "../testing/job-finished";
 
 // Importing against what the upstream already holds, on the real engine and the sandbox: switching identity modes,
 // links migrated before Linkdesk, an extended and a corrected re-export. Each link is counted at the sandbox
@@ -65,16 +65,6 @@ function run() {
   runner.start();
 }
 
-async function until(jobId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await readJob(db(), jobId);
-    if (job?.finishedAt) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job?.state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 interface FileLink {
   customer: string;
   legacyId: string;
@@ -118,7 +108,7 @@ async function importFile(links: FileLink[], rule: IdentityRule, decisions: Upst
   });
   if (result.outcome === "started") {
     run();
-    expect((await until(result.job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), result.job.id)).state).toBe("done");
   }
   return { check, result };
 }
@@ -240,7 +230,7 @@ describe(`an import against what the upstream holds, on ${database.kind}`, () =>
     if (first.outcome !== "started") throw new Error(`expected the replacement to start, not ${first.outcome}`);
     expect(second.outcome).toBe("nothing_new");
     run();
-    expect((await until(first.job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), first.job.id)).state).toBe("done");
 
     const live = await liveLinksOf(link!.customer);
     expect(live).toHaveLength(1);
@@ -274,7 +264,7 @@ describe(`an import against what the upstream holds, on ${database.kind}`, () =>
     });
     if (result.outcome !== "started") throw new Error("expected an update");
     run();
-    expect((await until(result.job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), result.job.id)).state).toBe("done");
     const [updated] = await liveLinksOf(link!.customer);
     expect(updated!.link_tags).toEqual(expect.arrayContaining([...bytesTags, expect.stringMatching(/^linkdesk-id:/)]));
   });
@@ -323,7 +313,7 @@ describe(`right before each import call, on ${database.kind}`, () => {
     // A script migrates the same link between the plan and the job.
     expect((await upstream.api("POST", "/links/import", { body: body(link!) })).status).toBe(200);
     run();
-    expect((await until(result.job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), result.job.id)).state).toBe("done");
     expect(await liveLinksOf(link!.customer)).toHaveLength(1);
   });
 });

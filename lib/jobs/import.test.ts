@@ -20,8 +20,9 @@ import { createImportKind } from "./import";
 import { IMPORT_KIND } from "./import-items";
 import { readImportOutcomes, streamImportOutcomesCsv } from "./import-outcomes";
 import { resumeCancelledImport, startImportJob } from "./import-start";
-import { applyControl, readJob } from "./store";
+import { applyControl } from "./store";
 import { listJobItems, readJobView, streamJobItemsCsv } from "./view";
+import { untilJobFinished } from "../testing/job-finished";
 
 // The import kind on the real engine against the sandbox: a fleet file becomes links with all their transactions,
 // each exactly once; an answer lost after the upstream applied the call is found by the link's tag (or the batch's
@@ -99,21 +100,6 @@ async function start(db: Db, text: string) {
   return result.job;
 }
 
-async function until(db: Db, jobId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await readJob(db, jobId);
-    if (job?.finishedAt) return job;
-    if (Date.now() > deadline) {
-      const items = await db.select().from(jobItems).where(eq(jobItems.jobId, jobId));
-      throw new Error(
-        `job ${jobId} still ${job?.state}: ${items.map((i) => `${i.seq} ${i.state} ${i.attempts} ${i.reason ?? ""}`).join("; ")}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 async function stats(): Promise<Record<string, { requests: number; statuses: Record<string, number> }>> {
   return (
     (await upstream.raw("GET", "/_sandbox/stats")).json as {
@@ -151,7 +137,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
     const job = await start(db(), fleet([3, 9_000, 0]));
     expect(job.total).toBe(1 + 3 + 1);
     run(db());
-    expect((await until(db(), job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), job.id)).state).toBe("done");
     const outcomes = await readImportOutcomes(db(), job.id);
     expect(outcomes.map((o) => [o.position, o.state, o.linkState, o.errorCode, o.transactions])).toEqual([
       [0, "done", "error", "auth_expired", 3],
@@ -188,7 +174,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
     const before = await requests("POST /links/import");
     const job = await start(db(), fleet([5]));
     run(db());
-    expect((await until(db(), job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), job.id)).state).toBe("done");
     expect(await requests("POST /links/import")).toBe(before + 1);
     const [linkId] = await linksTagged(importTag(job.id, 0));
     expect(await linksTagged(importTag(job.id, 0))).toHaveLength(1);
@@ -210,7 +196,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
     const before = await requests("POST /links/import");
     const job = await start(db(), fleet([2]));
     run(db(), { importTimeoutMs: 300, settleMs: 20_000 });
-    expect((await until(db(), job.id, 15_000)).state).toBe("done");
+    expect((await untilJobFinished(db(), job.id, 15_000)).state).toBe("done");
     expect(await requests("POST /links/import")).toBe(before + 1);
     expect(await linksTagged(importTag(job.id, 0))).toHaveLength(1);
   });
@@ -223,7 +209,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
     const before = await requests("POST /links/{id}/import/transactions");
     const job = await start(db(), fleet([4_500]));
     run(db());
-    expect((await until(db(), job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), job.id)).state).toBe("done");
     expect(await requests("POST /links/{id}/import/transactions")).toBe(before + 1);
     const [outcome] = await readImportOutcomes(db(), job.id);
     expect(await transactionsOf(outcome!.linkId!)).toBe(4_500);
@@ -237,7 +223,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
     const before = await requests("POST /links/{id}/import/transactions");
     const job = await start(db(), fleet([4_100]));
     run(db(), { settleMs: 0 });
-    expect((await until(db(), job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), job.id)).state).toBe("done");
     expect(await requests("POST /links/{id}/import/transactions")).toBe(before + 2);
     const [outcome] = await readImportOutcomes(db(), job.id);
     expect(await transactionsOf(outcome!.linkId!)).toBe(4_100);
@@ -271,7 +257,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
       const job1 = await startText(firstText);
       if (job1.outcome !== "started") throw new Error(job1.outcome);
       run(db());
-      await until(db(), job1.job.id);
+      await untilJobFinished(db(), job1.job.id);
       // Each link is named by the line its object opens on.
       const opening = firstText.split("\n").flatMap((line, i) => (line === "  {" ? [i + 1] : []));
       expect((await readImportOutcomes(db(), job1.job.id)).map((o) => [o.line, o.outcome])).toEqual([
@@ -300,7 +286,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
       const imports = await requests("POST /links/import");
       const job2 = await startText(corrected, "corrected.ndjson");
       if (job2.outcome !== "started") throw new Error(job2.outcome);
-      await until(db(), job2.job.id);
+      await untilJobFinished(db(), job2.job.id);
       expect(await requests("POST /links/import")).toBe(imports + 2);
       const rows = await readImportOutcomes(db(), job2.job.id);
       expect(rows.map((o) => [o.line, o.outcome])).toEqual([
@@ -371,7 +357,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
       );
       expect(planned).toBe(6);
       run(db());
-      for (const r of started) if (r.outcome === "started") await until(db(), r.job.id);
+      for (const r of started) if (r.outcome === "started") await untilJobFinished(db(), r.job.id);
       expect(await requests("POST /links/import")).toBe(imports + 6);
     });
 
@@ -389,7 +375,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
         const result = await startText(minified(links(randomUUID(), 1)));
         if (result.outcome !== "started") throw new Error(result.outcome);
         run(db());
-        await until(db(), result.job.id);
+        await untilJobFinished(db(), result.job.id);
         expect(await requests("POST /links/import")).toBe(before.imports + 1);
         expect(await requests("GET /links")).toBe(before.listings);
         const [row] = await readImportOutcomes(db(), result.job.id);
@@ -412,8 +398,8 @@ describe.each(databases)("import jobs on $kind", (database) => {
       expect(later.outcome).toBe("started");
       expect(await resumeCancelledImport(db(), cancelled.job.id)).toBe(true);
       run(db());
-      if (later.outcome === "started") await until(db(), later.job.id);
-      await until(db(), cancelled.job.id);
+      if (later.outcome === "started") await untilJobFinished(db(), later.job.id);
+      await untilJobFinished(db(), cancelled.job.id);
       expect((await readImportOutcomes(db(), cancelled.job.id)).map((o) => o.outcome)).toEqual([
         "already_imported",
         "already_imported",
@@ -433,7 +419,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
       const runner = new JobRunner({ db: db(), api: api(), kinds, pollMs: 50, leaseMs: 5_000, heartbeatMs: 1_000 });
       runners.push(runner);
       runner.start();
-      await until(db(), imported.job.id);
+      await untilJobFinished(db(), imported.job.id);
       const created = (await readImportOutcomes(db(), imported.job.id)).map((o) => o.linkId!);
       // The second link's customer links it again: connected now, no longer as the import left it.
       const record = upstream.sandbox.state.store.getLink(created[1]!)!;
@@ -454,7 +440,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
       if (undo.outcome !== "started") throw new Error(undo.reason);
       expect(undo).toMatchObject({ deleting: 2, keeping: 1 });
       runner.wake();
-      await until(db(), undo.job.id);
+      await untilJobFinished(db(), undo.job.id);
       expect(await requests("DELETE /links/{id}")).toBe(deletes + 2);
       const states = created.map((id) => upstream.sandbox.state.store.getLink(id)!.state);
       expect(states).toEqual(["deleted", "connected", "deleted"]);
@@ -513,7 +499,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
       if (result.outcome !== "started") throw new Error(result.outcome);
       expect(result.job.params).toMatchObject({ corrections: 3 });
       run(db());
-      expect((await until(db(), result.job.id)).state).toBe("done");
+      expect((await untilJobFinished(db(), result.job.id)).state).toBe("done");
       const [row] = await readImportOutcomes(db(), result.job.id);
       expect(row?.outcome).toBe("created");
       const page = transactionsPageSchema.parse(
@@ -579,7 +565,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
     }
     expect(linkId).not.toBeNull();
     expect((await upstream.api("DELETE", `/links/${linkId}`)).status).toBeLessThan(300);
-    expect((await until(db(), job.id, 20_000)).state).toBe("done");
+    expect((await untilJobFinished(db(), job.id, 20_000)).state).toBe("done");
     const batch = (await db().select().from(jobItems).where(eq(jobItems.jobId, job.id))).find((item) => item.seq === 1);
     expect(batch).toMatchObject({ state: "failed", attempts: 1, upstreamStatus: 410 });
     expect(batch?.reason).toContain(`Link ${linkId} was deleted upstream after it was imported`);
@@ -604,7 +590,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
     });
     const job = await start(db(), text);
     run(db());
-    expect((await until(db(), job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), job.id)).state).toBe("done");
     const [outcome] = await readImportOutcomes(db(), job.id);
     // The credentials did their work: the link is connected.
     expect(outcome).toMatchObject({ state: "done", linkState: "connected" });
@@ -629,7 +615,7 @@ describe.each(databases)("import jobs on $kind", (database) => {
     expect(await applyControl(db(), job.id, "cancel", "ops@example.com")).toBe("cancelled");
     expect(await resumeCancelledImport(db(), job.id)).toBe(true);
     run(db());
-    expect((await until(db(), job.id)).state).toBe("done");
+    expect((await untilJobFinished(db(), job.id)).state).toBe("done");
     for (const position of [0, 1, 2]) expect(await linksTagged(importTag(job.id, position))).toHaveLength(1);
     expect(await resumeCancelledImport(db(), job.id)).toBe(false);
   });

@@ -17,6 +17,7 @@ import { withTestDatabases } from "../testing/databases";
 import { type ProductReceiver, startProductReceiver } from "../testing/product-receiver";
 import { campaignSummary, planCampaign, startCampaign } from "./campaign";
 import { reconnectSetupFrom } from "./setup";
+import { untilJobFinished } from "../testing/job-finished";
 
 // A reconnect campaign on the real engine against the sandbox and a product receiver that verifies each message's
 // signature: the view's links that need their user are each asked once, the others are skipped for a reason in the
@@ -88,7 +89,7 @@ async function brokenLink(customerUserId: string, tag: string, institutionId = "
 
 function run(jobId: string) {
   startRunner();
-  return until(jobId);
+  return untilJobFinished(db(), jobId);
 }
 
 function startRunner(outageRecheckMs = 60_000) {
@@ -102,16 +103,6 @@ function startRunner(outageRecheckMs = 60_000) {
   });
   runners.push(runner);
   runner.start();
-}
-
-async function until(jobId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await readJob(db(), jobId);
-    if (job?.finishedAt) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job?.state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const sessions = () => sandbox.state.stats.snapshot().applied["POST /link-session"] ?? 0;
@@ -277,7 +268,7 @@ describe(`a reconnect campaign, on ${database.kind}`, () => {
     // The outage clears: the other link is back, and the one in the outage came back by itself.
     await db().update(links).set({ state: "connected", errorCode: null }).where(inArray(links.linkId, elsewhere));
     await setState(inOutage!, "connected", null);
-    const done = await until(job.id);
+    const done = await untilJobFinished(db(), job.id);
     expect(done.state).toBe("done");
     expect(sessions() - before).toBe(2);
     const items = await db()
