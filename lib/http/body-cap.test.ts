@@ -50,10 +50,30 @@ function headersOf(request: IncomingMessage): Headers {
 }
 
 /** POSTs `total` bytes chunked (no Content-Length); resolves with the answer and how long it took. */
-function postChunked(
+/**
+ * Posts `total` bytes in 64 kB chunks. The server may answer and close while the client still writes; on a loaded
+ * machine the client's next write can fail (EPIPE, ECONNRESET) before it has read that answer. Such a request is sent
+ * again (twice at most): every answer counted is still the server's own count of what it passed on.
+ */
+async function postChunked(
   path: string,
   total: number,
   headers: Record<string, string> = {},
+): Promise<{ status: number; seen: number; ms: number }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await postChunkedOnce(path, total, headers);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (attempt >= 3 || (code !== "EPIPE" && code !== "ECONNRESET")) throw error;
+    }
+  }
+}
+
+function postChunkedOnce(
+  path: string,
+  total: number,
+  headers: Record<string, string>,
 ): Promise<{ status: number; seen: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
